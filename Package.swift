@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+// The targets below are the architecture: each layer is one target, and the dependency arrows
+// between them are the only imports allowed (see DESIGN.md and the README's tour).
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "droptrack",
+    products: [
+        .executable(name: "droptrack", targets: ["droptrack"]),
+        .library(name: "DropTrackContract", targets: ["DropTrackContract"]),
+    ],
+    targets: [
+        // C libraries from Debian, one system-library target each, each imported by exactly one Swift target.
+        .systemLibrary(
+            name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]),
+
+        // Foundation only: shared with the iOS app and widget and the Android team's vectors.
+        .target(name: "DropTrackContract", swiftSettings: strict),
+        // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
+        .target(name: "DropTrackCore", swiftSettings: strict),
+        // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
+        .target(name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore"], swiftSettings: strict),
+        // OpenSSL: keys, ES256/RS256 JWTs, certificates, TLS sessions.
+        .target(name: "DropTrackCrypto", dependencies: ["COpenSSL", "DropTrackCore"], swiftSettings: strict),
+        // HTTP/2 client and server on libnghttp2 over the TLS sessions above.
+        .target(
+            name: "DropTrackHTTP2", dependencies: ["CNGHTTP2", "DropTrackCrypto", "DropTrackCore"],
+            swiftSettings: strict),
+        // APNs (and later FCM) clients.
+        .target(
+            name: "DropTrackProviders",
+            dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"],
+            swiftSettings: strict),
+        // Local APNs (and later FCM) emulators and device simulators.
+        .target(
+            name: "DropTrackEmulators",
+            dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore"],
+            swiftSettings: strict),
+        // The CLI: wires the layers together.
+        .executableTarget(
+            name: "droptrack",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
+                "DropTrackProviders", "DropTrackEmulators",
+            ],
+            swiftSettings: strict),
+
+        .testTarget(
+            name: "DropTrackTests",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
+                "DropTrackProviders", "DropTrackEmulators",
+            ],
+            swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

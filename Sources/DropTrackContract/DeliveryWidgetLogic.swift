@@ -1,0 +1,51 @@
+import Foundation
+
+/// The widget's pure view logic, shared by the SwiftUI widget, the Android notifier's vectors, the
+/// dashboard and the device simulators, so every surface renders a state the same way.
+public enum DeliveryWidgetLogic {
+    /// The number of segments in the progress bar: one per delivery step.
+    public static let segmentCount = DeliveryStep.allCases.count
+
+    /// How many of the 7 segments are lit: progress clamped to 0…1, times 7, rounded up.
+    /// A tolerance keeps 3/7 from lighting 4 segments through floating-point error; NaN lights none.
+    public static func litSegments(progress: Double) -> Int {
+        guard progress.isFinite, progress > 0 else { return 0 }
+        let clamped = min(progress, 1)
+        let lit = Int((clamped * Double(segmentCount) - 1e-9).rounded(.up))
+        return min(max(lit, 0), segmentCount)
+    }
+
+    /// "You're next", "1 stop away" or "N stops away". Negative counts read as "You're next".
+    public static func stopsLabel(stopsRemaining: Int) -> String {
+        switch stopsRemaining {
+        case ...0: "You're next"
+        case 1: "1 stop away"
+        default: "\(stopsRemaining) stops away"
+        }
+    }
+
+    /// The courier line. Full: "Sam is delivering your order" or, after a reassignment,
+    /// "New courier: Sam". Compact (Dynamic Island): "Sam" or "Sam (new)".
+    public static func courierLabel(courierName: String, riderReassigned: Bool, compact: Bool) -> String {
+        let name = courierName.trimmingCharacters(in: .whitespaces).isEmpty ? "Your courier" : courierName
+        switch (compact, riderReassigned) {
+        case (true, false): return name
+        case (true, true): return "\(name) (new)"
+        case (false, false): return "\(name) is delivering your order"
+        case (false, true): return "New courier: \(name)"
+        }
+    }
+
+    /// Progress as a whole percentage, "0%" to "100%".
+    public static func percentText(progress: Double) -> String {
+        guard progress.isFinite else { return "0%" }
+        let percent = Int((min(max(progress, 0), 1) * 100).rounded())
+        return "\(percent)%"
+    }
+
+    /// Minutes until the ETA for the compact view, never negative ("0 min" once due).
+    public static func minutesText(eta: Date, now: Date) -> String {
+        let minutes = max(0, Int((eta.timeIntervalSince(now) / 60).rounded(.up)))
+        return "\(minutes) min"
+    }
+}

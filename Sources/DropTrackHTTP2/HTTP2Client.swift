@@ -1,0 +1,293 @@
+import DropTrackCore
+import DropTrackCrypto
+import Foundation
+import Synchronization
+
+/// An HTTP/2 client for one origin: long-lived TLS connections, each multiplexing up to the
+/// server's `SETTINGS_MAX_CONCURRENT_STREAMS`, with a new connection opened only when every open
+/// one is full. Every request has a deadline. Requests the server never processed (GOAWAY,
+/// refused streams, a connection that failed to come up) are sent again on another connection,
+/// with backoff between connection attempts.
+public final class HTTP2Client: Sendable {
+    /// How the client connects and paces itself.
+    public struct Configuration: Sendable {
+        /// The host to connect to (name or IP literal).
+        public var host: String
+        /// The TCP port.
+        public var port: Int
+        /// The name checked against the server certificate and sent as SNI; defaults to `host`.
+        public var serverName: String?
+        /// The most connections opened to this origin.
+        public var maxConnections: Int
+        /// Streams assumed per connection before a response proves the real limit.
+        public var assumedInitialStreams: Int
+        /// Time allowed for TCP connect plus the TLS handshake.
+        public var connectTimeout: Duration
+        /// Deadline for a request when the caller gives none.
+        public var requestTimeout: Duration
+        /// Send a PING after this long without traffic.
+        public var pingInterval: Duration
+        /// Drop the connection when a PING is not answered within this.
+        public var pingTimeout: Duration
+        /// First wait after a failed connection attempt; doubles up to `maxReconnectDelay`.
+        public var reconnectDelay: Duration
+        /// Longest wait between connection attempts.
+        public var maxReconnectDelay: Duration
+
+        /// Creates a configuration; every field but the origin has a default.
+        public init(
+            host: String, port: Int, serverName: String? = nil, maxConnections: Int = 4, assumedInitialStreams: Int = 100,
+            connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
+            pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(10),
+            reconnectDelay: Duration = .milliseconds(100), maxReconnectDelay: Duration = .seconds(10)
+        ) {
+            self.host = host
+            self.port = port
+            self.serverName = serverName
+            self.maxConnections = maxConnections
+            self.assumedInitialStreams = assumedInitialStreams
+            self.connectTimeout = connectTimeout
+            self.requestTimeout = requestTimeout
+            self.pingInterval = pingInterval
+            self.pingTimeout = pingTimeout
+            self.reconnectDelay = reconnectDelay
+            self.maxReconnectDelay = maxReconnectDelay
+        }
+    }
+
+    private struct PoolState {
+        var handles: [ClientConnectionHandle] = []
+        var nextID = 0
+        var parked: [PendingRequest] = []
+        var consecutiveFailures = 0
+        var nextConnectAt = ContinuousClock.now
+        var lastConnectError: HTTP2ClientError? = nil
+        var retryScheduledAt: ContinuousClock.Instant? = nil
+        var isShutdown = false
+        var connectionsOpened = 0
+    }
+
+    /// The configuration this client was made with.
+    public let configuration: Configuration
+    private let tls: TLSContext
+    private let state = Mutex(PoolState())
+    private let logger: Logger
+
+    /// Creates a client. No connection is opened until the first request.
+    public init(configuration: Configuration, tls: TLSContext, logger: Logger = .disabled) {
+        Socket.ignoreSIGPIPE()
+        self.configuration = configuration
+        self.tls = tls
+        self.logger = logger.with(["http2.origin": "\(configuration.host):\(configuration.port)"])
+    }
+
+    /// Connections opened over the client's life (for tests and metrics).
+    public var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
+
+    /// Connections currently open or opening.
+    public var openConnections: Int { state.withLock { $0.handles.count } }
+
+    /// Sends a request and calls `completion` (on a connection thread) with the response or error.
+    public func execute(
+        _ request: HTTP2Request, timeout: Duration? = nil,
+        completion: @escaping @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
+    ) {
+        let deadline = ContinuousClock.now + (timeout ?? configuration.requestTimeout)
+        dispatch(PendingRequest(request: request, deadline: deadline, completion: completion))
+    }
+
+    /// Sends a request and waits for the response.
+    public func execute(_ request: HTTP2Request, timeout: Duration? = nil) async throws(HTTP2ClientError) -> HTTP2Response {
+        let result: Result<HTTP2Response, HTTP2ClientError> = await withCheckedContinuation { continuation in
+            execute(request, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Closes every connection; queued and later requests fail with `.shutdown`.
+    public func shutdown() {
+        let (handles, parked) = state.withLock { state in
+            state.isShutdown = true
+            let result = (state.handles, state.parked)
+            state.parked = []
+            return result
+        }
+        for pending in parked { pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down"))) }
+        for handle in handles {
+            for pending in handle.closeInbox() {
+                pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down")))
+            }
+            handle.setPhase(.draining)
+            handle.wakeup.signal()
+        }
+    }
+
+    private enum Choice {
+        case use(ClientConnectionHandle)
+        case open(ClientConnectionHandle)
+        case parked(scheduleRetryAt: ContinuousClock.Instant?)
+        case fail(HTTP2ClientError)
+    }
+
+    private func dispatch(_ pending: PendingRequest) {
+        while true {
+            let choice: Choice = state.withLock { state in
+                if state.isShutdown { return .fail(HTTP2ClientError(.shutdown, "the client was shut down")) }
+                state.handles.removeAll { $0.phase == .closed }
+                var best: ClientConnectionHandle? = nil
+                var bestLoad = Int.max
+                for handle in state.handles where handle.acceptsWork {
+                    // A connection still coming up takes everything: its real limit is not known
+                    // yet, and a second connection would not be up any sooner.
+                    if handle.phase == .connecting { return .use(handle) }
+                    let load = handle.load.load(ordering: .relaxed)
+                    if load < handle.capacity.load(ordering: .relaxed) { return .use(handle) }
+                    if load < bestLoad {
+                        best = handle
+                        bestLoad = load
+                    }
+                }
+                if state.handles.count < configuration.maxConnections {
+                    if ContinuousClock.now < state.nextConnectAt {
+                        state.parked.append(pending)
+                        let wakeAt = min(state.nextConnectAt, pending.deadline)
+                        if let scheduled = state.retryScheduledAt, scheduled <= wakeAt {
+                            return .parked(scheduleRetryAt: nil)
+                        }
+                        state.retryScheduledAt = wakeAt
+                        return .parked(scheduleRetryAt: wakeAt)
+                    }
+                    state.nextID += 1
+                    state.connectionsOpened += 1
+                    guard let handle = try? ClientConnectionHandle(id: state.nextID, assumedCapacity: configuration.assumedInitialStreams)
+                    else { return .fail(HTTP2ClientError(.connectFailed, "cannot create an eventfd")) }
+                    state.handles.append(handle)
+                    return .open(handle)
+                }
+                if let best { return .use(best) }
+                state.parked.append(pending)
+                return .parked(scheduleRetryAt: nil)
+            }
+            switch choice {
+            case .use(let handle):
+                if handle.enqueue(pending) { return }
+            case .open(let handle):
+                _ = handle.enqueue(pending)
+                startConnection(handle)
+                return
+            case .parked(let retryAt):
+                if let retryAt { scheduleParkedRetry(at: retryAt) }
+                return
+            case .fail(let error):
+                pending.completion(.failure(error))
+                return
+            }
+        }
+    }
+
+    private func scheduleParkedRetry(at instant: ContinuousClock.Instant) {
+        let delay = max(Duration.zero, instant - .now)
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+            let (parked, lastError) = state.withLock { state in
+                state.retryScheduledAt = nil
+                let parked = state.parked
+                state.parked = []
+                return (parked, state.lastConnectError)
+            }
+            let now = ContinuousClock.now
+            for pending in parked {
+                if pending.deadline <= now {
+                    let message = lastError.map { "no connection before the deadline; last attempt: \($0.message)" }
+                    pending.completion(
+                        .failure(lastError.map { HTTP2ClientError($0.code, message ?? $0.message, unprocessed: true) }
+                            ?? HTTP2ClientError(.deadlineExceeded, "no connection before the deadline", unprocessed: true)))
+                } else {
+                    dispatch(pending)
+                }
+            }
+        }
+    }
+
+    private func requeue(_ requests: [PendingRequest]) {
+        let now = ContinuousClock.now
+        for pending in requests {
+            if pending.deadline <= now {
+                pending.completion(.failure(HTTP2ClientError(.deadlineExceeded, "no response before the deadline", unprocessed: true)))
+            } else {
+                dispatch(pending)
+            }
+        }
+    }
+
+    private func connectionFailed(_ handle: ClientConnectionHandle, _ error: HTTP2ClientError) {
+        let delay: Duration = state.withLock { state in
+            state.handles.removeAll { $0 === handle }
+            state.consecutiveFailures += 1
+            state.lastConnectError = error
+            var delay = configuration.reconnectDelay
+            for _ in 1..<min(state.consecutiveFailures, 20) { delay = min(delay * 2, configuration.maxReconnectDelay) }
+            // Jitter spreads reconnects from many clients so they do not arrive together.
+            delay = delay * Double.random(in: 0.75...1.25)
+            state.nextConnectAt = .now + delay
+            return delay
+        }
+        logger.warning("http2.connect_failed", ["error": error.message, "retry_in": "\(delay)"])
+        let queued = handle.closeInbox()
+        handle.setPhase(.closed)
+        handle.load.subtract(queued.count, ordering: .relaxed)
+        requeue(queued)
+    }
+
+    private func startConnection(_ handle: ClientConnectionHandle) {
+        let configuration = self.configuration
+        let tls = self.tls
+        let events = ClientConnectionEvents(
+            unprocessed: { [weak self] in self?.requeue($0) },
+            ready: { [weak self] _ in self?.state.withLock { $0.consecutiveFailures = 0 } },
+            closed: { [weak self] handle, _ in
+                guard let self else { return }
+                state.withLock { state in state.handles.removeAll { $0 === handle } }
+            })
+        let thread = Thread { [weak self] in
+            let serverName = configuration.serverName ?? configuration.host
+            let fd: Int32
+            do {
+                fd = try Socket.connect(host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+            } catch {
+                self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(error)", unprocessed: true))
+                return
+            }
+            let stream: TLSStream
+            do {
+                stream = try TLSStream(context: tls, fd: fd, serverName: serverName)
+            } catch {
+                close(fd)
+                self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(error)", unprocessed: true))
+                return
+            }
+            let session = ClientSession(
+                fd: fd, tls: stream, handle: handle, events: events,
+                authority: configuration.port == 443 ? serverName : "\(serverName):\(configuration.port)",
+                configuration: configuration)
+            if let failure = session.handshake(timeout: configuration.connectTimeout) {
+                session.closeSocket()
+                self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(configuration.host):\(configuration.port): \(failure)", unprocessed: true))
+                return
+            }
+            guard session.tls.negotiatedProtocol == "h2" else {
+                session.closeSocket()
+                self?.connectionFailed(
+                    handle,
+                    HTTP2ClientError(.protocolNotNegotiated, "\(configuration.host):\(configuration.port) did not agree to HTTP/2 (ALPN h2)", unprocessed: true))
+                return
+            }
+            self?.logger.debug("http2.connected", ["connection": String(handle.id)])
+            let reason = session.run()
+            self?.logger.debug("http2.closed", ["connection": String(handle.id), "reason": reason])
+        }
+        thread.name = "h2-client-\(handle.id)"
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}

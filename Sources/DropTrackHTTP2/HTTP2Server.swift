@@ -1,0 +1,358 @@
+import DropTrackCore
+import DropTrackCrypto
+import Foundation
+import Synchronization
+internal import CNGHTTP2
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A request as the server handler sees it, whatever the HTTP version.
+public struct HTTP2ServerRequest: Sendable {
+    /// `:method`.
+    public var method: String
+    /// `:path`.
+    public var path: String
+    /// `:authority` (or `Host` over HTTP/1.1).
+    public var authority: String
+    /// Regular headers in arrival order, names lowercase. Repeats are kept, so duplicates can be refused.
+    public var headers: [HTTPHeader]
+    /// The body.
+    public var body: [UInt8]
+    /// The stream the request came on (a counter over HTTP/1.1).
+    public var streamID: Int32
+    /// `"2"` or `"1.1"`.
+    public var httpVersion: String
+
+    /// Creates a request (tests build these to call handlers directly).
+    public init(
+        method: String, path: String, authority: String = "localhost", headers: [HTTPHeader] = [],
+        body: [UInt8] = [], streamID: Int32 = 1, httpVersion: String = "2"
+    ) {
+        self.method = method
+        self.path = path
+        self.authority = authority
+        self.headers = headers
+        self.body = body
+        self.streamID = streamID
+        self.httpVersion = httpVersion
+    }
+}
+
+/// A response from a server handler.
+public struct HTTP2ServerResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Response headers.
+    public var headers: [HTTPHeader]
+    /// The body.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What the server does with a request: answer now, answer later, or misbehave on purpose (the
+/// emulators use the last three to inject faults).
+public enum HTTP2ServerAction: Sendable {
+    /// Answer now.
+    case respond(HTTP2ServerResponse)
+    /// Answer after a delay, without holding up other streams.
+    case respondAfter(Duration, HTTP2ServerResponse)
+    /// Send GOAWAY naming the previous stream as the last processed: this stream and every later
+    /// one are refused (unprocessed) and the connection closes once earlier streams finish.
+    case goAway(errorCode: UInt32, debugData: [UInt8])
+    /// Drop the TCP connection at once (RST), answering nothing.
+    case resetConnection
+    /// Reset just this stream with an HTTP/2 error code.
+    case resetStream(errorCode: UInt32)
+}
+
+/// Per-connection state a handler can keep and settings it can change. Touched only on the
+/// connection's own thread.
+public final class HTTP2ServerConnectionContext: @unchecked Sendable {
+    /// A number unique within the server.
+    public let id: Int
+    /// The handler's own per-connection state.
+    public var attachment: AnyObject?
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` advertised at the start; set it in `connectionOpened`.
+    public var maxConcurrentStreams: UInt32
+    /// The ALPN protocol (`h2` or `http/1.1`).
+    public internal(set) var negotiatedProtocol: String = "h2"
+    var pendingMaxConcurrentStreams: UInt32? = nil
+
+    init(id: Int, maxConcurrentStreams: UInt32) {
+        self.id = id
+        self.maxConcurrentStreams = maxConcurrentStreams
+    }
+
+    /// Advertises a new `SETTINGS_MAX_CONCURRENT_STREAMS` after the current request.
+    public func updateMaxConcurrentStreams(_ value: UInt32) {
+        guard value != maxConcurrentStreams else { return }
+        maxConcurrentStreams = value
+        pendingMaxConcurrentStreams = value
+    }
+}
+
+/// Answers requests for an `HTTP2Server`. Called on connection threads, so it must be thread-safe.
+public protocol HTTP2ServerHandler: Sendable {
+    /// A connection was accepted and its TLS handshake finished.
+    func connectionOpened(_ context: HTTP2ServerConnectionContext)
+    /// Decides what to do with one complete request.
+    func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction
+}
+
+extension HTTP2ServerHandler {
+    public func connectionOpened(_ context: HTTP2ServerConnectionContext) {}
+}
+
+/// An HTTP/2 server over TLS (ALPN h2, and http/1.1 when allowed), one thread per connection,
+/// bound to a loopback address. Port 0 picks a free port, reported by `port`.
+public final class HTTP2Server: Sendable {
+    private let tls: TLSContext
+    private let handler: any HTTP2ServerHandler
+    private let maxConcurrentStreams: UInt32
+    private let state = Mutex<(listenFD: Int32, port: Int, stopping: Bool, nextID: Int, live: [Int: Wakeup])>((-1, 0, false, 0, [:]))
+    private let acceptDone = Mutex<Bool>(false)
+
+    /// Creates a server; `tls` decides which protocols ALPN offers.
+    public init(tls: TLSContext, handler: any HTTP2ServerHandler, maxConcurrentStreams: UInt32 = 1000) {
+        Socket.ignoreSIGPIPE()
+        self.tls = tls
+        self.handler = handler
+        self.maxConcurrentStreams = maxConcurrentStreams
+    }
+
+    /// The bound port, once started.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Binds and starts accepting; returns the bound port.
+    @discardableResult
+    public func start(host: String = "127.0.0.1", port: Int = 0) throws -> Int {
+        let (fd, bound) = try Socket.listen(host: host, port: port)
+        state.withLock {
+            $0.listenFD = fd
+            $0.port = bound
+        }
+        let thread = Thread { [self] in acceptLoop(fd) }
+        thread.name = "h2-accept-\(bound)"
+        thread.start()
+        return bound
+    }
+
+    /// Stops accepting, closes every connection with GOAWAY, and returns.
+    public func stop() {
+        let (fd, live): (Int32, [Wakeup]) = state.withLock {
+            $0.stopping = true
+            let fd = $0.listenFD
+            $0.listenFD = -1
+            return (fd, Array($0.live.values))
+        }
+        if fd >= 0 {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+        }
+        for wakeup in live { wakeup.signal() }
+        // Give connection threads a moment to send GOAWAY and close.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline && !state.withLock({ $0.live.isEmpty }) {
+            usleep(5_000)
+        }
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    private func acceptLoop(_ listenFD: Int32) {
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            if isStopping {
+                close(fd)
+                return
+            }
+            Socket.setNonBlocking(fd)
+            Socket.setNoDelay(fd)
+            let thread = Thread { [self] in serve(fd) }
+            thread.name = "h2-server-conn"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        guard let wakeup = try? Wakeup(), let stream = try? TLSStream(context: tls, fd: fd) else {
+            close(fd)
+            return
+        }
+        let id: Int = state.withLock {
+            $0.nextID += 1
+            $0.live[$0.nextID] = wakeup
+            return $0.nextID
+        }
+        defer { _ = state.withLock { $0.live.removeValue(forKey: id) } }
+        let context = HTTP2ServerConnectionContext(id: id, maxConcurrentStreams: maxConcurrentStreams)
+        let session = ServerSession(fd: fd, tls: stream, wakeup: wakeup, server: self, handler: handler, context: context)
+        if session.handshake(timeout: .seconds(10)) != nil {
+            session.closeSocket()
+            return
+        }
+        let negotiated = stream.negotiatedProtocol
+        context.negotiatedProtocol = negotiated ?? "http/1.1"
+        handler.connectionOpened(context)
+        if negotiated == "h2" {
+            session.run()
+        } else {
+            HTTP1Fallback(session: session, handler: handler, context: context, server: self).run()
+        }
+    }
+}
+
+/// The loop-thread side of a server connection.
+final class ServerSession: H2Connection {
+    private final class Stream {
+        var method = ""
+        var path = ""
+        var authority = ""
+        var headers: [HTTPHeader] = []
+        var body: [UInt8] = []
+        var response: BodySource? = nil
+        var answered = false
+    }
+
+    private unowned let server: HTTP2Server
+    private let handler: any HTTP2ServerHandler
+    let context: HTTP2ServerConnectionContext
+    private var streams: [Int32: Stream] = [:]
+    private var timers: [(at: ContinuousClock.Instant, streamID: Int32, response: HTTP2ServerResponse)] = []
+    private var goingAway = false
+
+    init(
+        fd: Int32, tls: TLSStream, wakeup: Wakeup, server: HTTP2Server, handler: any HTTP2ServerHandler,
+        context: HTTP2ServerConnectionContext
+    ) {
+        self.server = server
+        self.handler = handler
+        self.context = context
+        super.init(fd: fd, tls: tls, wakeup: wakeup)
+    }
+
+    override func makeSession(callbacks: OpaquePointer, userData: UnsafeMutableRawPointer) -> OpaquePointer? {
+        var session: OpaquePointer? = nil
+        guard nghttp2_session_server_new(&session, callbacks, userData) == 0 else { return nil }
+        var settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: context.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+        context.pendingMaxConcurrentStreams = nil
+        return session
+    }
+
+    override func processCommands() {
+        if server.isStopping && !goingAway {
+            goingAway = true
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                NGHTTP2_NO_ERROR.rawValue, nil, 0)
+        }
+    }
+
+    override func onBeginHeaders(streamID: Int32) { streams[streamID] = Stream() }
+
+    override func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[streamID] else { return }
+        if name.first == UInt8(ascii: ":") {
+            let text = String(decoding: value, as: UTF8.self)
+            if name.elementsEqual(":method".utf8) {
+                stream.method = text
+            } else if name.elementsEqual(":path".utf8) {
+                stream.path = text
+            } else if name.elementsEqual(":authority".utf8) {
+                stream.authority = text
+            }
+        } else {
+            stream.headers.append(HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    override func onData(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
+        streams[streamID]?.body.append(contentsOf: bytes)
+    }
+
+    override func onHeadersComplete(streamID: Int32, endStream: Bool) {
+        if endStream { dispatch(streamID) }
+    }
+
+    override func onDataComplete(streamID: Int32) { dispatch(streamID) }
+
+    override func onStreamClose(streamID: Int32, errorCode: UInt32) { streams.removeValue(forKey: streamID) }
+
+    private func dispatch(_ streamID: Int32) {
+        guard let stream = streams[streamID], !goingAway else { return }
+        let request = HTTP2ServerRequest(
+            method: stream.method, path: stream.path, authority: stream.authority, headers: stream.headers,
+            body: stream.body, streamID: streamID, httpVersion: "2")
+        stream.body = []
+        let action = handler.handle(request, context: context)
+        if let newLimit = context.pendingMaxConcurrentStreams {
+            context.pendingMaxConcurrentStreams = nil
+            var entry = nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: newLimit)
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+        }
+        switch action {
+        case .respond(let response): submit(response, on: streamID)
+        case .respondAfter(let delay, let response): timers.append((.now + delay, streamID, response))
+        case .goAway(let errorCode, let debugData):
+            goingAway = true
+            let last = max(0, streamID - 2)
+            for (id, _) in streams where id > last {
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+            }
+            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, debugData, debugData.count)
+        case .resetConnection: abortConnection("connection reset on purpose")
+        case .resetStream(let errorCode):
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+        }
+    }
+
+    private func submit(_ response: HTTP2ServerResponse, on streamID: Int32) {
+        guard let stream = streams[streamID], !stream.answered else { return }
+        stream.answered = true
+        var fields: [(name: String, value: String, neverIndex: Bool)] = [(":status", String(response.status), false)]
+        for header in response.headers { fields.append((header.name, header.value, header.neverIndex)) }
+        if !response.body.isEmpty {
+            fields.append(("content-length", String(response.body.count), false))
+            let source = BodySource(response.body)
+            stream.response = source
+            H2Connection.withNameValues(fields) { nva, count in
+                var provider = H2Connection.dataProvider(for: source)
+                _ = nghttp2_submit_response(session, streamID, nva, count, &provider)
+            }
+        } else {
+            H2Connection.withNameValues(fields) { nva, count in
+                _ = nghttp2_submit_response(session, streamID, nva, count, nil)
+            }
+        }
+    }
+
+    override func nextTimerDeadline() -> ContinuousClock.Instant? { timers.map(\.at).min() }
+
+    override func fireTimers(now: ContinuousClock.Instant) {
+        let due = timers.filter { $0.at <= now }
+        timers.removeAll { $0.at <= now }
+        for timer in due { submit(timer.response, on: timer.streamID) }
+    }
+
+    override func shouldClose() -> Bool { goingAway && streams.isEmpty && timers.isEmpty }
+}
