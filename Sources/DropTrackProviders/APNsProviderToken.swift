@@ -1,0 +1,107 @@
+import DropTrackCore
+import DropTrackCrypto
+import Foundation
+import Synchronization
+
+/// The APNs provider token: an ES256 JWT `{alg, kid}.{iss, iat}` signed with the team's `.p8` key.
+///
+/// Apple: refresh "no more than once every 20 minutes and no less than once every 60 minutes".
+/// One token serves every connection, so it also changes at most once per 20 minutes on any one
+/// connection (more often gives `TooManyProviderTokenUpdates`).
+public final class APNsProviderToken: Sendable {
+    /// Shortest allowed reuse.
+    public static let minimumLifetime: TimeInterval = 20 * 60
+    /// APNs refuses an `iat` older than this.
+    public static let maximumLifetime: TimeInterval = 60 * 60
+
+    /// The key id (`kid`).
+    public let keyID: String
+    /// The team id (`iss`).
+    public let teamID: String
+    /// How long a token is reused before a new one is made (20 to under 60 minutes).
+    public let refreshInterval: TimeInterval
+    private let key: PrivateKey
+    private let clock: any WallClock
+    private let state = Mutex<(token: String, issuedAt: Date)?>(nil)
+    private let mints = Atomic<Int>(0)
+
+    /// Creates a token source.
+    ///
+    /// - Parameters:
+    ///   - refreshInterval: Reuse period, clamped to 20–59 minutes; default 50.
+    public init(key: PrivateKey, keyID: String, teamID: String, refreshInterval: TimeInterval = 50 * 60, clock: any WallClock = SystemWallClock()) throws(APNsConfigurationError) {
+        guard key.algorithm == .es256 else {
+            throw APNsConfigurationError(field: "key", "APNs provider tokens need an EC P-256 key (.p8)")
+        }
+        guard !keyID.isEmpty, keyID.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw APNsConfigurationError(field: "key-id", "the key id is the 10-character id shown with the key in your Apple developer account")
+        }
+        guard !teamID.isEmpty, teamID.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw APNsConfigurationError(field: "team-id", "the team id is the 10-character id of your Apple developer team")
+        }
+        self.key = key
+        self.keyID = keyID
+        self.teamID = teamID
+        self.refreshInterval = min(max(refreshInterval, APNsProviderToken.minimumLifetime), APNsProviderToken.maximumLifetime - 60)
+        self.clock = clock
+    }
+
+    /// How many tokens have been made (for tests and metrics).
+    public var tokensMinted: Int { mints.load(ordering: .relaxed) }
+
+    /// The token to send now: the cached one until `refreshInterval` has passed.
+    public func current() throws -> String {
+        let now = clock.now()
+        return try state.withLock { state in
+            if let existing = state, now.timeIntervalSince(existing.issuedAt) < refreshInterval,
+                now >= existing.issuedAt
+            {
+                return existing.token
+            }
+            let token = try mint(at: now)
+            state = (token, now)
+            return token
+        }
+    }
+
+    /// Called after `ExpiredProviderToken` for `rejected`. Makes a new token only if the rejected
+    /// one is still current and at least 20 minutes old; a younger token being called expired
+    /// means the clocks disagree, and minting again would only earn `TooManyProviderTokenUpdates`.
+    ///
+    /// - Returns: true when a new token was made (so sending again is worthwhile).
+    public func refreshAfterExpired(rejected: String) -> Bool {
+        let now = clock.now()
+        return state.withLock { state in
+            guard let existing = state else { return false }
+            if existing.token != rejected { return true }  // someone already refreshed
+            guard now.timeIntervalSince(existing.issuedAt) >= APNsProviderToken.minimumLifetime,
+                let token = try? mint(at: now)
+            else { return false }
+            state = (token, now)
+            return true
+        }
+    }
+
+    private func mint(at time: Date) throws -> String {
+        mints.add(1, ordering: .relaxed)
+        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: [.sortedKeys])
+        let claims = try JSONSerialization.data(
+            withJSONObject: ["iss": teamID, "iat": Int64(time.timeIntervalSince1970.rounded(.down))], options: [.sortedKeys])
+        return try JWS.sign(header: header, claims: claims, with: key)
+    }
+}
+
+/// A client configuration that cannot work, naming the setting.
+public struct APNsConfigurationError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// The flag or config key to fix.
+    public var field: String
+    /// What is wrong and how to fix it.
+    public var message: String
+
+    public init(field: String, _ message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { message }
+}
