@@ -1,0 +1,67 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackCrypto
+import DropTrackEmulators
+import DropTrackHTTP2
+import DropTrackProviders
+import DropTrackWire
+import Foundation
+
+/// An APNs emulator on a loopback port with a fresh team key, and clients pointed at it.
+final class APNsHarness: Sendable {
+    static let keyID = "KEY1234567"
+    static let teamID = "TEAM123456"
+    static let bundleID = "com.droptrack.demo"
+
+    let key: PrivateKey
+    let emulator: APNsEmulator
+    let port: Int
+
+    init(
+        clock: any WallClock = SystemWallClock(), environment: APNsEnvironment = .sandbox,
+        strictSignatures: Bool = false, requireRegisteredTokens: Bool = false
+    ) throws {
+        key = try PrivateKey.generate(.es256)
+        emulator = APNsEmulator(
+            configuration: APNsEmulatorConfiguration(
+                teamID: APNsHarness.teamID, keys: [APNsHarness.keyID: key.publicKey], bundleIDs: [APNsHarness.bundleID],
+                environment: environment, strictSignatures: strictSignatures, requireRegisteredTokens: requireRegisteredTokens),
+            clock: clock)
+        port = try emulator.start(tls: try TestPKI.serverTLS(alpn: ["h2", "http/1.1"]))
+    }
+
+    func stop() { emulator.stop() }
+
+    func providerToken(clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil) throws -> APNsProviderToken {
+        try APNsProviderToken(key: key ?? self.key, keyID: APNsHarness.keyID, teamID: APNsHarness.teamID, clock: clock)
+    }
+
+    func client(
+        clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil, timeout: Duration = .seconds(5), maxConnections: Int = 4
+    ) throws -> APNsClient {
+        try APNsClient(
+            configuration: APNsClientConfiguration(
+                bundleID: APNsHarness.bundleID, providerToken: try providerToken(clock: clock, key: key),
+                endpoint: .custom(host: "127.0.0.1", port: port), caFile: TestPKI.shared.caFile, requestTimeout: timeout,
+                maxConnections: maxConnections),
+            clock: clock)
+    }
+
+    /// A bare HTTP/2 client for requests no well-behaved client would make.
+    func rawClient(maxConnections: Int = 1) throws -> HTTP2Client {
+        HTTP2Client(
+            configuration: .init(host: "127.0.0.1", port: port, maxConnections: maxConnections),
+            tls: try TestPKI.clientTLS())
+    }
+
+    static func randomToken(bytes: Int = 32) -> String {
+        String(hexEncoding: (0..<bytes).map { _ in UInt8.random(in: 0...255) })
+    }
+}
+
+extension HTTP2Response {
+    /// The `reason` of an APNs error body.
+    var apnsReason: String? {
+        (try? JSONValue.parse(Data(body)))?["reason"]?.stringValue
+    }
+}
