@@ -45,17 +45,13 @@ public enum JSONValue: Hashable, Sendable, Codable {
     }
 
     /// Parses JSON bytes.
-    public static func parse(_ data: Data) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: data) }
+    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue { try parse(bytes: data) }
 
     /// Parses a JSON string.
-    public static func parse(_ text: String) throws -> JSONValue { try parse(Data(text.utf8)) }
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue { try parse(bytes: Array(text.utf8)) }
 
     /// Encodes with sorted keys and unescaped slashes.
-    public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
-    }
+    public func encoded() -> Data { Data(serialized()) }
 
     /// The members of an object, or nil.
     public var objectValue: [String: JSONValue]? { if case .object(let v) = self { v } else { nil } }

@@ -62,19 +62,33 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var deleted: Bool
     }
 
+    /// Everything known about one device token, in one entry so a push costs one lookup.
+    struct TokenState {
+        var registration: EmulatedToken?
+        var lastTimestamp: Int64?
+        var ended = false
+        var latest: APNsEmulatorRecord?
+
+        /// The device keeps the newest by timestamp; an older push does not replace it.
+        mutating func accept(_ record: APNsEmulatorRecord, timestamp: Int64, isEnd: Bool) {
+            if timestamp >= lastTimestamp ?? Int64.min {
+                lastTimestamp = timestamp
+                latest = record
+            }
+            if isEnd { ended = true }
+        }
+    }
+
     struct State {
-        var tokens: [String: EmulatedToken] = [:]
-        var lastTimestamp: [String: Int64] = [:]
-        var endedTokens: Set<String> = []
-        var records: [APNsEmulatorRecord] = []
-        var recordStart = 0
+        var tokens: [String: TokenState] = [:]
+        var records: RecordRing<APNsEmulatorRecord>
         var sequence = 0
-        var latestAccepted: [String: Int] = [:]
         var channels: [String: Channel] = [:]
         var faults: [APNsFault] = []
         var faultCounters: [Int] = []
         var verified: [String: Int64] = [:]
-        var statusCounts: [String: Int] = [:]
+        var statusCounts: [Int: Int] = [:]
+        var reasonCounts: [String: Int] = [:]
         var requestCount = 0
         var maxConcurrentStreams: UInt32
         var oneStreamUntilValidToken: Bool
@@ -84,6 +98,10 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var token: String?
         var tokenSince: Date?
         var validSeen = false
+        /// The last `authorization` value that verified on this connection and its `iat`: the
+        /// common case is the same header on every request, checked with one comparison.
+        var lastHeader: String?
+        var lastIssuedAt: Int64 = 0
     }
 
     /// The configuration in force.
@@ -92,6 +110,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     private let state: Mutex<State>
     private let listeners = Mutex<[@Sendable (APNsDelivery) -> Void]>([])
     private let server = Mutex<HTTP2Server?>(nil)
+    let ids = IdentifierGenerator()
 
     /// Creates an emulator; `start` serves it.
     public init(configuration: APNsEmulatorConfiguration, clock: any WallClock = SystemWallClock()) {
@@ -99,6 +118,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         self.clock = clock
         state = Mutex(
             State(
+                records: RecordRing(capacity: configuration.recordCapacity),
                 maxConcurrentStreams: configuration.maxConcurrentStreams,
                 oneStreamUntilValidToken: configuration.oneStreamUntilValidToken))
     }
@@ -131,16 +151,19 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     /// Registers a device token, as a simulated device does when its app registers.
     public func registerToken(_ token: String, environment: APNsEnvironment, attributesType: String? = nil) {
-        state.withLock { $0.tokens[token.lowercased()] = EmulatedToken(environment: environment, attributesType: attributesType) }
+        state.withLock {
+            $0.tokens[token.lowercased(), default: TokenState()].registration = EmulatedToken(
+                environment: environment, attributesType: attributesType)
+        }
     }
 
     /// Marks a token dead: later pushes get 410 with the time it died.
     public func markTokenDead(_ token: String, reason: APNsReason = .unregistered) {
         let now = clock.now()
         state.withLock { state in
-            var entry = state.tokens[token.lowercased()] ?? EmulatedToken(environment: configuration.environment)
+            var entry = state.tokens[token.lowercased()]?.registration ?? EmulatedToken(environment: configuration.environment)
             entry.dead = (reason, now)
-            state.tokens[token.lowercased()] = entry
+            state.tokens[token.lowercased(), default: TokenState()].registration = entry
         }
     }
 
@@ -168,38 +191,49 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     }
 
     /// Every record still kept, oldest first.
-    public var records: [APNsEmulatorRecord] { state.withLock { Array($0.records[$0.recordStart...]) } }
+    public var records: [APNsEmulatorRecord] { state.withLock { $0.records.elements } }
 
     /// Records with `sequence` greater than `after`.
     public func records(after sequence: Int) -> [APNsEmulatorRecord] {
-        state.withLock { state in state.records[state.recordStart...].filter { $0.sequence > sequence } }
+        state.withLock { state in state.records.filter { $0.sequence > sequence } }
     }
 
     /// Records for one device token.
     public func records(forToken token: String) -> [APNsEmulatorRecord] {
-        let fingerprint = Fingerprint(of: token.lowercased()).value
-        return state.withLock { state in state.records[state.recordStart...].filter { $0.tokenFingerprint == fingerprint } }
+        let token = token.lowercased()
+        return state.withLock { state in state.records.filter { $0.token == token } }
     }
 
-    /// The newest accepted push to a token (by timestamp, as the device would keep it).
+    /// The newest accepted push to a token (by timestamp, as the device would keep it). Kept
+    /// for every token however many records have rotated out since.
     public func latestAccepted(forToken token: String) -> APNsEmulatorRecord? {
-        state.withLock { state in
-            guard let index = state.latestAccepted[token.lowercased()], index >= state.recordStart else { return nil }
-            return state.records[index]
-        }
+        state.withLock { $0.tokens[token.lowercased()]?.latest }
+    }
+
+    /// The newest accepted push of every token, by token (in-process only: keys are raw tokens).
+    public var latestAcceptedByToken: [String: APNsEmulatorRecord] {
+        state.withLock { $0.tokens.compactMapValues(\.latest) }
     }
 
     /// Forgets every record.
     public func clearRecords() {
         state.withLock {
             $0.records.removeAll()
-            $0.recordStart = 0
-            $0.latestAccepted.removeAll()
+            for token in $0.tokens.keys { $0.tokens[token]?.latest = nil }
         }
     }
 
     /// Requests answered, by status and reason (`200`, `410 Unregistered`, …).
-    public var statusCounts: [String: Int] { state.withLock { $0.statusCounts } }
+    public var statusCounts: [String: Int] {
+        state.withLock { state in
+            var counts = state.reasonCounts
+            if let ok = state.statusCounts[200] { counts["200"] = ok }
+            for (status, count) in state.statusCounts where status != 200 && !(400..<600).contains(status) {
+                counts[String(status)] = count
+            }
+            return counts
+        }
+    }
 
     /// Requests seen in all.
     public var requestCount: Int { state.withLock { $0.requestCount } }
@@ -221,6 +255,10 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     public func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
         if request.path.hasPrefix("/_emulator/") { return .respond(admin(request)) }
         var exchange = Exchange(request: request, now: clock.now(), connection: context.id)
+        // APNs echoes the caller's id on every answer, errors included; clients match on it.
+        if let id = exchange.headers.apnsID ?? exchange.headers.requestID, APNsPush.isCanonicalUUID(id.lowercased()) {
+            exchange.apnsID = id.lowercased()
+        }
         let action = route(&exchange, context: context)
         finish(exchange)
         return action
@@ -239,14 +277,21 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var reason: APNsReason?
         var apnsID: String?
         var priority: Int?
-        var payload: JSONValue?
-        var findings: [LintFinding] = []
+        var lint: LintInput?
         var fault: String?
         var timestamp: Int64?
         var event: String?
         var delivery: APNsDelivery?
+        let headers: APNsHeaderSet
 
-        func header(_ name: String) -> String? { request.headers.value(of: name) }
+        init(request: HTTP2ServerRequest, now: Date, connection: Int) {
+            self.request = request
+            self.now = now
+            self.connection = connection
+            self.headers = APNsHeaderSet(request.headers)
+        }
+
+
     }
 
     private func route(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
@@ -270,23 +315,21 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     private func devicePush(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
         let request = exchange.request
-        let rawToken = request.path.dropFirst("/3/device".count).drop { $0 == "/" }
-        let token = String(rawToken).lowercased()
+        let token = APNsEmulator.deviceToken(fromPath: request.path)
         exchange.token = token.isEmpty ? nil : token
         if let faultAction = injectFault(&exchange) { return faultAction }
         guard request.method == "POST" else { return reject(&exchange, .methodNotAllowed) }
-        if let duplicate = duplicateHeader(request) { return reject(&exchange, .duplicateHeaders, note: duplicate) }
+        if exchange.headers.duplicate != nil { return reject(&exchange, .duplicateHeaders) }
         if let authFailure = authenticate(&exchange, context: context) { return authFailure }
-        if let id = exchange.header("apns-id") {
+        if let id = exchange.headers.apnsID {
             guard APNsPush.isCanonicalUUID(id.lowercased()) else { return reject(&exchange, .badMessageId) }
             exchange.apnsID = id.lowercased()
         }
-        guard let topic = exchange.header("apns-topic"), !topic.isEmpty else { return reject(&exchange, .missingTopic) }
-        let hasSuffix = topic.hasSuffix(APNsLimits.liveActivityTopicSuffix)
-        let bundle = hasSuffix ? String(topic.dropLast(APNsLimits.liveActivityTopicSuffix.count)) : topic
+        guard let topic = exchange.headers.topic, !topic.isEmpty else { return reject(&exchange, .missingTopic) }
+        let (bundle, hasSuffix) = APNsEmulator.splitTopic(topic)
         exchange.bundleID = bundle
         guard configuration.bundleIDs.contains(bundle) else { return reject(&exchange, .topicDisallowed) }
-        let pushType = exchange.header("apns-push-type")
+        let pushType = exchange.headers.pushType
         if hasSuffix {
             guard pushType == "liveactivity" else { return reject(&exchange, .invalidPushType) }
         } else if pushType == "liveactivity" || pushType == nil {
@@ -295,20 +338,21 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         } else {
             return reject(&exchange, .invalidPushType)
         }
-        let priorityText = exchange.header("apns-priority") ?? "10"
+        let priorityText = exchange.headers.priority ?? "10"
         guard let priority = Int(priorityText), priority == 5 || priority == 10 else {
             return reject(&exchange, .badPriority)
         }
         exchange.priority = priority
-        if let expiration = exchange.header("apns-expiration") {
+        if let expiration = exchange.headers.expiration {
             guard let value = Int64(expiration), value >= 0 else { return reject(&exchange, .badExpirationDate) }
         }
-        if let collapse = exchange.header("apns-collapse-id"), collapse.utf8.count > APNsLimits.collapseIDBytes {
+        if let collapse = exchange.headers.collapseID, collapse.utf8.count > APNsLimits.collapseIDBytes {
             return reject(&exchange, .badCollapseId)
         }
         guard !token.isEmpty else { return reject(&exchange, .missingDeviceToken) }
         guard APNsPush.isHexToken(token) else { return reject(&exchange, .badDeviceToken) }
-        let (known, lastTimestamp, ended) = state.withLock { ($0.tokens[token], $0.lastTimestamp[token], $0.endedTokens.contains(token)) }
+        let entry = state.withLock { $0.tokens[token] }
+        let (known, lastTimestamp, ended) = (entry?.registration, entry?.lastTimestamp, entry?.ended ?? false)
         if let known {
             if known.environment != configuration.environment { return reject(&exchange, .badDeviceToken) }
             if let dead = known.dead { return reject(&exchange, dead.reason, invalidatedAt: dead.since) }
@@ -317,37 +361,57 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         }
         guard !request.body.isEmpty else { return reject(&exchange, .payloadEmpty) }
         guard request.body.count <= APNsLimits.devicePayloadBytes else { return reject(&exchange, .payloadTooLarge) }
-        let payload = try? JSONValue.parse(Data(request.body))
-        exchange.payload = payload
-        exchange.event = payload?["aps"]?["event"]?.stringValue
-        exchange.timestamp = payload?["aps"]?["timestamp"]?.numberValue.map { Int64($0) }
-        if let payload {
-            let contract = known?.attributesType.flatMap { configuration.contracts[$0] }
-            exchange.findings = LiveActivityLint.check(
-                payload,
-                context: .init(
-                    now: exchange.now, lastTimestamp: lastTimestamp, contract: contract,
-                    contracts: configuration.contracts, activityEnded: ended))
-        } else {
-            exchange.findings = [
-                LintFinding(
-                    trap: "DT-023", severity: .error, field: "payload", message: "the body is not JSON; the device drops it",
-                    fix: "send a JSON object")
-            ]
-        }
+        let summary = APSSummary(scanning: request.body)
+        exchange.event = summary.event
+        exchange.timestamp = summary.timestamp.map { Int64($0) }
+        exchange.lint = LintInput(
+            broadcast: false,
+            context: .init(
+                now: exchange.now, lastTimestamp: lastTimestamp,
+                contract: known?.attributesType.flatMap { configuration.contracts[$0] }, contracts: configuration.contracts,
+                activityEnded: ended))
         return accept(&exchange, token: token, bundleID: bundle)
     }
 
+    /// `<bundle>.push-type.liveactivity` → (`<bundle>`, true); anything else → (itself, false).
+    static func splitTopic(_ topic: String) -> (bundle: String, hasSuffix: Bool) {
+        var topic = topic
+        var suffix = APNsLimits.liveActivityTopicSuffix
+        return topic.withUTF8 { bytes in
+            suffix.withUTF8 { suffixBytes in
+                guard bytes.count > suffixBytes.count,
+                    memcmp(bytes.baseAddress! + bytes.count - suffixBytes.count, suffixBytes.baseAddress!, suffixBytes.count) == 0
+                else { return (String(decoding: bytes, as: UTF8.self), false) }
+                return (String(decoding: UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - suffixBytes.count)]), as: UTF8.self), true)
+            }
+        }
+    }
+
+    /// The token after `/3/device/`, lowercased; byte-wise, as this runs on every push.
+    static func deviceToken(fromPath path: String) -> String {
+        var path = path
+        return path.withUTF8 { bytes -> String in
+            var start = "/3/device".utf8.count
+            while start < bytes.count && bytes[start] == UInt8(ascii: "/") { start += 1 }
+            let token = UnsafeBufferPointer(rebasing: bytes[start...])
+            if token.contains(where: { (65...90).contains($0) }) {
+                return String(decoding: token, as: UTF8.self).lowercased()
+            }
+            return String(decoding: token, as: UTF8.self)
+        }
+    }
+
     private func accept(_ exchange: inout Exchange, token: String?, bundleID: String) -> HTTP2ServerAction {
-        let apnsID = exchange.apnsID ?? UUID().uuidString.lowercased()
+        let apnsID = exchange.apnsID ?? ids.next()
         exchange.apnsID = apnsID
         exchange.status = 200
         exchange.delivery = APNsDelivery(
             token: token, channelID: exchange.channelID, bundleID: bundleID, payload: exchange.request.body,
             priority: exchange.priority ?? 10, apnsID: apnsID, acceptedAt: exchange.now)
-        var headers = [HTTPHeader(exchange.kind == "broadcast" ? "apns-request-id" : "apns-id", apnsID)]
+        // Ids differ on every answer: keeping them out of HPACK's dynamic table saves churn.
+        var headers = [HTTPHeader(exchange.kind == "broadcast" ? "apns-request-id" : "apns-id", apnsID, neverIndex: true)]
         if configuration.environment == .sandbox && exchange.kind == "device" {
-            headers.append(HTTPHeader("apns-unique-id", UUID().uuidString.lowercased()))
+            headers.append(HTTPHeader("apns-unique-id", ids.next(), neverIndex: true))
         }
         return delayed(exchange, .respond(HTTP2ServerResponse(status: 200, headers: headers)))
     }
@@ -355,7 +419,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     private func reject(_ exchange: inout Exchange, _ reason: APNsReason, invalidatedAt: Date? = nil, retryAfter: Int? = nil, note: String? = nil) -> HTTP2ServerAction {
         exchange.status = reason.status
         exchange.reason = reason
-        let apnsID = exchange.apnsID ?? UUID().uuidString.lowercased()
+        let apnsID = exchange.apnsID ?? ids.next()
         exchange.apnsID = apnsID
         var body = #"{"reason":"\#(reason.rawValue)""#
         if let invalidatedAt { body += #","timestamp":\#(Int64(invalidatedAt.timeIntervalSince1970 * 1000))"# }
@@ -374,14 +438,6 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             case .respond(let response) = action
         else { return action }
         return .respondAfter(.milliseconds(ms), response)
-    }
-
-    private func duplicateHeader(_ request: HTTP2ServerRequest) -> String? {
-        var seen = Set<String>()
-        for header in request.headers where header.name.hasPrefix("apns-") || header.name == "authorization" {
-            if !seen.insert(header.name).inserted { return header.name }
-        }
-        return nil
     }
 
     // MARK: Faults
@@ -421,20 +477,26 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     /// Checks `authorization` as APNs does; nil when the token is good.
     private func authenticate(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction? {
-        guard let header = exchange.header("authorization") else { return reject(&exchange, .missingProviderToken) }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return reject(&exchange, .invalidProviderToken) }
-        let jwt = String(parts[1])
+        guard let header = exchange.headers.authorization else { return reject(&exchange, .missingProviderToken) }
         let auth = context.attachment as? ConnectionAuth ?? ConnectionAuth()
+        let jwt: String
         let issuedAt: Int64
-        if let cached = state.withLock({ $0.verified[jwt] }) {
-            issuedAt = cached
+        if header == auth.lastHeader, let token = auth.token {
+            jwt = token
+            issuedAt = auth.lastIssuedAt
         } else {
-            guard let verifiedIat = verify(jwt) else { return reject(&exchange, .invalidProviderToken) }
-            issuedAt = verifiedIat
-            state.withLock { state in
-                if state.verified.count > 4096 { state.verified.removeAll() }
-                state.verified[jwt] = verifiedIat
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return reject(&exchange, .invalidProviderToken) }
+            jwt = String(parts[1])
+            if let cached = state.withLock({ $0.verified[jwt] }) {
+                issuedAt = cached
+            } else {
+                guard let verifiedIat = verify(jwt) else { return reject(&exchange, .invalidProviderToken) }
+                issuedAt = verifiedIat
+                state.withLock { state in
+                    if state.verified.count > 4096 { state.verified.removeAll() }
+                    state.verified[jwt] = verifiedIat
+                }
             }
         }
         let age = exchange.now.timeIntervalSince1970 - Double(issuedAt)
@@ -446,6 +508,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             auth.token = jwt
             auth.tokenSince = exchange.now
         }
+        auth.lastHeader = header
+        auth.lastIssuedAt = issuedAt
         if !auth.validSeen {
             auth.validSeen = true
             let (limit, oneFirst) = state.withLock { ($0.maxConcurrentStreams, $0.oneStreamUntilValidToken) }
@@ -475,46 +539,37 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         let request = exchange.request
         let bundle = String(request.path.dropFirst("/4/broadcasts/apps/".count))
         exchange.bundleID = bundle
-        exchange.channelID = exchange.header("apns-channel-id")
+        exchange.channelID = exchange.headers.channelID
         if let faultAction = injectFault(&exchange) { return faultAction }
         guard request.method == "POST" else { return reject(&exchange, .methodNotAllowed) }
-        if let duplicate = duplicateHeader(request) { return reject(&exchange, .duplicateHeaders, note: duplicate) }
+        if exchange.headers.duplicate != nil { return reject(&exchange, .duplicateHeaders) }
         if let authFailure = authenticate(&exchange, context: context) { return authFailure }
         if bundle.hasSuffix(APNsLimits.liveActivityTopicSuffix) { return reject(&exchange, .topicDisallowed) }
         guard configuration.bundleIDs.contains(bundle) else { return reject(&exchange, .topicMismatch) }
-        if let id = exchange.header("apns-request-id") ?? exchange.header("apns-id") {
+        if let id = exchange.headers.requestID ?? exchange.headers.apnsID {
             guard APNsPush.isCanonicalUUID(id.lowercased()) else { return reject(&exchange, .badMessageId) }
             exchange.apnsID = id.lowercased()
         }
-        guard let pushType = exchange.header("apns-push-type") else { return reject(&exchange, .missingPushType) }
+        guard let pushType = exchange.headers.pushType else { return reject(&exchange, .missingPushType) }
         guard pushType.lowercased() == "liveactivity" else { return reject(&exchange, .invalidPushType) }
         guard let channelID = exchange.channelID else { return reject(&exchange, .missingChannelId) }
         guard APNsPush.isBase64ChannelID(channelID) else { return reject(&exchange, .badChannelId) }
         let channel = state.withLock { $0.channels[channelID] }
         guard let channel, !channel.deleted, channel.bundleID == bundle else { return reject(&exchange, .channelNotRegistered) }
-        guard let priority = Int(exchange.header("apns-priority") ?? "10"), [1, 5, 10].contains(priority) else {
+        guard let priority = Int(exchange.headers.priority ?? "10"), [1, 5, 10].contains(priority) else {
             return reject(&exchange, .badPriority)
         }
         exchange.priority = priority
-        if let expiration = exchange.header("apns-expiration") {
+        if let expiration = exchange.headers.expiration {
             guard let value = Int64(expiration), value >= 0 else { return reject(&exchange, .badExpirationDate) }
             if channel.policy == .noMessageStored && value != 0 { return reject(&exchange, .badExpirationDate) }
         }
         guard !request.body.isEmpty else { return reject(&exchange, .payloadEmpty) }
         guard request.body.count <= APNsLimits.broadcastPayloadBytes else { return reject(&exchange, .payloadTooLarge) }
-        let payload = try? JSONValue.parse(Data(request.body))
-        exchange.payload = payload
-        exchange.event = payload?["aps"]?["event"]?.stringValue
-        exchange.timestamp = payload?["aps"]?["timestamp"]?.numberValue.map { Int64($0) }
-        if let payload {
-            exchange.findings = LiveActivityLint.check(payload, context: .init(now: exchange.now, contracts: configuration.contracts))
-            if exchange.event == "start" {
-                exchange.findings.append(
-                    LintFinding(
-                        trap: "DT-032", severity: .error, field: "aps.event",
-                        message: "a broadcast cannot start an activity", fix: "start with push-to-start carrying input-push-channel"))
-            }
-        }
+        let summary = APSSummary(scanning: request.body)
+        exchange.event = summary.event
+        exchange.timestamp = summary.timestamp.map { Int64($0) }
+        exchange.lint = LintInput(broadcast: true, context: .init(now: exchange.now, contracts: configuration.contracts))
         return accept(&exchange, token: nil, bundleID: bundle)
     }
 
@@ -524,14 +579,14 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         guard rest.count == 2, rest[1] == "channels" || rest[1] == "all-channels" else { return reject(&exchange, .badPath) }
         let bundle = String(rest[0])
         exchange.bundleID = bundle
-        exchange.channelID = exchange.header("apns-channel-id")
+        exchange.channelID = exchange.headers.channelID
         if let authFailure = authenticate(&exchange, context: context) { return authFailure }
         guard configuration.bundleIDs.contains(bundle) else { return reject(&exchange, .topicMismatch) }
-        if let id = exchange.header("apns-request-id") {
+        if let id = exchange.headers.requestID {
             guard APNsPush.isCanonicalUUID(id.lowercased()) else { return reject(&exchange, .badMessageId) }
             exchange.apnsID = id.lowercased()
         }
-        let requestID = exchange.apnsID ?? UUID().uuidString.lowercased()
+        let requestID = exchange.apnsID ?? ids.next()
         exchange.apnsID = requestID
         if rest[1] == "all-channels" {
             guard request.method == "GET" else { return reject(&exchange, .methodNotAllowed) }
@@ -589,45 +644,25 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     // MARK: Records
 
     private func finish(_ exchange: Exchange) {
-        var headers: [String: String] = [:]
-        for header in exchange.request.headers {
-            headers[header.name] =
-                header.name == "authorization" ? "bearer <jwt \(Fingerprint(of: header.value).value)>" : header.value
-        }
-        let statusKey = exchange.reason.map { "\(exchange.status) \($0.rawValue)" } ?? String(exchange.status)
+        let headers = RecordedHeaders(exchange.request.headers)
+        let reasonKey = exchange.reason.map { "\(exchange.status) \($0.rawValue)" }
         let accepted = exchange.status == 200 && exchange.kind == "device"
         state.withLock { state in
             state.sequence += 1
             state.requestCount += 1
-            state.statusCounts[statusKey, default: 0] += 1
+            state.statusCounts[exchange.status, default: 0] += 1
+            if let reasonKey { state.reasonCounts[reasonKey, default: 0] += 1 }
             let record = APNsEmulatorRecord(
                 sequence: state.sequence, receivedAt: exchange.now, connection: exchange.connection, kind: exchange.kind,
-                method: exchange.request.method, tokenFingerprint: exchange.token.map { Fingerprint(of: $0).value },
-                channelID: exchange.channelID, headers: headers, status: exchange.status,
+                method: exchange.request.method, channelID: exchange.channelID, headers: headers, status: exchange.status,
                 reason: exchange.reason?.rawValue, apnsID: exchange.apnsID, priority: exchange.priority,
-                event: exchange.event, timestamp: exchange.timestamp, payload: exchange.payload,
-                payloadBytes: exchange.request.body.count, findings: exchange.findings, fault: exchange.fault)
+                event: exchange.event, timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token,
+                body: exchange.request.body, lint: exchange.status == 200 ? exchange.lint : nil)
             state.records.append(record)
-            let index = state.records.count - 1
             if accepted, let token = exchange.token {
                 let stamp = exchange.timestamp ?? 0
                 // The device keeps the newest by timestamp; an older push does not replace it.
-                if stamp >= state.lastTimestamp[token] ?? Int64.min {
-                    state.lastTimestamp[token] = stamp
-                    state.latestAccepted[token] = index
-                }
-                if exchange.event == "end" { state.endedTokens.insert(token) }
-            }
-            if state.records.count - state.recordStart > configuration.recordCapacity {
-                state.recordStart += 1
-                if state.recordStart > 65_536 {
-                    let dropped = state.recordStart
-                    state.records.removeFirst(dropped)
-                    state.recordStart = 0
-                    for (token, position) in state.latestAccepted {
-                        state.latestAccepted[token] = position >= dropped ? position - dropped : nil
-                    }
-                }
+                state.tokens[token, default: TokenState()].accept(record, timestamp: stamp, isEnd: exchange.event == "end")
             }
         }
         if let delivery = exchange.delivery {

@@ -1,10 +1,15 @@
 import DropTrackContract
+import DropTrackCore
+import DropTrackHTTP2
 import DropTrackWire
 import Foundation
 
 /// One request the APNs emulator saw, with its verdict and lint findings. Device tokens and
 /// provider tokens appear only as fingerprints.
-public struct APNsEmulatorRecord: Sendable, Codable {
+///
+/// The body is kept as bytes; `payload` and `findings` are worked out when read, from what the
+/// emulator knew when the push arrived, so the hot path stays cheap.
+public struct APNsEmulatorRecord: Sendable, Encodable {
     /// Order of arrival, from 1.
     public var sequence: Int
     /// When it arrived (emulator clock).
@@ -15,12 +20,10 @@ public struct APNsEmulatorRecord: Sendable, Codable {
     public var kind: String
     /// `:method`.
     public var method: String
-    /// The device token's fingerprint, for device pushes.
-    public var tokenFingerprint: String?
     /// The channel id, for broadcasts and channel management.
     public var channelID: String?
     /// Request headers; `authorization` is replaced by the JWT's fingerprint.
-    public var headers: [String: String]
+    public var headers: RecordedHeaders
     /// The status answered (0 when the connection was dropped or GOAWAY refused the stream).
     public var status: Int
     /// The reason answered, for errors.
@@ -33,20 +36,77 @@ public struct APNsEmulatorRecord: Sendable, Codable {
     public var event: String?
     /// `aps.timestamp`.
     public var timestamp: Int64?
-    /// The decoded body, when it was JSON.
-    public var payload: JSONValue?
-    /// Body size in bytes.
-    public var payloadBytes: Int
-    /// Silent-failure traps the push hits although APNs accepted it.
-    public var findings: [LintFinding]
     /// The injected fault that decided the answer, if any.
     public var fault: String?
+    /// The device token; in-process only, never encoded.
+    let token: String?
+    /// The body as sent.
+    public let body: [UInt8]
+    let lint: LintInput?
 
-    /// True when APNs would have accepted it.
-    public var accepted: Bool { status == 200 }
-
+    /// Body size in bytes.
+    public var payloadBytes: Int { body.count }
+    /// The device token's fingerprint, for device pushes.
+    public var tokenFingerprint: String? { token.map { Fingerprint(of: $0).value } }
+    /// The decoded body, when it is JSON.
+    public var payload: JSONValue? { try? JSONValue.parse(bytes: body) }
     /// The content-state, when present.
     public var contentState: JSONValue? { payload?["aps"]?["content-state"] }
+    /// True when APNs would have accepted it.
+    public var accepted: Bool { status == 200 }
+    /// Silent-failure traps the push hits although APNs accepted it.
+    public var findings: [LintFinding] { lint?.findings(for: body) ?? [] }
+
+    enum CodingKeys: String, CodingKey {
+        case sequence, receivedAt, connection, kind, method, tokenFingerprint, channelID, headers, status, reason, apnsID
+        case priority, event, timestamp, payload, payloadBytes, findings, fault
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(receivedAt, forKey: .receivedAt)
+        try container.encode(connection, forKey: .connection)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(method, forKey: .method)
+        try container.encodeIfPresent(tokenFingerprint, forKey: .tokenFingerprint)
+        try container.encodeIfPresent(channelID, forKey: .channelID)
+        try container.encode(headers, forKey: .headers)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(apnsID, forKey: .apnsID)
+        try container.encodeIfPresent(priority, forKey: .priority)
+        try container.encodeIfPresent(event, forKey: .event)
+        try container.encodeIfPresent(timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(payload, forKey: .payload)
+        try container.encode(payloadBytes, forKey: .payloadBytes)
+        try container.encode(findings, forKey: .findings)
+        try container.encodeIfPresent(fault, forKey: .fault)
+    }
+}
+
+/// What the emulator knew when an accepted push arrived, for linting it later.
+struct LintInput: Sendable {
+    var broadcast: Bool
+    var context: LiveActivityLint.Context
+
+    func findings(for body: [UInt8]) -> [LintFinding] {
+        guard let payload = try? JSONValue.parse(bytes: body) else {
+            return [
+                LintFinding(
+                    trap: "DT-023", severity: .error, field: "payload", message: "the body is not JSON; the device drops it",
+                    fix: "send a JSON object")
+            ]
+        }
+        var findings = LiveActivityLint.check(payload, context: context)
+        if broadcast && payload["aps"]?["event"]?.stringValue == "start" {
+            findings.append(
+                LintFinding(
+                    trap: "DT-032", severity: .error, field: "aps.event", message: "a broadcast cannot start an activity",
+                    fix: "start with push-to-start carrying input-push-channel"))
+        }
+        return findings
+    }
 }
 
 /// What the emulator hands to simulated devices for each accepted push.
@@ -82,4 +142,93 @@ public struct EmulatedToken: Sendable {
         self.attributesType = attributesType
         self.dead = dead
     }
+}
+
+/// Request headers as recorded: the request's own array (no copy on the hot path), written as a
+/// JSON object with `authorization` replaced by the provider token's fingerprint.
+public struct RecordedHeaders: Sendable, Encodable {
+    /// The headers in arrival order. Holds the provider token in memory; never encoded as is.
+    let fields: [HTTPHeader]
+
+    init(_ fields: [HTTPHeader]) { self.fields = fields }
+
+    /// The first value of a header; `authorization` comes back redacted.
+    public subscript(name: String) -> String? {
+        guard let value = fields.value(of: name) else { return nil }
+        return name == "authorization" ? RecordedHeaders.redact(value) : value
+    }
+
+    static func redact(_ authorization: String) -> String {
+        "bearer <provider token \(Fingerprint(of: String(authorization.split(separator: " ").last ?? "")).value)>"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var object: [String: String] = [:]
+        for field in fields where object[field.name] == nil {
+            object[field.name] = field.name == "authorization" ? RecordedHeaders.redact(field.value) : field.value
+        }
+        var container = encoder.singleValueContainer()
+        try container.encode(object)
+    }
+}
+
+/// The headers APNs reads, picked out in one pass over the request (the emulator's hot path), with
+/// the first repeated `apns-*` or `authorization` header noted for DuplicateHeaders.
+struct APNsHeaderSet {
+    private(set) var authorization: String?
+    private(set) var topic: String?
+    private(set) var pushType: String?
+    private(set) var priority: String?
+    private(set) var expiration: String?
+    private(set) var apnsID: String?
+    private(set) var collapseID: String?
+    private(set) var channelID: String?
+    private(set) var requestID: String?
+    private(set) var duplicate: String?
+
+    init(_ headers: [HTTPHeader]) {
+        for header in headers {
+            let name = header.name
+            // Length and one distinguishing byte pick the candidate; one comparison confirms it.
+            // (The UTF-8 view, not withUTF8: names are small strings, which withUTF8 would copy.)
+            let slot: Int = {
+                let bytes = name.utf8
+                guard bytes.count >= 7, bytes.first == UInt8(ascii: "a") else { return -1 }
+                switch (bytes.count, bytes[bytes.index(bytes.startIndex, offsetBy: 5)]) {
+                case (13, UInt8(ascii: "r")): return 0  // authorization
+                case (10, UInt8(ascii: "t")): return 1  // apns-topic
+                case (14, UInt8(ascii: "p")): return 2  // apns-push-type
+                case (13, UInt8(ascii: "p")): return 3  // apns-priority
+                case (15, UInt8(ascii: "e")): return 4  // apns-expiration
+                case (7, UInt8(ascii: "i")): return 5  // apns-id
+                case (16, UInt8(ascii: "c")): return 6  // apns-collapse-id
+                case (15, UInt8(ascii: "c")): return 7  // apns-channel-id
+                case (15, UInt8(ascii: "r")): return 8  // apns-request-id
+                default: return -1
+                }
+            }()
+            if slot >= 0 && name == APNsHeaderSet.names[slot] {
+                let previous: String?
+                switch slot {
+                case 0: (previous, authorization) = (authorization, authorization ?? header.value)
+                case 1: (previous, topic) = (topic, topic ?? header.value)
+                case 2: (previous, pushType) = (pushType, pushType ?? header.value)
+                case 3: (previous, priority) = (priority, priority ?? header.value)
+                case 4: (previous, expiration) = (expiration, expiration ?? header.value)
+                case 5: (previous, apnsID) = (apnsID, apnsID ?? header.value)
+                case 6: (previous, collapseID) = (collapseID, collapseID ?? header.value)
+                case 7: (previous, channelID) = (channelID, channelID ?? header.value)
+                default: (previous, requestID) = (requestID, requestID ?? header.value)
+                }
+                if previous != nil && duplicate == nil { duplicate = name }
+            } else if duplicate == nil, name.hasPrefix("apns-"), headers.filter({ $0.name == header.name }).count > 1 {
+                duplicate = name
+            }
+        }
+    }
+
+    static let names = [
+        "authorization", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id",
+        "apns-collapse-id", "apns-channel-id", "apns-request-id",
+    ]
 }

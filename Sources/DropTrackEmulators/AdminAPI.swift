@@ -54,7 +54,7 @@ extension APNsEmulator {
         switch (request.method, path) {
         case ("GET", "/_emulator/records"):
             var list = records(after: Int(query["after"] ?? "0") ?? 0)
-            if let token = query["token"] { list = list.filter { $0.tokenFingerprint == Fingerprint(of: token.lowercased()).value } }
+            if let token = query["token"]?.lowercased() { list = list.filter { $0.token == token } }
             if let limit = query["limit"].flatMap(Int.init) { list = Array(list.suffix(limit)) }
             return AdminAPI.json(["records": list])
         case ("DELETE", "/_emulator/records"):

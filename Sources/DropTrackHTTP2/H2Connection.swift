@@ -26,6 +26,8 @@ class H2Connection {
     private var outOffset = 0
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     private var closeReason = "closed"
+    /// Bytes already read from TLS before the session existed (protocol sniffing); fed first.
+    var initialInput: [UInt8] = []
 
     private var socketOpen = true
 
@@ -78,6 +80,27 @@ class H2Connection {
 
     // MARK: The loop.
 
+    /// Reads until the input either starts with `prefix` or cannot, for telling the protocol of a
+    /// client that sent no ALPN. Whatever was read is kept in `initialInput`.
+    func inputStarts(with prefix: [UInt8], timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: prefix.count)
+        while initialInput.count < prefix.count {
+            if !prefix.starts(with: initialInput) { return false }
+            let wanted = prefix.count - initialInput.count
+            let result = buffer.withUnsafeMutableBytes { raw in
+                tls.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]))
+            }
+            switch result {
+            case .bytes(let n): initialInput.append(contentsOf: buffer[0..<n])
+            case .wantRead: if !waitFor(POLLIN, until: deadline) { return false }
+            case .wantWrite: if !waitFor(POLLOUT, until: deadline) { return false }
+            case .closed, .failed: return false
+            }
+        }
+        return initialInput.starts(with: prefix)
+    }
+
     /// Completes the TLS handshake, waiting at most `timeout`.
     func handshake(timeout: Duration) -> String? {
         let deadline = ContinuousClock.now + timeout
@@ -109,6 +132,15 @@ class H2Connection {
             return closeReason
         }
         self.session = session
+        if !initialInput.isEmpty {
+            let consumed = initialInput.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+            initialInput = []
+            if consumed < 0 {
+                finish("HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(consumed))))")
+                closeSocket()
+                return closeReason
+            }
+        }
         var fds = [
             pollfd(fd: fd, events: 0, revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0),
         ]
@@ -234,24 +266,45 @@ class H2Connection {
     static func withNameValues<R>(
         _ fields: [(name: String, value: String, neverIndex: Bool)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R
     ) -> R {
-        var storage: [UInt8] = []
-        var ranges: [(Int, Int, Int, Int, Bool)] = []
-        storage.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        for field in fields {
-            let nameStart = storage.count
-            storage.append(contentsOf: field.name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: field.value.utf8)
-            ranges.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart, field.neverIndex))
-        }
-        return storage.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress ?? UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
-            let nva = ranges.map { range in
-                nghttp2_nv(
-                    name: base + range.0, value: base + range.2, namelen: range.1, valuelen: range.3,
-                    flags: UInt8(range.4 ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
+        withNameValues(fields.count, { fields[$0] }, body)
+    }
+
+    /// Same, reading field `i` through `field`, so callers need not build an intermediate array.
+    static func withNameValues<R>(
+        _ count: Int, _ field: (Int) -> (name: String, value: String, neverIndex: Bool),
+        _ body: (UnsafePointer<nghttp2_nv>, Int) -> R
+    ) -> R {
+        let fields = (0..<count).lazy.map(field)
+        var total = 0
+        for field in fields { total += field.name.utf8.count + field.value.utf8.count }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(total, 1)) { storage in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nva in
+                let base = storage.baseAddress!
+                var offset = 0
+                func copy(_ text: String) -> (Int, Int) {
+                    let start = offset
+                    // The UTF-8 view lends small and native strings' bytes without copying them.
+                    let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                        if let source = bytes.baseAddress { (base + offset).update(from: source, count: bytes.count) }
+                        offset += bytes.count
+                    }
+                    if copied == nil {
+                        for byte in text.utf8 {
+                            base[offset] = byte
+                            offset += 1
+                        }
+                    }
+                    return (start, offset - start)
+                }
+                for (index, field) in fields.enumerated() {
+                    let name = copy(field.name)
+                    let value = copy(field.value)
+                    nva[index] = nghttp2_nv(
+                        name: base + name.0, value: base + value.0, namelen: name.1, valuelen: value.1,
+                        flags: UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return body(UnsafePointer(nva.baseAddress!), fields.count)
             }
-            return nva.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
     }
 

@@ -17,7 +17,8 @@ struct HTTP1Fallback {
     static let maxBodyBytes = 8 * 1024 * 1024
 
     func run() {
-        var buffer: [UInt8] = []
+        var buffer: [UInt8] = session.initialInput
+        session.initialInput = []
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         var counter: Int32 = 1
         defer { session.closeSocket() }

@@ -1,6 +1,10 @@
 import DropTrackCrypto
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CNGHTTP2
 
 /// A request waiting for, or travelling on, a connection.
@@ -28,6 +32,11 @@ final class ClientConnectionHandle: Sendable {
     /// first valid token" does not make the pool open a connection per request at start-up.
     let capacity: Atomic<Int>
     private let phaseValue = Atomic<Int>(Phase.connecting.rawValue)
+    /// The connection thread's id once it runs: work queued from that thread (a completion that
+    /// sends the next request) needs no wake-up, which saves a system call per request.
+    private let loopThreadID = Atomic<UInt>(0)
+
+    func markLoopThread() { loopThreadID.store(UInt(pthread_self()), ordering: .releasing) }
 
     init(id: Int, assumedCapacity: Int) throws {
         self.id = id
@@ -53,7 +62,7 @@ final class ClientConnectionHandle: Sendable {
         }
         guard let wasEmpty else { return false }
         load.add(1, ordering: .relaxed)
-        if wasEmpty { wakeup.signal() }
+        if wasEmpty && loopThreadID.load(ordering: .acquiring) != UInt(pthread_self()) { wakeup.signal() }
         return true
     }
 
@@ -129,6 +138,7 @@ final class ClientSession: H2Connection {
     }
 
     override func makeSession(callbacks: OpaquePointer, userData: UnsafeMutableRawPointer) -> OpaquePointer? {
+        handle.markLoopThread()
         var option: OpaquePointer? = nil
         nghttp2_option_new(&option)
         defer { nghttp2_option_del(option) }

@@ -86,7 +86,9 @@ public final class HTTP2ServerConnectionContext: @unchecked Sendable {
     public internal(set) var negotiatedProtocol: String = "h2"
     var pendingMaxConcurrentStreams: UInt32? = nil
 
-    init(id: Int, maxConcurrentStreams: UInt32) {
+    /// Creates a context; the server makes one per connection, and tests and benchmarks make
+    /// their own to drive a handler directly.
+    public init(id: Int, maxConcurrentStreams: UInt32) {
         self.id = id
         self.maxConcurrentStreams = maxConcurrentStreams
     }
@@ -204,7 +206,13 @@ public final class HTTP2Server: Sendable {
             session.closeSocket()
             return
         }
-        let negotiated = stream.negotiatedProtocol
+        var negotiated = stream.negotiatedProtocol
+        if negotiated == nil {
+            // No ALPN (some clients, aioapns among them, speak h2 over TLS without it): the
+            // HTTP/2 connection preface tells the two protocols apart.
+            let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            negotiated = session.inputStarts(with: preface, timeout: .seconds(10)) ? "h2" : "http/1.1"
+        }
         context.negotiatedProtocol = negotiated ?? "http/1.1"
         handler.connectionOpened(context)
         if negotiated == "h2" {
@@ -221,7 +229,11 @@ final class ServerSession: H2Connection {
         var method = ""
         var path = ""
         var authority = ""
-        var headers: [HTTPHeader] = []
+        var headers: [HTTPHeader] = {
+            var headers: [HTTPHeader] = []
+            headers.reserveCapacity(10)
+            return headers
+        }()
         var body: [UInt8] = []
         var response: BodySource? = nil
         var answered = false
@@ -267,26 +279,62 @@ final class ServerSession: H2Connection {
         }
     }
 
-    override func onBeginHeaders(streamID: Int32) { streams[streamID] = Stream() }
+    /// Frames of one stream arrive together, so the last stream touched saves most dictionary lookups.
+    private var lastStream: (id: Int32, stream: Stream)? = nil
+
+    private func stream(_ id: Int32) -> Stream? {
+        if let last = lastStream, last.id == id { return last.stream }
+        guard let stream = streams[id] else { return nil }
+        lastStream = (id, stream)
+        return stream
+    }
+
+    override func onBeginHeaders(streamID: Int32) {
+        let stream = Stream()
+        streams[streamID] = stream
+        lastStream = (streamID, stream)
+    }
 
     override func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = stream(streamID) else { return }
         if name.first == UInt8(ascii: ":") {
-            let text = String(decoding: value, as: UTF8.self)
-            if name.elementsEqual(":method".utf8) {
-                stream.method = text
-            } else if name.elementsEqual(":path".utf8) {
-                stream.path = text
-            } else if name.elementsEqual(":authority".utf8) {
-                stream.authority = text
+            // Pseudo-headers differ in length: the length and the second byte tell them apart.
+            switch (name.count, name.count > 1 ? name[1] : 0) {
+            case (7, UInt8(ascii: "m")): stream.method = String(decoding: value, as: UTF8.self)
+            case (5, UInt8(ascii: "p")): stream.path = String(decoding: value, as: UTF8.self)
+            case (10, UInt8(ascii: "a")): stream.authority = internedValue(name: ":authority", value)
+            default: break
             }
         } else {
-            stream.headers.append(HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            let nameText = String(decoding: name, as: UTF8.self)
+            stream.headers.append(HTTPHeader(nameText, internedValue(name: nameText, value)))
         }
     }
 
+    /// Clients repeat the same long values on every request (the provider token, the topic): the
+    /// string from the previous request is reused when the bytes match, saving an allocation.
+    private var recentValues: [(name: String, value: String)] = []
+
+    private func internedValue(name: String, _ value: UnsafeBufferPointer<UInt8>) -> String {
+        if value.count <= 15 { return String(decoding: value, as: UTF8.self) }
+        for index in recentValues.indices where recentValues[index].name == name {
+            let previous = recentValues[index].value
+            let same =
+                previous.utf8.withContiguousStorageIfAvailable { bytes in
+                    bytes.count == value.count && memcmp(bytes.baseAddress!, value.baseAddress!, value.count) == 0
+                } ?? false
+            if same { return previous }
+            let text = String(decoding: value, as: UTF8.self)
+            recentValues[index].value = text
+            return text
+        }
+        let text = String(decoding: value, as: UTF8.self)
+        if recentValues.count < 8 { recentValues.append((name, text)) }
+        return text
+    }
+
     override func onData(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
-        streams[streamID]?.body.append(contentsOf: bytes)
+        stream(streamID)?.body.append(contentsOf: bytes)
     }
 
     override func onHeadersComplete(streamID: Int32, endStream: Bool) {
@@ -295,10 +343,13 @@ final class ServerSession: H2Connection {
 
     override func onDataComplete(streamID: Int32) { dispatch(streamID) }
 
-    override func onStreamClose(streamID: Int32, errorCode: UInt32) { streams.removeValue(forKey: streamID) }
+    override func onStreamClose(streamID: Int32, errorCode: UInt32) {
+        streams.removeValue(forKey: streamID)
+        if lastStream?.id == streamID { lastStream = nil }
+    }
 
     private func dispatch(_ streamID: Int32) {
-        guard let stream = streams[streamID], !goingAway else { return }
+        guard let stream = stream(streamID), !goingAway else { return }
         let request = HTTP2ServerRequest(
             method: stream.method, path: stream.path, authority: stream.authority, headers: stream.headers,
             body: stream.body, streamID: streamID, httpVersion: "2")
@@ -327,20 +378,30 @@ final class ServerSession: H2Connection {
     }
 
     private func submit(_ response: HTTP2ServerResponse, on streamID: Int32) {
-        guard let stream = streams[streamID], !stream.answered else { return }
+        guard let stream = stream(streamID), !stream.answered else { return }
         stream.answered = true
-        var fields: [(name: String, value: String, neverIndex: Bool)] = [(":status", String(response.status), false)]
-        for header in response.headers { fields.append((header.name, header.value, header.neverIndex)) }
-        if !response.body.isEmpty {
-            fields.append(("content-length", String(response.body.count), false))
+        let status = String(response.status)
+        let headers = response.headers
+        let hasBody = !response.body.isEmpty
+        let length = hasBody ? String(response.body.count) : ""
+        let count = 1 + headers.count + (hasBody ? 1 : 0)
+        let field: (Int) -> (name: String, value: String, neverIndex: Bool) = { index in
+            if index == 0 { return (":status", status, false) }
+            if index <= headers.count {
+                let header = headers[index - 1]
+                return (header.name, header.value, header.neverIndex)
+            }
+            return ("content-length", length, false)
+        }
+        if hasBody {
             let source = BodySource(response.body)
             stream.response = source
-            H2Connection.withNameValues(fields) { nva, count in
+            H2Connection.withNameValues(count, field) { nva, count in
                 var provider = H2Connection.dataProvider(for: source)
                 _ = nghttp2_submit_response(session, streamID, nva, count, &provider)
             }
         } else {
-            H2Connection.withNameValues(fields) { nva, count in
+            H2Connection.withNameValues(count, field) { nva, count in
                 _ = nghttp2_submit_response(session, streamID, nva, count, nil)
             }
         }

@@ -17,10 +17,10 @@ public struct HTTPHeader: Sendable, Equatable {
 }
 
 extension Array where Element == HTTPHeader {
-    /// The first value of a header, matched without case.
+    /// The first value of a header. `name` must be lowercase, as HTTP/2 field names are.
     public func value(of name: String) -> String? {
-        let lower = name.lowercased()
-        return first { $0.name == lower }?.value
+        for header in self where header.name == name { return header.value }
+        return nil
     }
 }
 

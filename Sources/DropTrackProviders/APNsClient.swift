@@ -176,8 +176,9 @@ public final class APNsClient: Sendable {
         completion: @escaping @Sendable (APNsSendResult) -> Void
     ) {
         let token: String
+        let authorization: String
         do {
-            token = try configuration.providerToken.current()
+            (token, authorization) = try configuration.providerToken.currentWithHeader()
         } catch {
             completion(
                 APNsSendResult(
@@ -185,7 +186,9 @@ public final class APNsClient: Sendable {
                     latency: .zero, attempts: number - 1))
             return
         }
-        var headers = [HTTPHeader("authorization", "bearer " + token)]
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(7)
+        headers.append(HTTPHeader("authorization", authorization))
         for header in push.headers { headers.append(HTTPHeader(header.name, header.value)) }
         let request = HTTP2Request(method: "POST", path: push.path, headers: headers, body: push.payload, neverIndexPath: true)
         let connection: HTTP2Client

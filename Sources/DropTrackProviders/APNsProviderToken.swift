@@ -22,7 +22,7 @@ public final class APNsProviderToken: Sendable {
     public let refreshInterval: TimeInterval
     private let key: PrivateKey
     private let clock: any WallClock
-    private let state = Mutex<(token: String, issuedAt: Date)?>(nil)
+    private let state = Mutex<(token: String, issuedAt: Date, header: String)?>(nil)
     private let mints = Atomic<Int>(0)
 
     /// Creates a token source.
@@ -50,17 +50,20 @@ public final class APNsProviderToken: Sendable {
     public var tokensMinted: Int { mints.load(ordering: .relaxed) }
 
     /// The token to send now: the cached one until `refreshInterval` has passed.
-    public func current() throws -> String {
+    public func current() throws -> String { try currentWithHeader().token }
+
+    /// The token and its `authorization` value (`bearer <token>`), built once per token.
+    public func currentWithHeader() throws -> (token: String, header: String) {
         let now = clock.now()
         return try state.withLock { state in
             if let existing = state, now.timeIntervalSince(existing.issuedAt) < refreshInterval,
                 now >= existing.issuedAt
             {
-                return existing.token
+                return (existing.token, existing.header)
             }
             let token = try mint(at: now)
-            state = (token, now)
-            return token
+            state = (token, now, "bearer " + token)
+            return (token, "bearer " + token)
         }
     }
 
@@ -77,7 +80,7 @@ public final class APNsProviderToken: Sendable {
             guard now.timeIntervalSince(existing.issuedAt) >= APNsProviderToken.minimumLifetime,
                 let token = try? mint(at: now)
             else { return false }
-            state = (token, now)
+            state = (token, now, "bearer " + token)
             return true
         }
     }

@@ -190,7 +190,12 @@ public struct APNsPush: Sendable {
 
     /// A non-empty, even-length string of hex digits.
     public static func isHexToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count % 2 == 0 && token.utf8.allSatisfy { $0.isHexDigit }
+        var token = token
+        return token.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count % 2 == 0 else { return false }
+            for byte in bytes where !byte.isHexDigit { return false }
+            return true
+        }
     }
 
     /// Base64 (standard alphabet, optional padding), as APNs channel ids are.

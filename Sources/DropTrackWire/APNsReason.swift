@@ -151,7 +151,8 @@ public enum APNsReason: Hashable, Sendable, CustomStringConvertible {
         case .missingDeviceToken: "the path has no device token"
         case .missingTopic: "apns-topic is missing"
         case .payloadEmpty: "the body is empty"
-        case .topicDisallowed: "pushing to this topic is not allowed (Live Activities need token auth, not a certificate)"
+        case .topicDisallowed:
+            "pushing to this topic is not allowed: the bundle id is not one of the key's team, or a certificate was used where Live Activities need token auth"
         case .badCertificate: "the client certificate is invalid"
         case .badCertificateEnvironment: "the client certificate is for the other environment"
         case .expiredProviderToken: "the provider token's iat is more than an hour old"

@@ -1,3 +1,4 @@
+import DropTrackContract
 import Foundation
 
 /// One APNs answer as a typed value: status, ids, reason, the 410 timestamp, and the remedy.
@@ -46,11 +47,11 @@ public struct APNsResult: Sendable, Equatable {
             remedy = .none
             return
         }
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        let reason = (object?["reason"] as? String).map(APNsReason.init(rawValue:)) ?? APNsResult.fallbackReason(status)
+        let object = body.first == UInt8(ascii: "{") ? try? JSONValue.parse(bytes: body) : nil
+        let reason = object?["reason"]?.stringValue.map(APNsReason.init(rawValue:)) ?? APNsResult.fallbackReason(status)
         self.reason = reason
-        if let millis = object?["timestamp"] as? NSNumber, status == 410 {
-            invalidatedAt = Date(timeIntervalSince1970: millis.doubleValue / 1000)
+        if let millis = object?["timestamp"]?.numberValue, status == 410 {
+            invalidatedAt = Date(timeIntervalSince1970: millis / 1000)
         }
         var remedy = reason.remedy(retryAfter: retryAfter)
         if reason == .badDeviceToken, let tokenEnvironment, let hostEnvironment, tokenEnvironment != hostEnvironment {

@@ -1,0 +1,160 @@
+import Foundation
+
+/// A usage mistake: printed to stderr with the command's usage, exit code 2.
+struct UsageError: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// A failure while running a command: printed to stderr, exit code 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// Parsed `--flag value`, `--flag=value` and bare `--switch` arguments. Every flag can also come
+/// from an environment variable: `--key-id` under prefix `DROPTRACK_APNS_` is `DROPTRACK_APNS_KEY_ID`.
+struct Arguments {
+    private var values: [String: String] = [:]
+    private var switches: Set<String> = []
+    private(set) var positional: [String] = []
+    let environmentPrefix: String
+    private let environment: [String: String]
+
+    /// Parses `arguments` against the flags a command knows; anything else is a usage error.
+    init(_ arguments: [String], valued: Set<String>, switches allowedSwitches: Set<String>, environmentPrefix: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.environmentPrefix = environmentPrefix
+        self.environment = environment
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-"), argument != "-" else {
+                positional.append(argument)
+                continue
+            }
+            var name = argument.hasPrefix("--") ? String(argument.dropFirst(2)) : String(argument.dropFirst())
+            var inline: String? = nil
+            if let equals = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if allowedSwitches.contains(name) {
+                guard inline == nil else { throw UsageError("--\(name) takes no value") }
+                switches.insert(name)
+            } else if valued.contains(name) {
+                if let inline {
+                    values[name] = inline
+                } else {
+                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
+                    values[name] = arguments[index]
+                    index += 1
+                }
+            } else {
+                let known = (valued.union(allowedSwitches)).sorted().map { "--\($0)" }.joined(separator: ", ")
+                throw UsageError("unknown option \(argument); known options: \(known)")
+            }
+        }
+    }
+
+    static func environmentName(prefix: String, flag: String) -> String {
+        prefix + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// The flag's value, from the command line or else the environment.
+    func value(_ name: String) -> String? {
+        values[name] ?? environment[Arguments.environmentName(prefix: environmentPrefix, flag: name)]
+    }
+
+    /// The value, or a usage error naming the flag and its variable.
+    func required(_ name: String) throws -> String {
+        guard let value = value(name), !value.isEmpty else {
+            throw UsageError("--\(name) is required (or set \(Arguments.environmentName(prefix: environmentPrefix, flag: name)))")
+        }
+        return value
+    }
+
+    /// An integer value, or a usage error naming the flag.
+    func integer(_ name: String) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text) else { throw UsageError("--\(name) must be a whole number, not '\(text)'") }
+        return number
+    }
+
+    /// A switch, from the command line or the environment (`1`, `true`, `yes`).
+    func flag(_ name: String) -> Bool {
+        if switches.contains(name) { return true }
+        let raw = environment[Arguments.environmentName(prefix: environmentPrefix, flag: name)]?.lowercased()
+        return raw == "1" || raw == "true" || raw == "yes"
+    }
+
+    /// Reads `JSON` or `@FILE`.
+    func jsonText(_ name: String) throws -> String? {
+        guard let raw = value(name) else { return nil }
+        guard raw.hasPrefix("@") else { return raw }
+        let path = String(raw.dropFirst())
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageError("--\(name): cannot read file \(path)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// One CLI command.
+protocol Command {
+    /// The words that select it, e.g. `["push", "apns"]`.
+    static var path: [String] { get }
+    /// One line for `droptrack --help`.
+    static var abstract: String { get }
+    /// The full `--help` text.
+    static var help: String { get }
+    /// Runs with the arguments after the command words; returns the exit code.
+    static func run(_ arguments: [String]) async throws -> Int32
+}
+
+/// Writes a line to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Blocks until SIGINT or SIGTERM.
+func waitForTerminationSignal() async {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let queue = DispatchQueue(label: "signals")
+        let once = OnceFlag()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                if once.claim() { continuation.resume() }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        SignalSourceKeeper.keep(sources)
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum SignalSourceKeeper {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    static func keep(_ new: [any DispatchSourceSignal]) { sources.append(contentsOf: new) }
+}
+
+/// True the first time only.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if done { return false }
+        done = true
+        return true
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what DropTrack needs on Debian 12 with the Swift toolchain, idempotently:
+# the C libraries it links, the reference tools its tests and benchmarks run beside it, and a
+# Python virtualenv (.venv) of independent peer clients. Safe to run again: it only installs what
+# is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  pkg-config libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev   # linked by droptrack
+  openssl ca-certificates nghttp2-client nghttp2-server                            # h2load and nghttpd references
+  python3-venv                                                                      # the peer-client virtualenv
+)
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON_TOOLS=(pyjwt cryptography aioapns)
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import jwt, cryptography, aioapns" 2>/dev/null; then
+  echo "installing Python peer clients: ${PYTHON_TOOLS[*]}" >&2
+  .venv/bin/pip install -q "${PYTHON_TOOLS[@]}"
+fi
