@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(ActivityKit)
-import ActivityKit
+    import ActivityKit
 #endif
 
 /// The DropTrack delivery tracker's Live Activity: the handbook's final design.

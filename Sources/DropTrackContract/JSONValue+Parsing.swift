@@ -227,7 +227,8 @@ struct JSONByteParser {
                 case UInt8(ascii: "u"):
                     var code = try parseHex4()
                     if (0xD800...0xDBFF).contains(code) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
                         else { throw error("unpaired surrogate") }
                         index += 2
                         let low = try parseHex4()
@@ -280,7 +281,11 @@ struct JSONByteParser {
         } else {
             var digits = 0
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
-                if digits < 18 { integer = integer * 10 + Int64(bytes[index] - UInt8(ascii: "0")) } else { simple = false }
+                if digits < 18 {
+                    integer = integer * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                } else {
+                    simple = false
+                }
                 digits += 1
                 index += 1
             }
@@ -296,7 +301,9 @@ struct JSONByteParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             simple = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
                 throw error("expected an exponent")
             }
@@ -333,7 +340,9 @@ public struct APSSummary: Sendable, Equatable {
                         defer { parser.objectMembers = outerMembers }
                         try parser.expectObjectStart()
                         while let member = try parser.nextKey() {
-                            if member.elementsEqual("event".utf8), case .string(let value) = try parser.parseValue(depth: 2) {
+                            if member.elementsEqual("event".utf8),
+                                case .string(let value) = try parser.parseValue(depth: 2)
+                            {
                                 summary.event = value
                             } else if member.elementsEqual("timestamp".utf8),
                                 case .number(let value) = try parser.parseValue(depth: 2)
@@ -447,7 +456,11 @@ extension JSONByteParser {
                     index += 1
                     return
                 }
-                if byte == UInt8(ascii: "\\") { index += 1 } else if byte < 0x20 { throw error("control character in a string") }
+                if byte == UInt8(ascii: "\\") {
+                    index += 1
+                } else if byte < 0x20 {
+                    throw error("control character in a string")
+                }
                 index += 1
             }
             throw error("unterminated string")
@@ -462,9 +475,12 @@ extension JSONByteParser {
     private mutating func skipNumber() throws(JSONSyntaxError) {
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits(_ parser: inout JSONByteParser) throws(JSONSyntaxError) {
-            guard parser.index < parser.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
+            guard parser.index < parser.bytes.count,
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
             else { throw parser.error("expected a digit") }
-            while parser.index < parser.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index]) {
+            while parser.index < parser.bytes.count,
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
+            {
                 parser.index += 1
             }
         }
@@ -475,7 +491,9 @@ extension JSONByteParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             try digits(&self)
         }
     }

@@ -11,7 +11,9 @@ public struct LiveActivityContract: Sendable {
     private let decodeContentStateBody: @Sendable (Data) throws -> [Date]
 
     /// The contract of an `ActivityAttributes` type.
-    public init<Attributes: ActivityAttributes & SendableMetatype>(_ type: Attributes.Type, attributesType: String? = nil)
+    public init<Attributes: ActivityAttributes & SendableMetatype>(
+        _ type: Attributes.Type, attributesType: String? = nil
+    )
     where Attributes.ContentState: SendableMetatype {
         self.attributesType = attributesType ?? String(describing: type)
         decodeAttributesBody = { data in
@@ -23,7 +25,8 @@ public struct LiveActivityContract: Sendable {
     }
 
     /// The DropTrack delivery contract.
-    public static let delivery = LiveActivityContract(DeliveryAttributes.self, attributesType: DeliveryAttributes.typeName)
+    public static let delivery = LiveActivityContract(
+        DeliveryAttributes.self, attributesType: DeliveryAttributes.typeName)
 
     /// The outcome of decoding like the device.
     public enum Verdict: Sendable, Equatable {
@@ -61,7 +64,8 @@ public struct LiveActivityContract: Sendable {
             return .fails(reason: "required key '\(full)' is missing", keyPath: full)
         case .typeMismatch(let type, let context):
             let at = path(context.codingPath)
-            return .fails(reason: "'\(at ?? "value")' has the wrong JSON type (expected \(describeType(type)))", keyPath: at)
+            return .fails(
+                reason: "'\(at ?? "value")' has the wrong JSON type (expected \(describeType(type)))", keyPath: at)
         case .valueNotFound(let type, let context):
             let at = path(context.codingPath)
             return .fails(reason: "'\(at ?? "value")' is null but must be \(describeType(type))", keyPath: at)

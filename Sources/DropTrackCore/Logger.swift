@@ -106,7 +106,9 @@ public struct JSONLinesLogHandler: LogHandler {
         object["time"] = entry.time.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         object["level"] = entry.level.description
         object["msg"] = entry.message
-        guard var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        guard
+            var data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         data.append(0x0a)
         FileHandle.standardError.write(data)
@@ -124,4 +126,3 @@ public final class InMemoryLogHandler: LogHandler {
     /// Every line logged so far.
     public var entries: [LogEntry] { stored.withLock { $0 } }
 }
-

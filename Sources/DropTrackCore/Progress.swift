@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Shows progress of long CLI work: on a terminal one line redrawn in place (count, rate, ETA);

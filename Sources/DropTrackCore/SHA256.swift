@@ -21,7 +21,9 @@ public enum SHA256 {
         let bitLength = UInt64(message.count) &* 8
         data.append(0x80)
         while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             data.withUnsafeBufferPointer { bytes in
@@ -69,7 +71,11 @@ public enum SHA256 {
         }
         var out: [UInt8] = []
         out.reserveCapacity(32)
-        for word in h { for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) } }
+        for word in h {
+            for shift in stride(from: 24, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: word >> UInt32(shift)))
+            }
+        }
         return out
     }
 

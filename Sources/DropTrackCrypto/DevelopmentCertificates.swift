@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// A throwaway certificate authority and a server certificate it signed, for running the
 /// emulators over real TLS on loopback. Never for production.
@@ -70,7 +70,8 @@ public struct DevelopmentCertificates: Sendable {
         for (nid, value) in extensions {
             guard let ext = X509V3_EXT_conf_nid(nil, &context, nid, value) else {
                 X509_free(cert)
-                throw CryptoError(.generationFailed, "bad certificate extension \(value): \(CryptoError.openSSLQueue())")
+                throw CryptoError(
+                    .generationFailed, "bad certificate extension \(value): \(CryptoError.openSSLQueue())")
             }
             X509_add_ext(cert, ext, -1)
             X509_EXTENSION_free(ext)

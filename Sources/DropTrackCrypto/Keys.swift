@@ -1,5 +1,5 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 /// The two key algorithms the push providers use.
 public enum KeyAlgorithm: Sendable, Equatable {
@@ -109,7 +109,8 @@ public struct PrivateKey: Sendable {
             throw CryptoError(.generationFailed, "keygen init failed: \(CryptoError.openSSLQueue())")
         }
         let configured =
-            algorithm == .es256 ? EVP_PKEY_CTX_set_group_name(ctx, "P-256") : EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048)
+            algorithm == .es256
+            ? EVP_PKEY_CTX_set_group_name(ctx, "P-256") : EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, 2048)
         guard configured == 1 else {
             throw CryptoError(.generationFailed, "keygen parameters failed: \(CryptoError.openSSLQueue())")
         }
@@ -180,7 +181,8 @@ public struct PublicKey: Sendable {
     /// Reads a public key file, naming it in errors.
     public init(pemFile path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CryptoError(.unreadableFile, "cannot read public key file \(path): check the path and its permissions")
+            throw CryptoError(
+                .unreadableFile, "cannot read public key file \(path): check the path and its permissions")
         }
         try self.init(pem: data, source: "public key file \(path)")
     }

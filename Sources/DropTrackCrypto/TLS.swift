@@ -1,8 +1,8 @@
-import Foundation
 internal import COpenSSL
+import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TLS configuration shared by many connections: TLS 1.2 or later, ALPN, and (for clients)

@@ -147,6 +147,9 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     /// The bound port, once started.
     public var port: Int { server.withLock { $0?.port ?? 0 } }
 
+    /// PING frames received (clients' keep-alives).
+    public var pingsReceived: Int { server.withLock { $0?.pingsReceived ?? 0 } }
+
     // MARK: Control, in-process
 
     /// Registers a device token, as a simulated device does when its app registers.
@@ -161,7 +164,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     public func markTokenDead(_ token: String, reason: APNsReason = .unregistered) {
         let now = clock.now()
         state.withLock { state in
-            var entry = state.tokens[token.lowercased()]?.registration ?? EmulatedToken(environment: configuration.environment)
+            var entry =
+                state.tokens[token.lowercased()]?.registration ?? EmulatedToken(environment: configuration.environment)
             entry.dead = (reason, now)
             state.tokens[token.lowercased(), default: TokenState()].registration = entry
         }
@@ -291,7 +295,6 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             self.headers = APNsHeaderSet(request.headers)
         }
 
-
     }
 
     private func route(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
@@ -368,7 +371,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             broadcast: false,
             context: .init(
                 now: exchange.now, lastTimestamp: lastTimestamp,
-                contract: known?.attributesType.flatMap { configuration.contracts[$0] }, contracts: configuration.contracts,
+                contract: known?.attributesType.flatMap { configuration.contracts[$0] },
+                contracts: configuration.contracts,
                 activityEnded: ended))
         return accept(&exchange, token: token, bundleID: bundle)
     }
@@ -380,9 +384,15 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         return topic.withUTF8 { bytes in
             suffix.withUTF8 { suffixBytes in
                 guard bytes.count > suffixBytes.count,
-                    memcmp(bytes.baseAddress! + bytes.count - suffixBytes.count, suffixBytes.baseAddress!, suffixBytes.count) == 0
+                    memcmp(
+                        bytes.baseAddress! + bytes.count - suffixBytes.count, suffixBytes.baseAddress!,
+                        suffixBytes.count) == 0
                 else { return (String(decoding: bytes, as: UTF8.self), false) }
-                return (String(decoding: UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - suffixBytes.count)]), as: UTF8.self), true)
+                return (
+                    String(
+                        decoding: UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - suffixBytes.count)]),
+                        as: UTF8.self), true
+                )
             }
         }
     }
@@ -409,14 +419,19 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             token: token, channelID: exchange.channelID, bundleID: bundleID, payload: exchange.request.body,
             priority: exchange.priority ?? 10, apnsID: apnsID, acceptedAt: exchange.now)
         // Ids differ on every answer: keeping them out of HPACK's dynamic table saves churn.
-        var headers = [HTTPHeader(exchange.kind == "broadcast" ? "apns-request-id" : "apns-id", apnsID, neverIndex: true)]
+        var headers = [
+            HTTPHeader(exchange.kind == "broadcast" ? "apns-request-id" : "apns-id", apnsID, neverIndex: true)
+        ]
         if configuration.environment == .sandbox && exchange.kind == "device" {
             headers.append(HTTPHeader("apns-unique-id", ids.next(), neverIndex: true))
         }
         return delayed(exchange, .respond(HTTP2ServerResponse(status: 200, headers: headers)))
     }
 
-    private func reject(_ exchange: inout Exchange, _ reason: APNsReason, invalidatedAt: Date? = nil, retryAfter: Int? = nil, note: String? = nil) -> HTTP2ServerAction {
+    private func reject(
+        _ exchange: inout Exchange, _ reason: APNsReason, invalidatedAt: Date? = nil, retryAfter: Int? = nil,
+        note: String? = nil
+    ) -> HTTP2ServerAction {
         exchange.status = reason.status
         exchange.reason = reason
         let apnsID = exchange.apnsID ?? ids.next()
@@ -429,7 +444,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             HTTPHeader("content-type", "application/json"),
         ]
         if let retryAfter { headers.append(HTTPHeader("retry-after", String(retryAfter))) }
-        return delayed(exchange, .respond(HTTP2ServerResponse(status: reason.status, headers: headers, body: Array(body.utf8))))
+        return delayed(
+            exchange, .respond(HTTP2ServerResponse(status: reason.status, headers: headers, body: Array(body.utf8))))
     }
 
     /// Wraps the answer in a `delay` fault when one fired.
@@ -486,7 +502,9 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             issuedAt = auth.lastIssuedAt
         } else {
             let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return reject(&exchange, .invalidProviderToken) }
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                return reject(&exchange, .invalidProviderToken)
+            }
             jwt = String(parts[1])
             if let cached = state.withLock({ $0.verified[jwt] }) {
                 issuedAt = cached
@@ -522,7 +540,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     private func verify(_ jwt: String) -> Int64? {
         guard let parts = JWS.parse(jwt),
             let header = try? JSONValue.parse(parts.header), let claims = try? JSONValue.parse(parts.claims),
-            header["alg"]?.stringValue == "ES256", let kid = header["kid"]?.stringValue, let key = configuration.keys[kid],
+            header["alg"]?.stringValue == "ES256", let kid = header["kid"]?.stringValue,
+            let key = configuration.keys[kid],
             claims["iss"]?.stringValue == configuration.teamID
         else { return nil }
         // APNSwift and kalyke send iat as a numeric string, and APNs accepts it.
@@ -555,7 +574,9 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         guard let channelID = exchange.channelID else { return reject(&exchange, .missingChannelId) }
         guard APNsPush.isBase64ChannelID(channelID) else { return reject(&exchange, .badChannelId) }
         let channel = state.withLock { $0.channels[channelID] }
-        guard let channel, !channel.deleted, channel.bundleID == bundle else { return reject(&exchange, .channelNotRegistered) }
+        guard let channel, !channel.deleted, channel.bundleID == bundle else {
+            return reject(&exchange, .channelNotRegistered)
+        }
         guard let priority = Int(exchange.headers.priority ?? "10"), [1, 5, 10].contains(priority) else {
             return reject(&exchange, .badPriority)
         }
@@ -569,14 +590,19 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         let summary = APSSummary(scanning: request.body)
         exchange.event = summary.event
         exchange.timestamp = summary.timestamp.map { Int64($0) }
-        exchange.lint = LintInput(broadcast: true, context: .init(now: exchange.now, contracts: configuration.contracts))
+        exchange.lint = LintInput(
+            broadcast: true, context: .init(now: exchange.now, contracts: configuration.contracts))
         return accept(&exchange, token: nil, bundleID: bundle)
     }
 
-    private func channelManagement(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
+    private func channelManagement(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext)
+        -> HTTP2ServerAction
+    {
         let request = exchange.request
         let rest = request.path.dropFirst("/1/apps/".count).split(separator: "/")
-        guard rest.count == 2, rest[1] == "channels" || rest[1] == "all-channels" else { return reject(&exchange, .badPath) }
+        guard rest.count == 2, rest[1] == "channels" || rest[1] == "all-channels" else {
+            return reject(&exchange, .badPath)
+        }
         let bundle = String(rest[0])
         exchange.bundleID = bundle
         exchange.channelID = exchange.headers.channelID
@@ -595,7 +621,9 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             }
             exchange.status = 200
             let body = JSONValue.object(["channels": .array(ids.map { .string($0) })]).encoded()
-            return .respond(HTTP2ServerResponse(status: 200, headers: [HTTPHeader("apns-request-id", requestID)], body: Array(body)))
+            return .respond(
+                HTTP2ServerResponse(status: 200, headers: [HTTPHeader("apns-request-id", requestID)], body: Array(body))
+            )
         }
         switch request.method {
         case "POST":
@@ -603,7 +631,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
                 return reject(&exchange, .badRequestPayload)
             }
             guard Set(object.keys).isSubset(of: ["message-storage-policy", "push-type"]),
-                let raw = object["message-storage-policy"]?.numberValue, let policy = MessageStoragePolicy(rawValue: Int(raw)),
+                let raw = object["message-storage-policy"]?.numberValue,
+                let policy = MessageStoragePolicy(rawValue: Int(raw)),
                 let pushType = object["push-type"]?.stringValue
             else { return reject(&exchange, .badRequestParams) }
             guard pushType.lowercased() == "liveactivity" else { return reject(&exchange, .invalidPushType) }
@@ -621,12 +650,15 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             exchange.channelID = id
             return .respond(
                 HTTP2ServerResponse(
-                    status: 201, headers: [HTTPHeader("apns-request-id", requestID), HTTPHeader("apns-channel-id", id)]))
+                    status: 201, headers: [HTTPHeader("apns-request-id", requestID), HTTPHeader("apns-channel-id", id)])
+            )
         case "GET", "DELETE":
             guard let id = exchange.channelID else { return reject(&exchange, .missingChannelId) }
             guard APNsPush.isBase64ChannelID(id) else { return reject(&exchange, .badChannelId) }
             let channel = state.withLock { $0.channels[id] }
-            guard let channel, !channel.deleted, channel.bundleID == bundle else { return reject(&exchange, .channelNotRegistered) }
+            guard let channel, !channel.deleted, channel.bundleID == bundle else {
+                return reject(&exchange, .channelNotRegistered)
+            }
             if request.method == "DELETE" {
                 state.withLock { $0.channels[id]?.deleted = true }
                 exchange.status = 204
@@ -635,7 +667,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             exchange.status = 200
             let body = #"{"message-storage-policy":\#(channel.policy.rawValue),"push-type":"LiveActivity"}"#
             return .respond(
-                HTTP2ServerResponse(status: 200, headers: [HTTPHeader("apns-request-id", requestID)], body: Array(body.utf8)))
+                HTTP2ServerResponse(
+                    status: 200, headers: [HTTPHeader("apns-request-id", requestID)], body: Array(body.utf8)))
         default:
             return reject(&exchange, .methodNotAllowed)
         }
@@ -653,8 +686,10 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             state.statusCounts[exchange.status, default: 0] += 1
             if let reasonKey { state.reasonCounts[reasonKey, default: 0] += 1 }
             let record = APNsEmulatorRecord(
-                sequence: state.sequence, receivedAt: exchange.now, connection: exchange.connection, kind: exchange.kind,
-                method: exchange.request.method, channelID: exchange.channelID, headers: headers, status: exchange.status,
+                sequence: state.sequence, receivedAt: exchange.now, connection: exchange.connection,
+                kind: exchange.kind,
+                method: exchange.request.method, channelID: exchange.channelID, headers: headers,
+                status: exchange.status,
                 reason: exchange.reason?.rawValue, apnsID: exchange.apnsID, priority: exchange.priority,
                 event: exchange.event, timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token,
                 body: exchange.request.body, lint: exchange.status == 200 ? exchange.lint : nil)
@@ -662,7 +697,8 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             if accepted, let token = exchange.token {
                 let stamp = exchange.timestamp ?? 0
                 // The device keeps the newest by timestamp; an older push does not replace it.
-                state.tokens[token, default: TokenState()].accept(record, timestamp: stamp, isEnd: exchange.event == "end")
+                state.tokens[token, default: TokenState()].accept(
+                    record, timestamp: stamp, isEnd: exchange.event == "end")
             }
         }
         if let delivery = exchange.delivery {

@@ -58,7 +58,8 @@ public struct APNsEmulatorRecord: Sendable, Encodable {
     public var findings: [LintFinding] { lint?.findings(for: body) ?? [] }
 
     enum CodingKeys: String, CodingKey {
-        case sequence, receivedAt, connection, kind, method, tokenFingerprint, channelID, headers, status, reason, apnsID
+        case sequence, receivedAt, connection, kind, method, tokenFingerprint, channelID, headers, status, reason,
+            apnsID
         case priority, event, timestamp, payload, payloadBytes, findings, fault
     }
 
@@ -94,7 +95,8 @@ struct LintInput: Sendable {
         guard let payload = try? JSONValue.parse(bytes: body) else {
             return [
                 LintFinding(
-                    trap: "DT-023", severity: .error, field: "payload", message: "the body is not JSON; the device drops it",
+                    trap: "DT-023", severity: .error, field: "payload",
+                    message: "the body is not JSON; the device drops it",
                     fix: "send a JSON object")
             ]
         }
@@ -102,7 +104,8 @@ struct LintInput: Sendable {
         if broadcast && payload["aps"]?["event"]?.stringValue == "start" {
             findings.append(
                 LintFinding(
-                    trap: "DT-032", severity: .error, field: "aps.event", message: "a broadcast cannot start an activity",
+                    trap: "DT-032", severity: .error, field: "aps.event",
+                    message: "a broadcast cannot start an activity",
                     fix: "start with push-to-start carrying input-push-channel"))
         }
         return findings
@@ -137,7 +140,9 @@ public struct EmulatedToken: Sendable {
     /// Set when the token is dead: the reason answered and since when.
     public var dead: (reason: APNsReason, since: Date)?
 
-    public init(environment: APNsEnvironment, attributesType: String? = nil, dead: (reason: APNsReason, since: Date)? = nil) {
+    public init(
+        environment: APNsEnvironment, attributesType: String? = nil, dead: (reason: APNsReason, since: Date)? = nil
+    ) {
         self.environment = environment
         self.attributesType = attributesType
         self.dead = dead

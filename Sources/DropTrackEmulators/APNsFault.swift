@@ -78,7 +78,9 @@ public struct APNsFaultScript: Codable, Sendable {
         do {
             return try JSONDecoder().decode(APNsFaultScript.self, from: data)
         } catch let error as DecodingError {
-            throw EmulatorError("faults file \(path): \(EmulatorError.describe(error)); kinds are \(APNsFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw EmulatorError(
+                "faults file \(path): \(EmulatorError.describe(error)); kinds are \(APNsFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
     }
 }

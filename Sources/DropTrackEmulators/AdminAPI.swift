@@ -1,6 +1,6 @@
 import DropTrackContract
-import DropTrackHTTP2
 import DropTrackCore
+import DropTrackHTTP2
 import DropTrackWire
 import Foundation
 
@@ -24,7 +24,8 @@ enum AdminAPI {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return HTTP2ServerResponse(status: status, headers: [HTTPHeader("content-type", "application/json")], body: Array(body))
+        return HTTP2ServerResponse(
+            status: status, headers: [HTTPHeader("content-type", "application/json")], body: Array(body))
     }
 
     static func error(_ status: Int, _ message: String) -> HTTP2ServerResponse {
@@ -62,17 +63,24 @@ extension APNsEmulator {
             return AdminAPI.noContent
         case ("GET", "/_emulator/latest"):
             guard let token = query["token"] else { return AdminAPI.error(400, "give ?token=HEX") }
-            guard let record = latestAccepted(forToken: token) else { return AdminAPI.error(404, "no accepted push for that token") }
+            guard let record = latestAccepted(forToken: token) else {
+                return AdminAPI.error(404, "no accepted push for that token")
+            }
             return AdminAPI.json(record)
         case ("GET", "/_emulator/stats"):
             return AdminAPI.json(Stats(requests: requestCount, statuses: statusCounts, channels: channelIDs.count))
         case ("POST", "/_emulator/tokens"):
             guard let body = try? JSONDecoder().decode(TokenRegistration.self, from: Data(request.body)) else {
-                return AdminAPI.error(400, "body must be {\"token\": HEX, \"environment\": \"sandbox\"|\"production\", \"attributesType\"?: NAME, \"dead\"?: \"Unregistered\"|\"ExpiredToken\"}")
+                return AdminAPI.error(
+                    400,
+                    "body must be {\"token\": HEX, \"environment\": \"sandbox\"|\"production\", \"attributesType\"?: NAME, \"dead\"?: \"Unregistered\"|\"ExpiredToken\"}"
+                )
             }
             let environment = body.environment.flatMap { APNsEnvironment(name: $0) } ?? configuration.environment
             registerToken(body.token, environment: environment, attributesType: body.attributesType)
-            if let dead = body.dead { markTokenDead(body.token, reason: dead == "ExpiredToken" ? .expiredToken : .unregistered) }
+            if let dead = body.dead {
+                markTokenDead(body.token, reason: dead == "ExpiredToken" ? .expiredToken : .unregistered)
+            }
             return AdminAPI.noContent
         case ("PUT", "/_emulator/faults"), ("POST", "/_emulator/faults"):
             do {

@@ -1,9 +1,9 @@
+internal import CNGHTTP2
 import DropTrackCrypto
 import Foundation
-internal import CNGHTTP2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bytes of one outgoing body, handed to nghttp2's data provider.
@@ -76,6 +76,7 @@ class H2Connection {
     func onGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {}
     func onSettings() {}
     func onPingAck() {}
+    func onPing() {}
     func onStreamClose(streamID: Int32, errorCode: UInt32) {}
 
     // MARK: The loop.
@@ -133,7 +134,9 @@ class H2Connection {
         }
         self.session = session
         if !initialInput.isEmpty {
-            let consumed = initialInput.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+            let consumed = initialInput.withUnsafeBufferPointer {
+                nghttp2_session_mem_recv(session, $0.baseAddress, $0.count)
+            }
             initialInput = []
             if consumed < 0 {
                 finish("HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(consumed))))")
@@ -252,7 +255,9 @@ class H2Connection {
             while outBuffer.count < 64 * 1024 {
                 var chunk: UnsafePointer<UInt8>? = nil
                 let length = nghttp2_session_mem_send(session, &chunk)
-                if length < 0 { return .failed("HTTP/2 send error: \(String(cString: nghttp2_strerror(Int32(length))))") }
+                if length < 0 {
+                    return .failed("HTTP/2 send error: \(String(cString: nghttp2_strerror(Int32(length))))")
+                }
                 if length == 0 { break }
                 outBuffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
             }
@@ -301,7 +306,8 @@ class H2Connection {
                     let value = copy(field.value)
                     nva[index] = nghttp2_nv(
                         name: base + name.0, value: base + value.0, namelen: name.1, valuelen: value.1,
-                        flags: UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
+                        flags: UInt8(
+                            field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
                 }
                 return body(UnsafePointer(nva.baseAddress!), fields.count)
             }
@@ -317,7 +323,9 @@ class H2Connection {
 }
 
 private let readBody: nghttp2_data_source_read_callback = { _, _, buffer, length, flags, source, _ in
-    guard let pointer = source?.pointee.ptr, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    guard let pointer = source?.pointee.ptr, let buffer, let flags else {
+        return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+    }
     let body = Unmanaged<BodySource>.fromOpaque(pointer).takeUnretainedValue()
     let count = min(length, body.bytes.count - body.offset)
     if count > 0 {
@@ -382,14 +390,15 @@ private let onFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData i
     case NGHTTP2_DATA.rawValue:
         if endStream { owner.onDataComplete(streamID: cnghttp2_frame_stream_id(frame)) }
     case NGHTTP2_GOAWAY.rawValue:
-        let data = Array(UnsafeBufferPointer(start: cnghttp2_goaway_data(frame), count: cnghttp2_goaway_data_len(frame)))
+        let data = Array(
+            UnsafeBufferPointer(start: cnghttp2_goaway_data(frame), count: cnghttp2_goaway_data_len(frame)))
         owner.onGoAway(
             lastStreamID: cnghttp2_goaway_last_stream_id(frame), errorCode: cnghttp2_goaway_error_code(frame),
             debugData: data)
     case NGHTTP2_SETTINGS.rawValue:
         if cnghttp2_frame_flags(frame) & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.onSettings() }
     case NGHTTP2_PING.rawValue:
-        if cnghttp2_ping_is_ack(frame) != 0 { owner.onPingAck() }
+        if cnghttp2_ping_is_ack(frame) != 0 { owner.onPingAck() } else { owner.onPing() }
     default: break
     }
     return 0

@@ -2,7 +2,7 @@ import DropTrackCrypto
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Serves HTTP/1.1 on a TLS connection whose client did not offer h2, through the same handler.
@@ -37,7 +37,8 @@ struct HTTP1Fallback {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 headers.append(
                     HTTPHeader(
-                        line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                        line[..<colon].lowercased(),
+                        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             }
             if headers.value(of: "transfer-encoding") != nil {
                 write(HTTP2ServerResponse(status: 411, body: Array("send a Content-Length body".utf8)), close: true)
@@ -54,7 +55,8 @@ struct HTTP1Fallback {
             let body = Array(buffer[..<length])
             buffer.removeSubrange(..<length)
             let request = HTTP2ServerRequest(
-                method: String(requestLine[0]), path: String(requestLine[1]), authority: headers.value(of: "host") ?? "",
+                method: String(requestLine[0]), path: String(requestLine[1]),
+                authority: headers.value(of: "host") ?? "",
                 headers: headers.filter { $0.name != "host" && $0.name != "content-length" && $0.name != "connection" },
                 body: body, streamID: counter, httpVersion: "1.1")
             counter += 2
@@ -62,7 +64,8 @@ struct HTTP1Fallback {
             switch handler.handle(request, context: context) {
             case .respond(let response): write(response, close: closeAfter)
             case .respondAfter(let delay, let response):
-                Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+                Thread.sleep(
+                    forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
                 write(response, close: closeAfter)
             case .goAway, .resetStream: return
             case .resetConnection:

@@ -36,7 +36,8 @@ public final class HTTP2Client: Sendable {
 
         /// Creates a configuration; every field but the origin has a default.
         public init(
-            host: String, port: Int, serverName: String? = nil, maxConnections: Int = 4, assumedInitialStreams: Int = 100,
+            host: String, port: Int, serverName: String? = nil, maxConnections: Int = 4,
+            assumedInitialStreams: Int = 100,
             connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(10),
             pingInterval: Duration = .seconds(60), pingTimeout: Duration = .seconds(10),
             reconnectDelay: Duration = .milliseconds(100), maxReconnectDelay: Duration = .seconds(10)
@@ -87,6 +88,10 @@ public final class HTTP2Client: Sendable {
     /// Connections currently open or opening.
     public var openConnections: Int { state.withLock { $0.handles.count } }
 
+    /// The stream limit the pool counts on for each open connection: the server's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` once a response has proved it.
+    public var streamLimits: [Int] { state.withLock { $0.handles.map { $0.capacity.load(ordering: .relaxed) } } }
+
     /// Sends a request and calls `completion` (on a connection thread) with the response or error.
     public func execute(
         _ request: HTTP2Request, timeout: Duration? = nil,
@@ -97,7 +102,9 @@ public final class HTTP2Client: Sendable {
     }
 
     /// Sends a request and waits for the response.
-    public func execute(_ request: HTTP2Request, timeout: Duration? = nil) async throws(HTTP2ClientError) -> HTTP2Response {
+    public func execute(_ request: HTTP2Request, timeout: Duration? = nil) async throws(HTTP2ClientError)
+        -> HTTP2Response
+    {
         let result: Result<HTTP2Response, HTTP2ClientError> = await withCheckedContinuation { continuation in
             execute(request, timeout: timeout) { continuation.resume(returning: $0) }
         }
@@ -159,7 +166,9 @@ public final class HTTP2Client: Sendable {
                     }
                     state.nextID += 1
                     state.connectionsOpened += 1
-                    guard let handle = try? ClientConnectionHandle(id: state.nextID, assumedCapacity: configuration.assumedInitialStreams)
+                    guard
+                        let handle = try? ClientConnectionHandle(
+                            id: state.nextID, assumedCapacity: configuration.assumedInitialStreams)
                     else { return .fail(HTTP2ClientError(.connectFailed, "cannot create an eventfd")) }
                     state.handles.append(handle)
                     return .open(handle)
@@ -200,8 +209,10 @@ public final class HTTP2Client: Sendable {
                 if pending.deadline <= now {
                     let message = lastError.map { "no connection before the deadline; last attempt: \($0.message)" }
                     pending.completion(
-                        .failure(lastError.map { HTTP2ClientError($0.code, message ?? $0.message, unprocessed: true) }
-                            ?? HTTP2ClientError(.deadlineExceeded, "no connection before the deadline", unprocessed: true)))
+                        .failure(
+                            lastError.map { HTTP2ClientError($0.code, message ?? $0.message, unprocessed: true) }
+                                ?? HTTP2ClientError(
+                                    .deadlineExceeded, "no connection before the deadline", unprocessed: true)))
                 } else {
                     dispatch(pending)
                 }
@@ -213,7 +224,8 @@ public final class HTTP2Client: Sendable {
         let now = ContinuousClock.now
         for pending in requests {
             if pending.deadline <= now {
-                pending.completion(.failure(HTTP2ClientError(.deadlineExceeded, "no response before the deadline", unprocessed: true)))
+                pending.completion(
+                    .failure(HTTP2ClientError(.deadlineExceeded, "no response before the deadline", unprocessed: true)))
             } else {
                 dispatch(pending)
             }
@@ -253,7 +265,8 @@ public final class HTTP2Client: Sendable {
             let serverName = configuration.serverName ?? configuration.host
             let fd: Int32
             do {
-                fd = try Socket.connect(host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
+                fd = try Socket.connect(
+                    host: configuration.host, port: configuration.port, timeout: configuration.connectTimeout)
             } catch {
                 self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(error)", unprocessed: true))
                 return
@@ -272,14 +285,20 @@ public final class HTTP2Client: Sendable {
                 configuration: configuration)
             if let failure = session.handshake(timeout: configuration.connectTimeout) {
                 session.closeSocket()
-                self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(configuration.host):\(configuration.port): \(failure)", unprocessed: true))
+                self?.connectionFailed(
+                    handle,
+                    HTTP2ClientError(
+                        .connectFailed, "\(configuration.host):\(configuration.port): \(failure)", unprocessed: true))
                 return
             }
             guard session.tls.negotiatedProtocol == "h2" else {
                 session.closeSocket()
                 self?.connectionFailed(
                     handle,
-                    HTTP2ClientError(.protocolNotNegotiated, "\(configuration.host):\(configuration.port) did not agree to HTTP/2 (ALPN h2)", unprocessed: true))
+                    HTTP2ClientError(
+                        .protocolNotNegotiated,
+                        "\(configuration.host):\(configuration.port) did not agree to HTTP/2 (ALPN h2)",
+                        unprocessed: true))
                 return
             }
             self?.logger.debug("http2.connected", ["connection": String(handle.id)])

@@ -1,11 +1,11 @@
+internal import CNGHTTP2
 import DropTrackCrypto
 import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-internal import CNGHTTP2
 
 /// A request waiting for, or travelling on, a connection.
 struct PendingRequest: Sendable {
@@ -193,7 +193,9 @@ final class ClientSession: H2Connection {
             (":path", pending.request.path, pending.request.neverIndexPath),
         ]
         for header in pending.request.headers { fields.append((header.name, header.value, header.neverIndex)) }
-        if !pending.request.body.isEmpty { fields.append(("content-length", String(pending.request.body.count), false)) }
+        if !pending.request.body.isEmpty {
+            fields.append(("content-length", String(pending.request.body.count), false))
+        }
         let streamID: Int32 = H2Connection.withNameValues(fields) { nva, count in
             if let body = stream.body {
                 var provider = H2Connection.dataProvider(for: body)
@@ -202,7 +204,12 @@ final class ClientSession: H2Connection {
             return nghttp2_submit_request(session, nil, nva, count, nil, nil)
         }
         if streamID < 0 {
-            complete(stream, .failure(HTTP2ClientError(.streamReset, "cannot open a stream: \(String(cString: nghttp2_strerror(streamID)))", unprocessed: true)))
+            complete(
+                stream,
+                .failure(
+                    HTTP2ClientError(
+                        .streamReset, "cannot open a stream: \(String(cString: nghttp2_strerror(streamID)))",
+                        unprocessed: true)))
             return
         }
         streams[streamID] = stream
@@ -221,7 +228,8 @@ final class ClientSession: H2Connection {
         if name.count == 7 && name.elementsEqual(":status".utf8) {
             stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
         } else if name.first != UInt8(ascii: ":") {
-            stream.headers.append(HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            stream.headers.append(
+                HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
     }
 
@@ -243,7 +251,9 @@ final class ClientSession: H2Connection {
                 sawResponse = true
                 handle.capacity.store(max(1, remoteMaxStreams), ordering: .relaxed)
             }
-            complete(stream, .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody)))
+            complete(
+                stream,
+                .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody)))
         } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             // The server did not process it (RFC 9113 §8.7): send it again elsewhere, deadline unchanged.
             if !stream.completed {
@@ -252,7 +262,9 @@ final class ClientSession: H2Connection {
                 events.unprocessed([stream.pending])
             }
         } else {
-            complete(stream, .failure(HTTP2ClientError(.streamReset, "the server reset the stream (HTTP/2 error \(errorCode))")))
+            complete(
+                stream,
+                .failure(HTTP2ClientError(.streamReset, "the server reset the stream (HTTP/2 error \(errorCode))")))
         }
     }
 
@@ -318,7 +330,10 @@ final class ClientSession: H2Connection {
             for pending in waiting[waitingHead...] {
                 if pending.deadline <= now {
                     handle.load.subtract(1, ordering: .relaxed)
-                    pending.completion(.failure(HTTP2ClientError(.deadlineExceeded, "no free stream before the deadline", unprocessed: true)))
+                    pending.completion(
+                        .failure(
+                            HTTP2ClientError(.deadlineExceeded, "no free stream before the deadline", unprocessed: true)
+                        ))
                 } else {
                     kept.append(pending)
                 }
@@ -341,7 +356,10 @@ final class ClientSession: H2Connection {
                 stream.completed = true
                 unsent.append(stream.pending)
             } else {
-                complete(stream, .failure(HTTP2ClientError(.connectionLost, "connection lost with the request in flight: \(reason)")))
+                complete(
+                    stream,
+                    .failure(HTTP2ClientError(.connectionLost, "connection lost with the request in flight: \(reason)"))
+                )
             }
         }
         streams.removeAll()

@@ -1,11 +1,11 @@
+internal import CNGHTTP2
 import DropTrackCore
 import DropTrackCrypto
 import Foundation
 import Synchronization
-internal import CNGHTTP2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A request as the server handler sees it, whatever the HTTP version.
@@ -119,8 +119,9 @@ public final class HTTP2Server: Sendable {
     private let tls: TLSContext
     private let handler: any HTTP2ServerHandler
     private let maxConcurrentStreams: UInt32
-    private let state = Mutex<(listenFD: Int32, port: Int, stopping: Bool, nextID: Int, live: [Int: Wakeup])>((-1, 0, false, 0, [:]))
-    private let acceptDone = Mutex<Bool>(false)
+    private let state = Mutex<(listenFD: Int32, port: Int, stopping: Bool, nextID: Int, live: [Int: Wakeup])>(
+        (-1, 0, false, 0, [:]))
+    private let pings = Atomic<Int>(0)
 
     /// Creates a server; `tls` decides which protocols ALPN offers.
     public init(tls: TLSContext, handler: any HTTP2ServerHandler, maxConcurrentStreams: UInt32 = 1000) {
@@ -132,6 +133,11 @@ public final class HTTP2Server: Sendable {
 
     /// The bound port, once started.
     public var port: Int { state.withLock { $0.port } }
+
+    /// PING frames received from clients (keep-alive checks in tests).
+    public var pingsReceived: Int { pings.load(ordering: .relaxed) }
+
+    func countPing() { pings.add(1, ordering: .relaxed) }
 
     /// Binds and starts accepting; returns the bound port.
     @discardableResult
@@ -201,7 +207,8 @@ public final class HTTP2Server: Sendable {
         }
         defer { _ = state.withLock { $0.live.removeValue(forKey: id) } }
         let context = HTTP2ServerConnectionContext(id: id, maxConcurrentStreams: maxConcurrentStreams)
-        let session = ServerSession(fd: fd, tls: stream, wakeup: wakeup, server: self, handler: handler, context: context)
+        let session = ServerSession(
+            fd: fd, tls: stream, wakeup: wakeup, server: self, handler: handler, context: context)
         if session.handshake(timeout: .seconds(10)) != nil {
             session.closeSocket()
             return
@@ -261,7 +268,8 @@ final class ServerSession: H2Connection {
         guard nghttp2_session_server_new(&session, callbacks, userData) == 0 else { return nil }
         var settings = [
             nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: context.maxConcurrentStreams),
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: context.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
@@ -288,6 +296,8 @@ final class ServerSession: H2Connection {
         lastStream = (id, stream)
         return stream
     }
+
+    override func onPing() { server.countPing() }
 
     override func onBeginHeaders(streamID: Int32) {
         let stream = Stream()
@@ -368,9 +378,11 @@ final class ServerSession: H2Connection {
             goingAway = true
             let last = max(0, streamID - 2)
             for (id, _) in streams where id > last {
-                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+                nghttp2_submit_rst_stream(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
             }
-            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, debugData, debugData.count)
+            nghttp2_submit_goaway(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, debugData, debugData.count)
         case .resetConnection: abortConnection("connection reset on purpose")
         case .resetStream(let errorCode):
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)

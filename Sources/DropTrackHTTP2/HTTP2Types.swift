@@ -38,7 +38,9 @@ public struct HTTP2Request: Sendable {
     public var neverIndexPath: Bool
 
     /// Creates a request.
-    public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], neverIndexPath: Bool = false) {
+    public init(
+        method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], neverIndexPath: Bool = false
+    ) {
         self.method = method
         self.path = path
         self.headers = headers

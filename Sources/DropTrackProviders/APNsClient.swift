@@ -124,7 +124,9 @@ public final class APNsClient: Sendable {
     private let logger: Logger
 
     /// Creates a client; connections open on first use.
-    public init(configuration: APNsClientConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger = .disabled) throws {
+    public init(
+        configuration: APNsClientConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger = .disabled
+    ) throws {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger.with(["provider": "apns"])
@@ -182,7 +184,8 @@ public final class APNsClient: Sendable {
         } catch {
             completion(
                 APNsSendResult(
-                    outcome: .invalid(APNsRequestError(.badTopic, field: "key", "cannot sign a provider token: \(error)")),
+                    outcome: .invalid(
+                        APNsRequestError(.badTopic, field: "key", "cannot sign a provider token: \(error)")),
                     latency: .zero, attempts: number - 1))
             return
         }
@@ -190,7 +193,8 @@ public final class APNsClient: Sendable {
         headers.reserveCapacity(7)
         headers.append(HTTPHeader("authorization", authorization))
         for header in push.headers { headers.append(HTTPHeader(header.name, header.value)) }
-        let request = HTTP2Request(method: "POST", path: push.path, headers: headers, body: push.payload, neverIndexPath: true)
+        let request = HTTP2Request(
+            method: "POST", path: push.path, headers: headers, body: push.payload, neverIndexPath: true)
         let connection: HTTP2Client
         if case .channel = push.destination { connection = broadcastConnection } else { connection = pushConnection }
         let hostEnvironment = configuration.endpoint.environment
@@ -257,7 +261,9 @@ public final class APNsClient: Sendable {
 
     // MARK: Channel management (iOS 18 broadcast)
 
-    private func manage(method: String, path: String, channelID: String? = nil, body: [UInt8] = []) async throws(APNsChannelError) -> HTTP2Response {
+    private func manage(method: String, path: String, channelID: String? = nil, body: [UInt8] = [])
+        async throws(APNsChannelError) -> HTTP2Response
+    {
         let token: String
         do { token = try configuration.providerToken.current() } catch {
             throw .malformedResponse("cannot sign a provider token: \(error)")
@@ -266,7 +272,8 @@ public final class APNsClient: Sendable {
         if let channelID { headers.append(HTTPHeader("apns-channel-id", channelID)) }
         if !body.isEmpty { headers.append(HTTPHeader("content-type", "application/json")) }
         do {
-            return try await managementConnection.execute(HTTP2Request(method: method, path: path, headers: headers, body: body))
+            return try await managementConnection.execute(
+                HTTP2Request(method: method, path: path, headers: headers, body: body))
         } catch {
             throw .transport(error)
         }
@@ -275,7 +282,9 @@ public final class APNsClient: Sendable {
     private func check(_ response: HTTP2Response, expect status: Int) throws(APNsChannelError) {
         guard response.status == status else {
             throw .rejected(
-                APNsResult(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body))
+                APNsResult(
+                    status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+            )
         }
     }
 
@@ -297,7 +306,8 @@ public final class APNsClient: Sendable {
             method: "GET", path: APNsChannelAPI.channelsPath(bundleID: configuration.bundleID), channelID: id)
         try check(response, expect: 200)
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-        guard let raw = object?["message-storage-policy"] as? Int, let policy = MessageStoragePolicy(rawValue: raw) else {
+        guard let raw = object?["message-storage-policy"] as? Int, let policy = MessageStoragePolicy(rawValue: raw)
+        else {
             throw .malformedResponse("the channel read answer has no message-storage-policy")
         }
         return policy
@@ -305,7 +315,8 @@ public final class APNsClient: Sendable {
 
     /// Lists every channel id of the app.
     public func listChannels() async throws(APNsChannelError) -> [String] {
-        let response = try await manage(method: "GET", path: APNsChannelAPI.allChannelsPath(bundleID: configuration.bundleID))
+        let response = try await manage(
+            method: "GET", path: APNsChannelAPI.allChannelsPath(bundleID: configuration.bundleID))
         try check(response, expect: 200)
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         return object?["channels"] as? [String] ?? []

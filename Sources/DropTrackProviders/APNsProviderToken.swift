@@ -29,20 +29,26 @@ public final class APNsProviderToken: Sendable {
     ///
     /// - Parameters:
     ///   - refreshInterval: Reuse period, clamped to 20–59 minutes; default 50.
-    public init(key: PrivateKey, keyID: String, teamID: String, refreshInterval: TimeInterval = 50 * 60, clock: any WallClock = SystemWallClock()) throws(APNsConfigurationError) {
+    public init(
+        key: PrivateKey, keyID: String, teamID: String, refreshInterval: TimeInterval = 50 * 60,
+        clock: any WallClock = SystemWallClock()
+    ) throws(APNsConfigurationError) {
         guard key.algorithm == .es256 else {
             throw APNsConfigurationError(field: "key", "APNs provider tokens need an EC P-256 key (.p8)")
         }
         guard !keyID.isEmpty, keyID.allSatisfy({ $0.isLetter || $0.isNumber }) else {
-            throw APNsConfigurationError(field: "key-id", "the key id is the 10-character id shown with the key in your Apple developer account")
+            throw APNsConfigurationError(
+                field: "key-id", "the key id is the 10-character id shown with the key in your Apple developer account")
         }
         guard !teamID.isEmpty, teamID.allSatisfy({ $0.isLetter || $0.isNumber }) else {
-            throw APNsConfigurationError(field: "team-id", "the team id is the 10-character id of your Apple developer team")
+            throw APNsConfigurationError(
+                field: "team-id", "the team id is the 10-character id of your Apple developer team")
         }
         self.key = key
         self.keyID = keyID
         self.teamID = teamID
-        self.refreshInterval = min(max(refreshInterval, APNsProviderToken.minimumLifetime), APNsProviderToken.maximumLifetime - 60)
+        self.refreshInterval = min(
+            max(refreshInterval, APNsProviderToken.minimumLifetime), APNsProviderToken.maximumLifetime - 60)
         self.clock = clock
     }
 
@@ -89,7 +95,8 @@ public final class APNsProviderToken: Sendable {
         mints.add(1, ordering: .relaxed)
         let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: [.sortedKeys])
         let claims = try JSONSerialization.data(
-            withJSONObject: ["iss": teamID, "iat": Int64(time.timeIntervalSince1970.rounded(.down))], options: [.sortedKeys])
+            withJSONObject: ["iss": teamID, "iat": Int64(time.timeIntervalSince1970.rounded(.down))],
+            options: [.sortedKeys])
         return try JWS.sign(header: header, claims: claims, with: key)
     }
 }

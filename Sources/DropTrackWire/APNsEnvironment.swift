@@ -64,7 +64,9 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
             return (host, port)
         }
         let parts = text.split(separator: ":")
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else { return nil }
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
+            return nil
+        }
         return (String(parts[0]), port)
     }
 

@@ -98,7 +98,10 @@ public struct APNsPush: Sendable {
     }
 
     /// A broadcast to a channel of `bundleID`.
-    public init(channelID: String, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int64? = nil, apnsID: String? = nil) {
+    public init(
+        channelID: String, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int64? = nil,
+        apnsID: String? = nil
+    ) {
         self.destination = .channel(id: channelID)
         self.topic = ""
         self.bundleID = bundleID
@@ -149,42 +152,57 @@ public struct APNsPush: Sendable {
             guard APNsPush.isHexToken(token) else {
                 throw APNsRequestError(
                     .badDeviceToken, field: "token",
-                    "the device token must be a non-empty, even-length hex string (Live Activity tokens vary in length; 160 hex digits have been seen)")
+                    "the device token must be a non-empty, even-length hex string (Live Activity tokens vary in length; 160 hex digits have been seen)"
+                )
             }
-            guard topic.hasSuffix(APNsLimits.liveActivityTopicSuffix), topic.count > APNsLimits.liveActivityTopicSuffix.count else {
+            guard topic.hasSuffix(APNsLimits.liveActivityTopicSuffix),
+                topic.count > APNsLimits.liveActivityTopicSuffix.count
+            else {
                 throw APNsRequestError(
                     .badTopic, field: "apns-topic",
-                    "apns-topic must be <bundle id>\(APNsLimits.liveActivityTopicSuffix) for Live Activities; without the suffix APNs answers DeviceTokenNotForTopic")
+                    "apns-topic must be <bundle id>\(APNsLimits.liveActivityTopicSuffix) for Live Activities; without the suffix APNs answers DeviceTokenNotForTopic"
+                )
             }
             guard payload.count <= APNsLimits.devicePayloadBytes else {
                 throw APNsRequestError(
                     .payloadTooLarge, field: "payload",
-                    "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.devicePayloadBytes) for a device push. Shorten the content-state or attributes")
+                    "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.devicePayloadBytes) for a device push. Shorten the content-state or attributes"
+                )
             }
             guard priority == 5 || priority == 10 else {
-                throw APNsRequestError(.badPriority, field: "apns-priority", "Live Activity pushes use priority 5 or 10, not \(priority)")
+                throw APNsRequestError(
+                    .badPriority, field: "apns-priority", "Live Activity pushes use priority 5 or 10, not \(priority)")
             }
         case .channel(let id):
             guard APNsPush.isBase64ChannelID(id) else {
-                throw APNsRequestError(.badChannelID, field: "apns-channel-id", "the channel id must be the base64 string APNs returned when the channel was created")
+                throw APNsRequestError(
+                    .badChannelID, field: "apns-channel-id",
+                    "the channel id must be the base64 string APNs returned when the channel was created")
             }
             guard payload.count <= APNsLimits.broadcastPayloadBytes else {
                 throw APNsRequestError(
                     .payloadTooLarge, field: "payload",
-                    "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.broadcastPayloadBytes) for a broadcast. Shorten the content-state")
+                    "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.broadcastPayloadBytes) for a broadcast. Shorten the content-state"
+                )
             }
             guard [1, 5, 10].contains(priority) else {
-                throw APNsRequestError(.badPriority, field: "apns-priority", "broadcast pushes use priority 1, 5 or 10, not \(priority)")
+                throw APNsRequestError(
+                    .badPriority, field: "apns-priority", "broadcast pushes use priority 1, 5 or 10, not \(priority)")
             }
         }
         if let collapseID, collapseID.utf8.count > APNsLimits.collapseIDBytes {
-            throw APNsRequestError(.badCollapseID, field: "apns-collapse-id", "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64")
+            throw APNsRequestError(
+                .badCollapseID, field: "apns-collapse-id",
+                "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64")
         }
         if let apnsID, !APNsPush.isCanonicalUUID(apnsID) {
-            throw APNsRequestError(.badMessageID, field: "apns-id", "apns-id must be a lowercase UUID like 123e4567-e89b-12d3-a456-426614174000")
+            throw APNsRequestError(
+                .badMessageID, field: "apns-id",
+                "apns-id must be a lowercase UUID like 123e4567-e89b-12d3-a456-426614174000")
         }
         if let expiration, expiration < 0 {
-            throw APNsRequestError(.badExpiration, field: "apns-expiration", "apns-expiration is Unix seconds, or 0 to try once")
+            throw APNsRequestError(
+                .badExpiration, field: "apns-expiration", "apns-expiration is Unix seconds, or 0 to try once")
         }
     }
 

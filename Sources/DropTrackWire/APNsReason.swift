@@ -157,7 +157,8 @@ public enum APNsReason: Hashable, Sendable, CustomStringConvertible {
         case .badCertificateEnvironment: "the client certificate is for the other environment"
         case .expiredProviderToken: "the provider token's iat is more than an hour old"
         case .forbidden: "the action is not allowed"
-        case .invalidProviderToken: "the provider token is not valid: wrong key id, team id or signature, or the key was revoked"
+        case .invalidProviderToken:
+            "the provider token is not valid: wrong key id, team id or signature, or the key was revoked"
         case .missingProviderToken: "no authorization header and no client certificate"
         case .unrelatedKeyIdInToken: "the token's key is not related to the key this connection first used"
         case .badEnvironmentKeyIdInToken: "the signing key is restricted to the other environment"

@@ -31,5 +31,7 @@ public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible 
         self.fix = fix
     }
 
-    public var description: String { "\(trap) [\(severity.rawValue)]\(field.map { " \($0)" } ?? ""): \(message) Fix: \(fix)" }
+    public var description: String {
+        "\(trap) [\(severity.rawValue)]\(field.map { " \($0)" } ?? ""): \(message) Fix: \(fix)"
+    }
 }

@@ -43,7 +43,8 @@ public struct LiveActivityLint: Sendable {
         "contentState": "content-state", "content_state": "content-state", "contentstate": "content-state",
         "dismissalDate": "dismissal-date", "dismissal_date": "dismissal-date", "events": "event",
         "relevanceScore": "relevance-score", "relevance_score": "relevance-score", "attributesType": "attributes-type",
-        "attributes_type": "attributes-type", "inputPushToken": "input-push-token", "inputPushChannel": "input-push-channel",
+        "attributes_type": "attributes-type", "inputPushToken": "input-push-token",
+        "inputPushChannel": "input-push-channel",
     ]
 
     /// Reference seconds (since 2001) for dates from 2001 to about 2040 fall below this; Unix
@@ -73,7 +74,8 @@ public struct LiveActivityLint: Sendable {
             findings.append(
                 LintFinding(
                     trap: "DT-023", severity: .error, field: "aps.event",
-                    message: "aps.event is missing or not a string", fix: "set \"event\" to \"start\", \"update\" or \"end\""))
+                    message: "aps.event is missing or not a string",
+                    fix: "set \"event\" to \"start\", \"update\" or \"end\""))
         } else if let event, !["start", "update", "end"].contains(event) {
             findings.append(
                 LintFinding(
@@ -120,27 +122,31 @@ public struct LiveActivityLint: Sendable {
                     findings.append(
                         LintFinding(
                             trap: "DT-018", severity: .error, field: "aps.timestamp",
-                            message: "aps.timestamp \(Int64(number)) is not a plausible Unix time (reference-date seconds?)",
+                            message:
+                                "aps.timestamp \(Int64(number)) is not a plausible Unix time (reference-date seconds?)",
                             fix: "use the current Unix time in seconds"))
                 } else if number > nowUnix + 8 * 3600 {
                     findings.append(
                         LintFinding(
                             trap: "DT-018", severity: .warning, field: "aps.timestamp",
-                            message: "aps.timestamp is more than 8 hours in the future; devices are reported to drop it",
+                            message:
+                                "aps.timestamp is more than 8 hours in the future; devices are reported to drop it",
                             fix: "stamp pushes with the current Unix time"))
                 }
                 if let last = context.lastTimestamp, Int64(number) < last {
                     findings.append(
                         LintFinding(
                             trap: "DT-020", severity: .error, field: "aps.timestamp",
-                            message: "timestamp \(Int64(number)) is older than \(last), the newest already sent to this token; the device drops it",
+                            message:
+                                "timestamp \(Int64(number)) is older than \(last), the newest already sent to this token; the device drops it",
                             fix: "recompute the state at send time and stamp it with a timestamp that only goes up"))
                 }
             } else {
                 findings.append(
                     LintFinding(
                         trap: "DT-018", severity: .error, field: "aps.timestamp",
-                        message: "aps.timestamp is a \(value.typeName), not a number", fix: "send Unix seconds as a JSON integer"))
+                        message: "aps.timestamp is a \(value.typeName), not a number",
+                        fix: "send Unix seconds as a JSON integer"))
             }
         } else {
             let inState = aps["content-state"]?["timestamp"] != nil
@@ -170,7 +176,8 @@ public struct LiveActivityLint: Sendable {
                 findings.append(
                     LintFinding(
                         trap: "DT-018", severity: .error, field: "aps.stale-date",
-                        message: "stale-date is a \(stale.typeName), not a number", fix: "send Unix seconds as a JSON integer"))
+                        message: "stale-date is a \(stale.typeName), not a number",
+                        fix: "send Unix seconds as a JSON integer"))
             }
         }
         if let dismissal = aps["dismissal-date"] {
@@ -184,8 +191,11 @@ public struct LiveActivityLint: Sendable {
                 findings.append(
                     LintFinding(
                         trap: "DT-022", severity: .info, field: "aps.dismissal-date",
-                        message: "dismissal-date is in the past: the activity is removed at once and its final state is never seen",
-                        fix: "to show the final state, end with a dismissal-date a few minutes ahead, or send a final update first"))
+                        message:
+                            "dismissal-date is in the past: the activity is removed at once and its final state is never seen",
+                        fix:
+                            "to show the final state, end with a dismissal-date a few minutes ahead, or send a final update first"
+                    ))
             }
         }
         return findings
@@ -222,7 +232,8 @@ public struct LiveActivityLint: Sendable {
                 findings.append(
                     LintFinding(
                         trap: "DT-026", severity: .error, field: "aps.attributes-type",
-                        message: "no ActivityAttributes type named \"\(typeName)\" is registered (known: \(context.contracts.keys.sorted().joined(separator: ", ")))",
+                        message:
+                            "no ActivityAttributes type named \"\(typeName)\" is registered (known: \(context.contracts.keys.sorted().joined(separator: ", ")))",
                         fix: "use the exact Swift type name, case included"))
             }
             return findings
@@ -240,13 +251,16 @@ public struct LiveActivityLint: Sendable {
             findings.append(
                 LintFinding(
                     trap: "DT-014", severity: .error, field: "aps.content-state",
-                    message: "a start needs the initial content-state", fix: "send the full content-state with the start"))
+                    message: "a start needs the initial content-state",
+                    fix: "send the full content-state with the start"))
         }
         return findings
     }
 
     /// Checks a content-state against a contract (when known) and for Unix-time dates.
-    public static func checkContentState(_ state: JSONValue, contract: LiveActivityContract?, now: Date) -> [LintFinding] {
+    public static func checkContentState(_ state: JSONValue, contract: LiveActivityContract?, now: Date)
+        -> [LintFinding]
+    {
         var findings: [LintFinding] = []
         if let contract {
             switch contract.checkContentState(state.encoded()) {
@@ -254,7 +268,8 @@ public struct LiveActivityLint: Sendable {
                 findings.append(
                     LintFinding(
                         trap: "DT-013", severity: .error, field: "aps.content-state" + (keyPath.map { ".\($0)" } ?? ""),
-                        message: "content-state does not decode as \(contract.attributesType).ContentState: \(reason); APNs answers 200 and the card stays the same",
+                        message:
+                            "content-state does not decode as \(contract.attributesType).ContentState: \(reason); APNs answers 200 and the card stays the same",
                         fix: "send exactly the ContentState's keys and JSON types"))
             case .decodes(let dates):
                 for date in dates where date.timeIntervalSinceReferenceDate > latestPlausibleReferenceSeconds {
@@ -281,12 +296,15 @@ public struct LiveActivityLint: Sendable {
         var findings: [LintFinding] = []
         for (key, member) in object {
             let lower = key.lowercased()
-            let dateLike = ["date", "eta", "time", "at", "until", "deadline", "start", "end"].contains { lower.hasSuffix($0) }
+            let dateLike = ["date", "eta", "time", "at", "until", "deadline", "start", "end"].contains {
+                lower.hasSuffix($0)
+            }
             if dateLike, let number = member.numberValue, number > latestPlausibleReferenceSeconds {
                 findings.append(
                     LintFinding(
                         trap: "DT-017", severity: .warning, field: "\(path).\(key)",
-                        message: "\(key) = \(Int64(number)) looks like a Unix \(number >= 1e11 ? "millisecond" : "second") time; a Swift Date decodes seconds since 2001-01-01",
+                        message:
+                            "\(key) = \(Int64(number)) looks like a Unix \(number >= 1e11 ? "millisecond" : "second") time; a Swift Date decodes seconds since 2001-01-01",
                         fix: "send floor(unixMillis / 1000) − 978307200"))
             } else if member.objectValue != nil {
                 findings += heuristicDates(member, path: "\(path).\(key)")

@@ -66,7 +66,9 @@ public struct LiveActivityStart: Sendable, Hashable {
     public var inputPushChannel: String?
 
     /// Creates the start fields from JSON attributes.
-    public init(attributesType: String, attributes: JSONValue, inputPushToken: Bool = true, inputPushChannel: String? = nil) {
+    public init(
+        attributesType: String, attributes: JSONValue, inputPushToken: Bool = true, inputPushChannel: String? = nil
+    ) {
         self.attributesType = attributesType
         self.attributes = attributes
         self.inputPushToken = inputPushToken && inputPushChannel == nil

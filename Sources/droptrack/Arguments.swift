@@ -24,8 +24,10 @@ struct Arguments {
     private let environment: [String: String]
 
     /// Parses `arguments` against the flags a command knows; anything else is a usage error.
-    init(_ arguments: [String], valued: Set<String>, switches allowedSwitches: Set<String>, environmentPrefix: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    init(
+        _ arguments: [String], valued: Set<String>, switches allowedSwitches: Set<String>, environmentPrefix: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         self.environmentPrefix = environmentPrefix
         self.environment = environment
         var index = 0
@@ -72,7 +74,8 @@ struct Arguments {
     /// The value, or a usage error naming the flag and its variable.
     func required(_ name: String) throws -> String {
         guard let value = value(name), !value.isEmpty else {
-            throw UsageError("--\(name) is required (or set \(Arguments.environmentName(prefix: environmentPrefix, flag: name)))")
+            throw UsageError(
+                "--\(name) is required (or set \(Arguments.environmentName(prefix: environmentPrefix, flag: name)))")
         }
         return value
     }

@@ -31,7 +31,10 @@ enum BenchAPNsCommand: Command {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
-            arguments, valued: ["host", "n", "concurrency", "connections", "tokens", "ca-file", "key", "key-id", "team-id", "bundle-id"],
+            arguments,
+            valued: [
+                "host", "n", "concurrency", "connections", "tokens", "ca-file", "key", "key-id", "team-id", "bundle-id",
+            ],
             switches: [], environmentPrefix: "DROPTRACK_BENCH_")
         guard let (host, port) = APNsEndpoint.parseHostPort(try args.required("host")) else {
             throw UsageError("--host must be HOST:PORT")
@@ -39,7 +42,9 @@ enum BenchAPNsCommand: Command {
         let total = try args.integer("n") ?? 100_000
         let concurrency = try args.integer("concurrency") ?? 100
         let tokenCount = try args.integer("tokens") ?? 1000
-        guard total > 0, concurrency > 0, tokenCount > 0 else { throw UsageError("-n, --concurrency and --tokens must be positive") }
+        guard total > 0, concurrency > 0, tokenCount > 0 else {
+            throw UsageError("-n, --concurrency and --tokens must be positive")
+        }
         let key: PrivateKey
         if let file = args.value("key") {
             do { key = try PrivateKey(pemFile: file, expected: .es256) } catch { throw CommandFailure("\(error)") }
@@ -50,13 +55,16 @@ enum BenchAPNsCommand: Command {
         let client = try APNsClient(
             configuration: APNsClientConfiguration(
                 bundleID: bundleID,
-                providerToken: try APNsProviderToken(key: key, keyID: args.value("key-id") ?? "BENCHKEY01", teamID: args.value("team-id") ?? "BENCHTEAM1"),
+                providerToken: try APNsProviderToken(
+                    key: key, keyID: args.value("key-id") ?? "BENCHKEY01", teamID: args.value("team-id") ?? "BENCHTEAM1"
+                ),
                 endpoint: .custom(host: host, port: port), caFile: args.value("ca-file"), requestTimeout: .seconds(30),
                 maxConnections: try args.integer("connections") ?? 1))
         defer { client.shutdown() }
         let payload = try LiveActivityPayload(
             event: .update, timestamp: SystemWallClock().unixSeconds(),
-            contentState: ["status": "On the way", "progress": 0.71, "stopsRemaining": 2] as [String: JSONValueLiteral]).encoded()
+            contentState: ["status": "On the way", "progress": 0.71, "stopsRemaining": 2] as [String: JSONValueLiteral]
+        ).encoded()
         let tokens = (0..<tokenCount).map { index in String(hexEncoding: SHA256.hash(Array("bench-\(index)".utf8))) }
         let pushes = tokens.map { APNsPush(deviceToken: $0, bundleID: bundleID, payload: payload, priority: 5) }
 
@@ -99,7 +107,9 @@ enum BenchAPNsCommand: Command {
         progress.finish()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let (answered, failed, statuses) = counters.withLock { ($0.answered, $0.failed, $0.statuses) }
-        print("pushes=\(total) answered=\(answered) failed=\(failed) seconds=\(String(format: "%.3f", seconds)) connections=\(client.connectionsOpened)")
+        print(
+            "pushes=\(total) answered=\(answered) failed=\(failed) seconds=\(String(format: "%.3f", seconds)) connections=\(client.connectionsOpened)"
+        )
         print("statuses=" + statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))
         print("pushes_per_second=\(Int(Double(answered) / seconds))")
         return failed == 0 ? 0 : 1

@@ -46,7 +46,10 @@ enum EmulateAPNsCommand: Command {
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
             arguments,
-            valued: ["listen", "auth-key-pub", "key-id", "team-id", "bundle-id", "tls-cert", "tls-key", "faults", "environment", "max-streams"],
+            valued: [
+                "listen", "auth-key-pub", "key-id", "team-id", "bundle-id", "tls-cert", "tls-key", "faults",
+                "environment", "max-streams",
+            ],
             switches: ["strict-signatures", "require-registered-tokens"], environmentPrefix: "DROPTRACK_EMULATE_APNS_")
         let listen = args.value("listen") ?? "127.0.0.1:0"
         guard let (host, port) = parseListen(listen) else {
@@ -68,7 +71,8 @@ enum EmulateAPNsCommand: Command {
         var configuration = APNsEmulatorConfiguration(
             teamID: try args.required("team-id"), keys: keys,
             bundleIDs: try args.required("bundle-id").split(separator: ",").map(String.init), environment: environment,
-            strictSignatures: args.flag("strict-signatures"), requireRegisteredTokens: args.flag("require-registered-tokens"))
+            strictSignatures: args.flag("strict-signatures"),
+            requireRegisteredTokens: args.flag("require-registered-tokens"))
         if let streams = try args.integer("max-streams") {
             guard streams >= 1 else { throw UsageError("--max-streams must be at least 1") }
             configuration.maxConcurrentStreams = UInt32(streams)
@@ -106,7 +110,9 @@ func serverTLS(certificate: String?, key: String?) throws -> (TLSContext, String
     switch (certificate, key) {
     case (let certificate?, let key?):
         do {
-            return (try TLSContext(serverCertificateFile: certificate, privateKeyFile: key, alpn: ["h2", "http/1.1"]), nil)
+            return (
+                try TLSContext(serverCertificateFile: certificate, privateKeyFile: key, alpn: ["h2", "http/1.1"]), nil
+            )
         } catch { throw CommandFailure("\(error)") }
     case (nil, nil):
         let certificates = try DevelopmentCertificates.generate()

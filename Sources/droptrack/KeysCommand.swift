@@ -26,7 +26,8 @@ enum KeysDevCommand: Command {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["out", "bundle-id"], switches: ["force"], environmentPrefix: "DROPTRACK_KEYS_")
+        let args = try Arguments(
+            arguments, valued: ["out", "bundle-id"], switches: ["force"], environmentPrefix: "DROPTRACK_KEYS_")
         let out = args.value("out") ?? "droptrack-dev"
         let bundleID = args.value("bundle-id") ?? "com.droptrack.demo"
         let summary = try DevelopmentKeys.write(to: out, bundleID: bundleID, overwrite: args.flag("force"))
@@ -134,15 +135,19 @@ enum KeysAPNsTokenCommand: Command {
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
-        let args = try Arguments(arguments, valued: ["key", "key-id", "team-id", "count", "iat"], switches: [], environmentPrefix: "DROPTRACK_APNS_")
+        let args = try Arguments(
+            arguments, valued: ["key", "key-id", "team-id", "count", "iat"], switches: [],
+            environmentPrefix: "DROPTRACK_APNS_")
         let key: PrivateKey
-        do { key = try PrivateKey(pemFile: try args.required("key"), expected: .es256) } catch let error as CryptoError {
+        do { key = try PrivateKey(pemFile: try args.required("key"), expected: .es256) } catch let error as CryptoError
+        {
             throw CommandFailure(error.message)
         }
         let clock = ManualWallClock(unixSeconds: Int64(try args.integer("iat") ?? Int(Date().timeIntervalSince1970)))
         let tokens: APNsProviderToken
         do {
-            tokens = try APNsProviderToken(key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"), clock: clock)
+            tokens = try APNsProviderToken(
+                key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"), clock: clock)
         } catch let error as APNsConfigurationError { throw UsageError("--\(error.field): \(error.message)") }
         for _ in 0..<max(1, try args.integer("count") ?? 1) {
             print(try tokens.current())

@@ -84,10 +84,12 @@ enum PushAPNsCommand: Command {
                 throw UsageError("--attributes must be a JSON object")
             }
             guard alert != nil else {
-                throw UsageError("--event start needs --alert-title (a start without an alert is accepted by APNs and never shown)")
+                throw UsageError(
+                    "--event start needs --alert-title (a start without an alert is accepted by APNs and never shown)")
             }
             start = LiveActivityStart(
-                attributesType: attributesType, attributes: attributes, inputPushToken: !args.flag("no-input-push-token"),
+                attributesType: attributesType, attributes: attributes,
+                inputPushToken: !args.flag("no-input-push-token"),
                 inputPushChannel: args.value("input-push-channel"))
         } else if args.value("attributes") != nil {
             throw UsageError("--attributes is only for --event start")
@@ -108,20 +110,24 @@ enum PushAPNsCommand: Command {
                 return value
             }, alert: alert, start: start)
         let push = APNsPush(
-            deviceToken: token, bundleID: try args.required("bundle-id"), payload: try payload.encoded(), priority: priority,
-            expiration: try int64(args, "expiration"), apnsID: args.value("apns-id"), collapseID: args.value("collapse-id"),
+            deviceToken: token, bundleID: try args.required("bundle-id"), payload: try payload.encoded(),
+            priority: priority,
+            expiration: try int64(args, "expiration"), apnsID: args.value("apns-id"),
+            collapseID: args.value("collapse-id"),
             tokenEnvironment: tokenEnvironment)
         do throws(APNsRequestError) { try push.validate() } catch {
             throw CommandFailure("not sent: \(error.message) [\(error.field)]")
         }
         let endpoint = try endpoint(args)
         let key: PrivateKey
-        do { key = try PrivateKey(pemFile: try args.required("key"), expected: .es256) } catch let error as CryptoError {
+        do { key = try PrivateKey(pemFile: try args.required("key"), expected: .es256) } catch let error as CryptoError
+        {
             throw CommandFailure(error.message)
         }
         let providerToken: APNsProviderToken
         do {
-            providerToken = try APNsProviderToken(key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"))
+            providerToken = try APNsProviderToken(
+                key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"))
         } catch let error as APNsConfigurationError { throw UsageError("--\(error.field): \(error.message)") }
 
         if args.flag("dry-run") {
@@ -138,12 +144,15 @@ enum PushAPNsCommand: Command {
         let timeout = try args.integer("timeout") ?? 10
         let client = try APNsClient(
             configuration: APNsClientConfiguration(
-                bundleID: push.bundleID, providerToken: providerToken, endpoint: endpoint, caFile: args.value("ca-file"),
+                bundleID: push.bundleID, providerToken: providerToken, endpoint: endpoint,
+                caFile: args.value("ca-file"),
                 requestTimeout: .seconds(timeout), maxConnections: 1))
         defer { client.shutdown() }
         let result = await client.send(push)
         if result.isSuccess, let answer = result.result {
-            print("\(answer.status) accepted  apns-id: \(answer.apnsID ?? "-")\(answer.apnsUniqueID.map { "  apns-unique-id: \($0)" } ?? "")")
+            print(
+                "\(answer.status) accepted  apns-id: \(answer.apnsID ?? "-")\(answer.apnsUniqueID.map { "  apns-unique-id: \($0)" } ?? "")"
+            )
             print("latency: \(result.latency)  payload: \(push.payload.count) bytes  priority: \(priority)")
             return 0
         }
@@ -154,7 +163,9 @@ enum PushAPNsCommand: Command {
 
     static func int64(_ args: Arguments, _ name: String) throws -> Int64? {
         guard let text = args.value(name) else { return nil }
-        guard let value = Int64(text) else { throw UsageError("--\(name) must be a Unix time in whole seconds, not '\(text)'") }
+        guard let value = Int64(text) else {
+            throw UsageError("--\(name) must be a Unix time in whole seconds, not '\(text)'")
+        }
         return value
     }
 
@@ -164,7 +175,8 @@ enum PushAPNsCommand: Command {
         guard let value = try? JSONValue.parse(text), let object = value.objectValue else {
             throw UsageError("--state must be a JSON object")
         }
-        guard attributesType == DeliveryAttributes.typeName, object["etaEpochMillis"] != nil || object["eta"] != nil else {
+        guard attributesType == DeliveryAttributes.typeName, object["etaEpochMillis"] != nil || object["eta"] != nil
+        else {
             return value
         }
         do {
@@ -181,7 +193,9 @@ enum PushAPNsCommand: Command {
                 throw UsageError("--host must be HOST:PORT, e.g. 127.0.0.1:2197")
             }
             let environment = try args.value("env").map { text in
-                guard let environment = APNsEnvironment(name: text) else { throw UsageError("--env must be sandbox or production") }
+                guard let environment = APNsEnvironment(name: text) else {
+                    throw UsageError("--env must be sandbox or production")
+                }
                 return environment
             }
             return .custom(host: name, port: port, environment: environment ?? .sandbox)

@@ -2,7 +2,8 @@ import Foundation
 
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
-    PushAPNsCommand.self, EmulateAPNsCommand.self, BenchAPNsCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
+    PushAPNsCommand.self, EmulateAPNsCommand.self, BenchAPNsCommand.self, KeysDevCommand.self,
+    KeysAPNsTokenCommand.self,
 ]
 
 let overview = """
@@ -32,7 +33,9 @@ if rest.contains("--help") || rest.contains("-h") {
 do {
     exit(try await command.run(rest))
 } catch let error as UsageError {
-    printError("droptrack \(command.path.joined(separator: " ")): \(error.message)\nrun 'droptrack \(command.path.joined(separator: " ")) --help' for usage")
+    printError(
+        "droptrack \(command.path.joined(separator: " ")): \(error.message)\nrun 'droptrack \(command.path.joined(separator: " ")) --help' for usage"
+    )
     exit(2)
 } catch let error as CommandFailure {
     printError("droptrack \(command.path.joined(separator: " ")): \(error.message)")

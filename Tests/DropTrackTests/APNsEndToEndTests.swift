@@ -37,7 +37,8 @@ struct APNsEndToEndTests {
             timestamp += 1
             let result = try await client.sendLiveActivity(
                 to: updateToken, event: step.isTerminal ? .end : .update,
-                contentState: step.contentState(courierName: "Sam", riderReassigned: false, at: at), timestamp: timestamp,
+                contentState: step.contentState(courierName: "Sam", riderReassigned: false, at: at),
+                timestamp: timestamp,
                 priority: step.isTerminal ? 10 : 5)
             #expect(result.isSuccess, "\(result.explanation)")
         }
@@ -46,7 +47,8 @@ struct APNsEndToEndTests {
         #expect(records.allSatisfy { $0.findings.isEmpty }, "\(records.flatMap(\.findings))")
         let final = try #require(harness.emulator.latestAccepted(forToken: updateToken))
         #expect(final.event == "end")
-        let state = try LiveActivityJSON.decode(DeliveryAttributes.ContentState.self, from: try #require(final.contentState).encoded())
+        let state = try LiveActivityJSON.decode(
+            DeliveryAttributes.ContentState.self, from: try #require(final.contentState).encoded())
         #expect(state.status == "Delivered")
         #expect(harness.emulator.records(forToken: startToken).first?.findings.isEmpty == true)
         #expect(client.connectionsOpened == 1)
@@ -63,21 +65,42 @@ struct APNsEndToEndTests {
         let now = Int64(Date().timeIntervalSince1970)
 
         func send(_ json: String, priority: Int = 10) async -> [String] {
-            let result = await client.send(APNsPush(deviceToken: token, bundleID: APNsHarness.bundleID, payload: Array(json.utf8), priority: priority))
+            let result = await client.send(
+                APNsPush(
+                    deviceToken: token, bundleID: APNsHarness.bundleID, payload: Array(json.utf8), priority: priority))
             #expect(result.status == 200)
             return harness.emulator.records(forToken: token).last?.findings.map(\.trap) ?? []
         }
-        let good = #"{"status":"On the way","progress":0.5,"eta":\#(now - 978_307_200),"stopsRemaining":2,"courierName":"Sam","riderReassigned":false}"#
+        let good =
+            #"{"status":"On the way","progress":0.5,"eta":\#(now - 978_307_200),"stopsRemaining":2,"courierName":"Sam","riderReassigned":false}"#
         #expect(await send(#"{"aps":{"event":"update","timestamp":\#(now),"content-state":\#(good)}}"#) == [])
-        #expect(await send(#"{"aps":{"event":"update","timestamp":\#(now - 60),"content-state":\#(good)}}"#) == ["DT-020"])
+        #expect(
+            await send(#"{"aps":{"event":"update","timestamp":\#(now - 60),"content-state":\#(good)}}"#) == ["DT-020"])
         let renamed = good.replacingOccurrences(of: "courierName", with: "riderName")
-        #expect(await send(#"{"aps":{"event":"update","timestamp":\#(now + 1),"content-state":\#(renamed)}}"#) == ["DT-013"])
+        #expect(
+            await send(#"{"aps":{"event":"update","timestamp":\#(now + 1),"content-state":\#(renamed)}}"#) == ["DT-013"]
+        )
         let unixDate = good.replacingOccurrences(of: "\(now - 978_307_200)", with: "\(now)")
-        #expect(await send(#"{"aps":{"event":"update","timestamp":\#(now + 2),"content-state":\#(unixDate)}}"#) == ["DT-017"])
-        #expect(await send(#"{"aps":{"event":"update","timestamp":\#(now + 3),"stale-date":\#(now - 100),"content-state":\#(good)}}"#) == ["DT-021"])
-        #expect(await send(#"{"aps":{"event":"start","timestamp":\#(now + 4),"attributes-type":"DeliveryAttributes","attributes":{"orderId":"1"},"content-state":\#(good)}}"#) == ["DT-025"])
-        #expect(await send(#"{"aps":{"event":"start","timestamp":\#(now + 5),"alert":{"title":"t"},"content-state":\#(good)}}"#) == ["DT-026", "DT-026"])
-        #expect(await send(#"{"aps":{"event":"update","timestamp":\#(now + 6),"state-date":\#(now + 100),"content-state":\#(good)}}"#) == ["DT-023"])
+        #expect(
+            await send(#"{"aps":{"event":"update","timestamp":\#(now + 2),"content-state":\#(unixDate)}}"#) == [
+                "DT-017"
+            ])
+        #expect(
+            await send(
+                #"{"aps":{"event":"update","timestamp":\#(now + 3),"stale-date":\#(now - 100),"content-state":\#(good)}}"#
+            ) == ["DT-021"])
+        #expect(
+            await send(
+                #"{"aps":{"event":"start","timestamp":\#(now + 4),"attributes-type":"DeliveryAttributes","attributes":{"orderId":"1"},"content-state":\#(good)}}"#
+            ) == ["DT-025"])
+        #expect(
+            await send(
+                #"{"aps":{"event":"start","timestamp":\#(now + 5),"alert":{"title":"t"},"content-state":\#(good)}}"#)
+                == ["DT-026", "DT-026"])
+        #expect(
+            await send(
+                #"{"aps":{"event":"update","timestamp":\#(now + 6),"state-date":\#(now + 100),"content-state":\#(good)}}"#
+            ) == ["DT-023"])
     }
 
     @Test("every header and path rule answers with Apple's status and reason")
@@ -95,27 +118,45 @@ struct APNsEndToEndTests {
             method: String = "POST", path: String? = nil, headers: [HTTPHeader]? = nil, without: Set<String> = [],
             extra: [HTTPHeader] = [], body requestBody: [UInt8]? = nil
         ) async throws -> (Int, String?) {
-            var list = headers ?? [
-                HTTPHeader("authorization", "bearer \(jwt)"), HTTPHeader("apns-topic", topic),
-                HTTPHeader("apns-push-type", "liveactivity"), HTTPHeader("apns-priority", "10"),
-            ]
+            var list =
+                headers ?? [
+                    HTTPHeader("authorization", "bearer \(jwt)"), HTTPHeader("apns-topic", topic),
+                    HTTPHeader("apns-push-type", "liveactivity"), HTTPHeader("apns-priority", "10"),
+                ]
             list.removeAll { without.contains($0.name) }
             list.append(contentsOf: extra)
             let response = try await raw.execute(
-                HTTP2Request(method: method, path: path ?? "/3/device/\(token)", headers: list, body: requestBody ?? body))
+                HTTP2Request(
+                    method: method, path: path ?? "/3/device/\(token)", headers: list, body: requestBody ?? body))
             return (response.status, response.apnsReason)
         }
 
         #expect(try await send() == (200, nil))
         #expect(try await send(without: ["authorization"]) == (403, "MissingProviderToken"))
         #expect(try await send(without: ["apns-topic"]) == (400, "MissingTopic"))
-        #expect(try await send(without: ["apns-topic"], extra: [HTTPHeader("apns-topic", APNsHarness.bundleID)]) == (400, "DeviceTokenNotForTopic"))
-        #expect(try await send(without: ["apns-topic"], extra: [HTTPHeader("apns-topic", "com.other.push-type.liveactivity")]) == (400, "TopicDisallowed"))
-        #expect(try await send(without: ["apns-push-type"], extra: [HTTPHeader("apns-push-type", "alert")]) == (400, "InvalidPushType"))
-        #expect(try await send(without: ["apns-priority"], extra: [HTTPHeader("apns-priority", "7")]) == (400, "BadPriority"))
+        #expect(
+            try await send(without: ["apns-topic"], extra: [HTTPHeader("apns-topic", APNsHarness.bundleID)]) == (
+                400, "DeviceTokenNotForTopic"
+            ))
+        #expect(
+            try await send(
+                without: ["apns-topic"], extra: [HTTPHeader("apns-topic", "com.other.push-type.liveactivity")]) == (
+                    400, "TopicDisallowed"
+                ))
+        #expect(
+            try await send(without: ["apns-push-type"], extra: [HTTPHeader("apns-push-type", "alert")]) == (
+                400, "InvalidPushType"
+            ))
+        #expect(
+            try await send(without: ["apns-priority"], extra: [HTTPHeader("apns-priority", "7")]) == (
+                400, "BadPriority"
+            ))
         #expect(try await send(extra: [HTTPHeader("apns-expiration", "soon")]) == (400, "BadExpirationDate"))
         #expect(try await send(extra: [HTTPHeader("apns-id", "not-a-uuid")]) == (400, "BadMessageId"))
-        #expect(try await send(extra: [HTTPHeader("apns-collapse-id", String(repeating: "c", count: 65))]) == (400, "BadCollapseId"))
+        #expect(
+            try await send(extra: [HTTPHeader("apns-collapse-id", String(repeating: "c", count: 65))]) == (
+                400, "BadCollapseId"
+            ))
         #expect(try await send(extra: [HTTPHeader("apns-priority", "5")]) == (400, "DuplicateHeaders"))
         #expect(try await send(body: []) == (400, "PayloadEmpty"))
         #expect(try await send(body: Array(repeating: 0x20, count: 4097)) == (413, "PayloadTooLarge"))
@@ -132,7 +173,10 @@ struct APNsEndToEndTests {
         let response = try await raw.execute(
             HTTP2Request(
                 method: "POST", path: "/3/device/\(dead)",
-                headers: [HTTPHeader("authorization", "bearer \(jwt)"), HTTPHeader("apns-topic", topic), HTTPHeader("apns-push-type", "liveactivity")],
+                headers: [
+                    HTTPHeader("authorization", "bearer \(jwt)"), HTTPHeader("apns-topic", topic),
+                    HTTPHeader("apns-push-type", "liveactivity"),
+                ],
                 body: body))
         #expect(response.status == 410)
         let object = try JSONValue.parse(Data(response.body))
@@ -159,8 +203,10 @@ struct APNsEndToEndTests {
             return (response.status, response.apnsReason)
         }
         func jwt(iat: Any, key: PrivateKey? = nil, der: Bool = false) throws -> String {
-            let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": APNsHarness.keyID], options: [.sortedKeys])
-            let claims = try JSONSerialization.data(withJSONObject: ["iss": APNsHarness.teamID, "iat": iat], options: [.sortedKeys])
+            let header = try JSONSerialization.data(
+                withJSONObject: ["alg": "ES256", "kid": APNsHarness.keyID], options: [.sortedKeys])
+            let claims = try JSONSerialization.data(
+                withJSONObject: ["iss": APNsHarness.teamID, "iat": iat], options: [.sortedKeys])
             let input = Base64URL.encode(header) + "." + Base64URL.encode(claims)
             var signature = try (key ?? harness.key).sign(Array(input.utf8))
             if der { signature = try ECDSASignature.derFromRaw(signature) }
@@ -170,7 +216,10 @@ struct APNsEndToEndTests {
         let fresh = { try harness.rawClient() }
 
         var raw = try fresh()
-        #expect(try await send(try jwt(iat: now, key: try PrivateKey.generate(.es256)), on: raw) == (403, "InvalidProviderToken"))
+        #expect(
+            try await send(try jwt(iat: now, key: try PrivateKey.generate(.es256)), on: raw) == (
+                403, "InvalidProviderToken"
+            ))
         raw.shutdown()
         raw = try fresh()
         #expect(try await send("not.a.jwt", on: raw) == (403, "InvalidProviderToken"))
@@ -197,10 +246,13 @@ struct APNsEndToEndTests {
         defer { strict.stop() }
         let strictRaw = try strict.rawClient()
         defer { strictRaw.shutdown() }
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": APNsHarness.keyID], options: [.sortedKeys])
-        let claims = try JSONSerialization.data(withJSONObject: ["iss": APNsHarness.teamID, "iat": clock.unixSeconds()], options: [.sortedKeys])
+        let header = try JSONSerialization.data(
+            withJSONObject: ["alg": "ES256", "kid": APNsHarness.keyID], options: [.sortedKeys])
+        let claims = try JSONSerialization.data(
+            withJSONObject: ["iss": APNsHarness.teamID, "iat": clock.unixSeconds()], options: [.sortedKeys])
         let input = Base64URL.encode(header) + "." + Base64URL.encode(claims)
-        let derJWT = input + "." + Base64URL.encode(try ECDSASignature.derFromRaw(try strict.key.sign(Array(input.utf8))))
+        let derJWT =
+            input + "." + Base64URL.encode(try ECDSASignature.derFromRaw(try strict.key.sign(Array(input.utf8))))
         #expect(try await send(derJWT, on: strictRaw) == (403, "InvalidProviderToken"))
     }
 

@@ -10,8 +10,11 @@ import Testing
 
 @Suite("Scripted APNs faults and how the client handles them")
 struct APNsFaultTests {
-    func update(_ client: APNsClient, _ token: String, tokenEnvironment: APNsEnvironment? = nil) async throws -> APNsSendResult {
-        try await client.sendLiveActivity(to: token, event: .update, contentState: ["n": 1], tokenEnvironment: tokenEnvironment)
+    func update(_ client: APNsClient, _ token: String, tokenEnvironment: APNsEnvironment? = nil) async throws
+        -> APNsSendResult
+    {
+        try await client.sendLiveActivity(
+            to: token, event: .update, contentState: ["n": 1], tokenEnvironment: tokenEnvironment)
     }
 
     @Test("410 Unregistered for one token: delete it, with the time it died; other tokens are unaffected")
@@ -144,6 +147,47 @@ struct APNsFaultTests {
         #expect(client.connectionsOpened == 1)
     }
 
+    @Test("like APNs, one stream until the connection's first valid provider token, then the full limit")
+    func oneStreamUntilValidToken() async throws {
+        let harness = try APNsHarness()
+        defer { harness.stop() }
+        let raw = try harness.rawClient()
+        defer { raw.shutdown() }
+        func push(_ authorization: String) async throws -> Int {
+            try await raw.execute(
+                HTTP2Request(
+                    method: "POST", path: "/3/device/\(APNsHarness.randomToken())",
+                    headers: [
+                        HTTPHeader("authorization", authorization),
+                        HTTPHeader("apns-topic", APNsHarness.bundleID + ".push-type.liveactivity"),
+                        HTTPHeader("apns-push-type", "liveactivity"),
+                    ], body: Array(#"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#.utf8))
+            ).status
+        }
+        #expect(try await push("bearer not.a.token") == 403)
+        #expect(raw.streamLimits == [1])
+        #expect(try await push("bearer " + harness.providerToken().current()) == 200)
+        #expect(raw.streamLimits == [1000])
+    }
+
+    @Test("an idle connection is kept alive with PINGs and reused")
+    func keepAlive() async throws {
+        let harness = try APNsHarness()
+        defer { harness.stop() }
+        let client = try APNsClient(
+            configuration: APNsClientConfiguration(
+                bundleID: APNsHarness.bundleID, providerToken: try harness.providerToken(),
+                endpoint: .custom(host: "127.0.0.1", port: harness.port), caFile: TestPKI.shared.caFile,
+                pingInterval: .milliseconds(100)))
+        defer { client.shutdown() }
+        #expect(try await update(client, APNsHarness.randomToken()).status == 200)
+        #expect(harness.emulator.pingsReceived == 0)
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(harness.emulator.pingsReceived >= 2)
+        #expect(try await update(client, APNsHarness.randomToken()).status == 200)
+        #expect(client.connectionsOpened == 1)
+    }
+
     @Test("faults fire on every n-th request and run out after `times`")
     func nthAndTimes() async throws {
         let harness = try APNsHarness()
@@ -161,7 +205,8 @@ struct APNsFaultTests {
         let directory = makeTemporaryDirectory("faults")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let good = directory + "/good.json"
-        try #"{"faults":[{"kind":"unregistered","token":"abcd"},{"kind":"delay","delayMilliseconds":5}],"maxConcurrentStreams":1}"#
+        try
+            #"{"faults":[{"kind":"unregistered","token":"abcd"},{"kind":"delay","delayMilliseconds":5}],"maxConcurrentStreams":1}"#
             .write(toFile: good, atomically: true, encoding: .utf8)
         let script = try APNsFaultScript.load(path: good)
         #expect(script.faults.count == 2)
@@ -192,7 +237,9 @@ struct APNsBroadcastTests {
         #expect(try await client.readChannel(channel) == .mostRecentMessageStored)
         #expect(try await client.listChannels() == [channel])
 
-        let payload = try LiveActivityPayload(event: .update, timestamp: Int64(Date().timeIntervalSince1970), contentState: ["score": 2]).encoded()
+        let payload = try LiveActivityPayload(
+            event: .update, timestamp: Int64(Date().timeIntervalSince1970), contentState: ["score": 2]
+        ).encoded()
         let sent = await client.send(APNsPush(channelID: channel, bundleID: APNsHarness.bundleID, payload: payload))
         #expect(sent.status == 200)
         #expect(sent.result?.apnsID != nil)
@@ -214,12 +261,16 @@ struct APNsBroadcastTests {
         defer { client.shutdown() }
         let channel = try await client.createChannel(policy: .noMessageStored)
         let payload = try LiveActivityPayload(event: .update, timestamp: 1, contentState: ["s": 1]).encoded()
-        let nonzero = await client.send(APNsPush(channelID: channel, bundleID: APNsHarness.bundleID, payload: payload, expiration: 100))
+        let nonzero = await client.send(
+            APNsPush(channelID: channel, bundleID: APNsHarness.bundleID, payload: payload, expiration: 100))
         #expect(nonzero.result?.reason == .badExpirationDate)
-        let zero = await client.send(APNsPush(channelID: channel, bundleID: APNsHarness.bundleID, payload: payload, expiration: 0))
+        let zero = await client.send(
+            APNsPush(channelID: channel, bundleID: APNsHarness.bundleID, payload: payload, expiration: 0))
         #expect(zero.status == 200)
         let unknown = Data(repeating: 1, count: 16).base64EncodedString()
-        #expect(await client.send(APNsPush(channelID: unknown, bundleID: APNsHarness.bundleID, payload: payload)).result?.reason == .channelNotRegistered)
+        #expect(
+            await client.send(APNsPush(channelID: unknown, bundleID: APNsHarness.bundleID, payload: payload)).result?
+                .reason == .channelNotRegistered)
 
         let raw = try harness.rawClient()
         defer { raw.shutdown() }
@@ -241,13 +292,17 @@ struct APNsBroadcastTests {
         let suffixed = try await raw.execute(
             HTTP2Request(
                 method: "POST", path: "/4/broadcasts/apps/\(APNsHarness.bundleID).push-type.liveactivity",
-                headers: [HTTPHeader("authorization", "bearer \(jwt)"), HTTPHeader("apns-push-type", "liveactivity"), HTTPHeader("apns-channel-id", channel)],
+                headers: [
+                    HTTPHeader("authorization", "bearer \(jwt)"), HTTPHeader("apns-push-type", "liveactivity"),
+                    HTTPHeader("apns-channel-id", channel),
+                ],
                 body: payload))
         #expect(suffixed.apnsReason == "TopicDisallowed")
         let badCreate = try await raw.execute(
             HTTP2Request(
                 method: "POST", path: "/1/apps/\(APNsHarness.bundleID)/channels",
-                headers: [HTTPHeader("authorization", "bearer \(jwt)")], body: Array(#"{"message-storage-policy":1}"#.utf8)))
+                headers: [HTTPHeader("authorization", "bearer \(jwt)")],
+                body: Array(#"{"message-storage-policy":1}"#.utf8)))
         #expect(badCreate.apnsReason == "BadRequestParams")
     }
 }

@@ -25,7 +25,8 @@ final class APNsHarness: Sendable {
         emulator = APNsEmulator(
             configuration: APNsEmulatorConfiguration(
                 teamID: APNsHarness.teamID, keys: [APNsHarness.keyID: key.publicKey], bundleIDs: [APNsHarness.bundleID],
-                environment: environment, strictSignatures: strictSignatures, requireRegisteredTokens: requireRegisteredTokens),
+                environment: environment, strictSignatures: strictSignatures,
+                requireRegisteredTokens: requireRegisteredTokens),
             clock: clock)
         port = try emulator.start(tls: try TestPKI.serverTLS(alpn: ["h2", "http/1.1"]))
     }
@@ -37,12 +38,14 @@ final class APNsHarness: Sendable {
     }
 
     func client(
-        clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil, timeout: Duration = .seconds(5), maxConnections: Int = 4
+        clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil, timeout: Duration = .seconds(5),
+        maxConnections: Int = 4
     ) throws -> APNsClient {
         try APNsClient(
             configuration: APNsClientConfiguration(
                 bundleID: APNsHarness.bundleID, providerToken: try providerToken(clock: clock, key: key),
-                endpoint: .custom(host: "127.0.0.1", port: port), caFile: TestPKI.shared.caFile, requestTimeout: timeout,
+                endpoint: .custom(host: "127.0.0.1", port: port), caFile: TestPKI.shared.caFile,
+                requestTimeout: timeout,
                 maxConnections: maxConnections),
             clock: clock)
     }

@@ -31,7 +31,8 @@ struct ContractTests {
         ]
     }()
 
-    @Test("each content-state vector decodes to the expected state and encodes back to the same bytes", arguments: 0..<4)
+    @Test(
+        "each content-state vector decodes to the expected state and encodes back to the same bytes", arguments: 0..<4)
     func contentStateVectors(index: Int) throws {
         let (name, expected) = ContractTests.states[index]
         let bytes = try vector("ios/content-state.\(name).json")
@@ -43,20 +44,23 @@ struct ContractTests {
     @Test("attributes vector round-trips")
     func attributesVector() throws {
         let bytes = try vector("ios/attributes.json")
-        #expect(try LiveActivityJSON.decode(DeliveryAttributes.self, from: bytes) == DeliveryAttributes(orderId: "A-1042"))
+        #expect(
+            try LiveActivityJSON.decode(DeliveryAttributes.self, from: bytes) == DeliveryAttributes(orderId: "A-1042"))
         #expect(try LiveActivityJSON.encode(DeliveryAttributes(orderId: "A-1042")) == bytes)
     }
 
     @Test("eta is seconds since 2001-01-01, not Unix seconds")
     func etaEncoding() throws {
-        let state = DeliveryStep.delivered.contentState(courierName: "A", riderReassigned: false, at: Date(timeIntervalSince1970: referenceUnix))
+        let state = DeliveryStep.delivered.contentState(
+            courierName: "A", riderReassigned: false, at: Date(timeIntervalSince1970: referenceUnix))
         let object = try JSONSerialization.jsonObject(with: LiveActivityJSON.encode(state)) as? [String: Any]
         #expect((object?["eta"] as? NSNumber)?.doubleValue == referenceUnix - 978_307_200)
     }
 
     @Test("the handbook's etaEpochMillis form converts to the contract's eta")
     func handbookForm() throws {
-        let json = #"{"status":"On the way","progress":0.5,"etaEpochMillis":1796000720000,"stopsRemaining":2,"courierName":"Sam","riderReassigned":false}"#
+        let json =
+            #"{"status":"On the way","progress":0.5,"etaEpochMillis":1796000720000,"stopsRemaining":2,"courierName":"Sam","riderReassigned":false}"#
         let state = try DeliveryAttributes.ContentState.fromFlexibleJSON(Data(json.utf8))
         #expect(state.eta == Date(timeIntervalSince1970: 1_796_000_720))
         let encoded = String(decoding: try LiveActivityJSON.encode(state), as: UTF8.self)
@@ -67,11 +71,17 @@ struct ContractTests {
     func flexibleErrors() {
         #expect(throws: ContentStateInputError(field: "progress", message: "'progress' must be a number")) {
             try DeliveryAttributes.ContentState.fromFlexibleJSON(
-                Data(#"{"status":"x","progress":"half","eta":1,"stopsRemaining":1,"courierName":"a","riderReassigned":false}"#.utf8))
+                Data(
+                    #"{"status":"x","progress":"half","eta":1,"stopsRemaining":1,"courierName":"a","riderReassigned":false}"#
+                        .utf8))
         }
-        #expect(throws: ContentStateInputError(field: "riderReassigned", message: "'riderReassigned' must be true or false")) {
+        #expect(
+            throws: ContentStateInputError(field: "riderReassigned", message: "'riderReassigned' must be true or false")
+        ) {
             try DeliveryAttributes.ContentState.fromFlexibleJSON(
-                Data(#"{"status":"x","progress":1,"eta":1,"stopsRemaining":1,"courierName":"a","riderReassigned":1}"#.utf8))
+                Data(
+                    #"{"status":"x","progress":1,"eta":1,"stopsRemaining":1,"courierName":"a","riderReassigned":1}"#
+                        .utf8))
         }
         #expect(throws: ContentStateInputError.self) {
             try DeliveryAttributes.ContentState.fromFlexibleJSON(Data(#"{"status":"x"}"#.utf8))
@@ -82,10 +92,13 @@ struct ContractTests {
     func contractVerdicts() {
         let contract = LiveActivityContract.delivery
         #expect(
-            contract.checkContentState(Data(#"{"status":"x","progress":1,"eta":1,"stopsRemaining":1,"riderReassigned":false}"#.utf8))
+            contract.checkContentState(
+                Data(#"{"status":"x","progress":1,"eta":1,"stopsRemaining":1,"riderReassigned":false}"#.utf8))
                 == .fails(reason: "required key 'courierName' is missing", keyPath: "courierName"))
         if case .fails(_, let keyPath) = contract.checkContentState(
-            Data(#"{"status":"x","progress":1,"eta":"2026-12-01T00:00:00Z","stopsRemaining":1,"courierName":"a","riderReassigned":false}"#.utf8))
+            Data(
+                #"{"status":"x","progress":1,"eta":"2026-12-01T00:00:00Z","stopsRemaining":1,"courierName":"a","riderReassigned":false}"#
+                    .utf8))
         {
             #expect(keyPath == "eta")
         } else {
@@ -122,18 +135,30 @@ struct WidgetLogicTests {
         }
     }
 
-    @Test("stops label", arguments: [(0, "You're next"), (-3, "You're next"), (1, "1 stop away"), (2, "2 stops away"), (12, "12 stops away")])
+    @Test(
+        "stops label",
+        arguments: [
+            (0, "You're next"), (-3, "You're next"), (1, "1 stop away"), (2, "2 stops away"), (12, "12 stops away"),
+        ])
     func stops(count: Int, label: String) {
         #expect(DeliveryWidgetLogic.stopsLabel(stopsRemaining: count) == label)
     }
 
     @Test("courier label, reassigned or not, compact or full")
     func courier() {
-        #expect(DeliveryWidgetLogic.courierLabel(courierName: "Sam", riderReassigned: false, compact: false) == "Sam is delivering your order")
-        #expect(DeliveryWidgetLogic.courierLabel(courierName: "Priya", riderReassigned: true, compact: false) == "New courier: Priya")
+        #expect(
+            DeliveryWidgetLogic.courierLabel(courierName: "Sam", riderReassigned: false, compact: false)
+                == "Sam is delivering your order")
+        #expect(
+            DeliveryWidgetLogic.courierLabel(courierName: "Priya", riderReassigned: true, compact: false)
+                == "New courier: Priya")
         #expect(DeliveryWidgetLogic.courierLabel(courierName: "Sam", riderReassigned: false, compact: true) == "Sam")
-        #expect(DeliveryWidgetLogic.courierLabel(courierName: "Priya", riderReassigned: true, compact: true) == "Priya (new)")
-        #expect(DeliveryWidgetLogic.courierLabel(courierName: "  ", riderReassigned: false, compact: true) == "Your courier")
+        #expect(
+            DeliveryWidgetLogic.courierLabel(courierName: "Priya", riderReassigned: true, compact: true)
+                == "Priya (new)")
+        #expect(
+            DeliveryWidgetLogic.courierLabel(courierName: "  ", riderReassigned: false, compact: true) == "Your courier"
+        )
     }
 
     @Test("percent text", arguments: percentCases)

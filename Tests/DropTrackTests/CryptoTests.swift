@@ -8,10 +8,15 @@ import Testing
 struct CryptoTests {
     @Test("SHA-256 in plain Swift matches the FIPS test vectors")
     func sha256() {
-        #expect(String(hexEncoding: SHA256.hash(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(String(hexEncoding: SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            String(hexEncoding: SHA256.hash(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            String(hexEncoding: SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
-        #expect(String(hexEncoding: SHA256.hash(long)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            String(hexEncoding: SHA256.hash(long)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        )
         #expect(Fingerprint(of: "abc").value == "ba7816bf8f01cfea")
     }
 
@@ -71,8 +76,10 @@ struct CryptoTests {
     @Test("refresh intervals outside 20–59 minutes are clamped")
     func clamp() throws {
         let key = try PrivateKey.generate(.es256)
-        #expect(try APNsProviderToken(key: key, keyID: "K", teamID: "T", refreshInterval: 60).refreshInterval == 20 * 60)
-        #expect(try APNsProviderToken(key: key, keyID: "K", teamID: "T", refreshInterval: 7200).refreshInterval == 59 * 60)
+        #expect(
+            try APNsProviderToken(key: key, keyID: "K", teamID: "T", refreshInterval: 60).refreshInterval == 20 * 60)
+        #expect(
+            try APNsProviderToken(key: key, keyID: "K", teamID: "T", refreshInterval: 7200).refreshInterval == 59 * 60)
     }
 
     @Test("key files: unreadable or not P-256 gives an error naming the file")
@@ -90,7 +97,8 @@ struct CryptoTests {
         #expect {
             _ = try PrivateKey(pemFile: rsaFile, expected: .es256)
         } throws: { error in
-            (error as? CryptoError)?.code == .wrongKeyType && "\(error)".contains(rsaFile) && "\(error)".contains("P-256")
+            (error as? CryptoError)?.code == .wrongKeyType && "\(error)".contains(rsaFile)
+                && "\(error)".contains("P-256")
         }
         let garbage = directory + "/garbage.p8"
         try "not a key".write(toFile: garbage, atomically: true, encoding: .utf8)

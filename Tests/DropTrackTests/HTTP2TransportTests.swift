@@ -52,7 +52,8 @@ struct HTTP2TransportTests {
         let port = try server.start()
         defer { server.stop() }
         let client = HTTP2Client(
-            configuration: .init(host: "127.0.0.1", port: port, serverName: "api.push.apple.com", reconnectDelay: .seconds(5)),
+            configuration: .init(
+                host: "127.0.0.1", port: port, serverName: "api.push.apple.com", reconnectDelay: .seconds(5)),
             tls: try TestPKI.clientTLS())
         defer { client.shutdown() }
         await #expect(throws: HTTP2ClientError(.connectFailed, "")) {

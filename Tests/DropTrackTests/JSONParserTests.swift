@@ -29,7 +29,9 @@ struct JSONParserTests {
     @Test("serialising sorts keys, keeps integers whole and round-trips")
     func serialize() throws {
         let value = try JSONValue.parse(#"{"b":2,"a":[1.5,"x\"y",null,true],"c":{"z":1,"y":"/"}}"#)
-        #expect(String(decoding: value.serialized(), as: UTF8.self) == #"{"a":[1.5,"x\"y",null,true],"b":2,"c":{"y":"/","z":1}}"#)
+        #expect(
+            String(decoding: value.serialized(), as: UTF8.self)
+                == #"{"a":[1.5,"x\"y",null,true],"b":2,"c":{"y":"/","z":1}}"#)
         #expect(try JSONValue.parse(bytes: value.serialized()) == value)
     }
 
@@ -41,7 +43,8 @@ struct JSONParserTests {
 
     @Test("the aps summary finds event and timestamp without a full parse, and notices invalid JSON")
     func apsSummary() {
-        let payload = #"{"extra":{"aps":{"event":"no"}},"aps":{"content-state":{"a":[1,{"b":"}"}]},"timestamp":1796000000,"event":"end"},"z":null}"#
+        let payload =
+            #"{"extra":{"aps":{"event":"no"}},"aps":{"content-state":{"a":[1,{"b":"}"}]},"timestamp":1796000000,"event":"end"},"z":null}"#
         let summary = APSSummary(scanning: Array(payload.utf8))
         #expect(summary == APSSummary(scanning: Array(#"{"aps":{"event":"end","timestamp":1796000000}}"#.utf8)))
         #expect(summary.event == "end")

@@ -21,7 +21,8 @@ struct PayloadTests {
     @Test("update and end")
     func updateAndEnd() throws {
         let onTheWay = DeliveryStep.onTheWay.contentState(courierName: "Sam", riderReassigned: false, at: at)
-        let update = LiveActivityPayload(event: .update, timestamp: unix + 100, contentState: onTheWay, staleDate: unix + 3600)
+        let update = LiveActivityPayload(
+            event: .update, timestamp: unix + 100, contentState: onTheWay, staleDate: unix + 3600)
         #expect(try update.encoded() == Array(try vector("apns/update.json")))
 
         let reassigned = DeliveryStep.onTheWay.contentState(courierName: "Priya", riderReassigned: true, at: at)
@@ -31,7 +32,8 @@ struct PayloadTests {
         #expect(try alerting.encoded() == Array(try vector("apns/update.reassigned.json")))
 
         let delivered = DeliveryStep.delivered.contentState(courierName: "Priya", riderReassigned: true, at: at)
-        let end = LiveActivityPayload(event: .end, timestamp: unix + 300, contentState: delivered, dismissalDate: unix + 14400)
+        let end = LiveActivityPayload(
+            event: .end, timestamp: unix + 300, contentState: delivered, dismissalDate: unix + 14400)
         #expect(try end.encoded() == Array(try vector("apns/end.json")))
     }
 
@@ -39,8 +41,10 @@ struct PayloadTests {
     func localizedAndChannel() throws {
         let payload = LiveActivityPayload(
             event: .start, timestamp: 1, contentState: ["a": 1],
-            alert: LiveActivityAlert(title: .localized(key: "%@ is on the way", arguments: ["Sam"]), body: .plain("b"), sound: "default"),
-            start: LiveActivityStart(attributesType: "T", attributes: .object([:]), inputPushChannel: "AAAAAAAAAAAAAAAAAAAAAA=="))
+            alert: LiveActivityAlert(
+                title: .localized(key: "%@ is on the way", arguments: ["Sam"]), body: .plain("b"), sound: "default"),
+            start: LiveActivityStart(
+                attributesType: "T", attributes: .object([:]), inputPushChannel: "AAAAAAAAAAAAAAAAAAAAAA=="))
         let json = String(decoding: try payload.encoded(), as: UTF8.self)
         #expect(json.contains(#""title":{"loc-args":["Sam"],"loc-key":"%@ is on the way"}"#))
         #expect(json.contains(#""input-push-channel":"AAAAAAAAAAAAAAAAAAAAAA==""#))
@@ -52,8 +56,11 @@ struct PayloadTests {
     func generic() throws {
         struct Score: Codable, Hashable, Sendable { var home: Int; var away: Int; var kickoff: Date }
         let payload = LiveActivityPayload(
-            event: .update, timestamp: 5, contentState: Score(home: 2, away: 1, kickoff: Date(timeIntervalSinceReferenceDate: 10)))
-        #expect(String(decoding: try payload.encoded(), as: UTF8.self) == #"{"aps":{"content-state":{"away":1,"home":2,"kickoff":10},"event":"update","timestamp":5}}"#)
+            event: .update, timestamp: 5,
+            contentState: Score(home: 2, away: 1, kickoff: Date(timeIntervalSinceReferenceDate: 10)))
+        #expect(
+            String(decoding: try payload.encoded(), as: UTF8.self)
+                == #"{"aps":{"content-state":{"away":1,"home":2,"kickoff":10},"event":"update","timestamp":5}}"#)
     }
 }
 
@@ -66,7 +73,8 @@ struct PushValidationTests {
             try push.validate()
         } throws: { error in
             let error = error as? APNsRequestError
-            return error?.code == .payloadTooLarge && error?.message.contains("4097 bytes") == true && error?.field == "payload"
+            return error?.code == .payloadTooLarge && error?.message.contains("4097 bytes") == true
+                && error?.field == "payload"
         }
     }
 
@@ -75,7 +83,8 @@ struct PushValidationTests {
         let id = Data(repeating: 7, count: 16).base64EncodedString()
         try APNsPush(channelID: id, bundleID: "com.example", payload: Array(repeating: 0x20, count: 5120)).validate()
         #expect(throws: APNsRequestError(.payloadTooLarge, field: "", "")) {
-            try APNsPush(channelID: id, bundleID: "com.example", payload: Array(repeating: 0x20, count: 5121)).validate()
+            try APNsPush(channelID: id, bundleID: "com.example", payload: Array(repeating: 0x20, count: 5121))
+                .validate()
         }
         #expect(throws: APNsRequestError(.badChannelID, field: "", "")) {
             try APNsPush(channelID: "not base64!", bundleID: "com.example", payload: [1]).validate()
@@ -102,10 +111,12 @@ struct PushValidationTests {
             try APNsPush(deviceToken: "ab", bundleID: "b", payload: [1], priority: 1).validate()
         }
         #expect(throws: APNsRequestError(.badCollapseID, field: "", "")) {
-            try APNsPush(deviceToken: "ab", bundleID: "b", payload: [1], collapseID: String(repeating: "x", count: 65)).validate()
+            try APNsPush(deviceToken: "ab", bundleID: "b", payload: [1], collapseID: String(repeating: "x", count: 65))
+                .validate()
         }
         #expect(throws: APNsRequestError(.badMessageID, field: "", "")) {
-            try APNsPush(deviceToken: "ab", bundleID: "b", payload: [1], apnsID: "123E4567-E89B-12D3-A456-426614174000").validate()
+            try APNsPush(deviceToken: "ab", bundleID: "b", payload: [1], apnsID: "123E4567-E89B-12D3-A456-426614174000")
+                .validate()
         }
     }
 }
@@ -160,7 +171,8 @@ struct ReasonTests {
     @Test("a 410 carries the time the token died")
     func gone() {
         let result = APNsResult(
-            status: 410, headers: [("apns-id", "x")], body: Array(#"{"reason":"Unregistered","timestamp":1796000000123}"#.utf8))
+            status: 410, headers: [("apns-id", "x")],
+            body: Array(#"{"reason":"Unregistered","timestamp":1796000000123}"#.utf8))
         #expect(result.reason == .unregistered)
         #expect(result.remedy == .deleteToken)
         #expect(result.invalidatedAt == Date(timeIntervalSince1970: 1_796_000_000.123))
@@ -169,7 +181,8 @@ struct ReasonTests {
 
     @Test("Retry-After is honoured in the remedy")
     func retryAfter() {
-        let result = APNsResult(status: 429, headers: [("retry-after", "30")], body: Array(#"{"reason":"TooManyRequests"}"#.utf8))
+        let result = APNsResult(
+            status: 429, headers: [("retry-after", "30")], body: Array(#"{"reason":"TooManyRequests"}"#.utf8))
         #expect(result.remedy == .retry(after: .seconds(30)))
         let without = APNsResult(status: 503, headers: [], body: [])
         #expect(without.reason == .serviceUnavailable)
@@ -179,10 +192,12 @@ struct ReasonTests {
     @Test("BadDeviceToken deletes only when the token's environment matches the host")
     func environmentMismatch() {
         let body = Array(#"{"reason":"BadDeviceToken"}"#.utf8)
-        let matched = APNsResult(status: 400, headers: [], body: body, tokenEnvironment: .sandbox, hostEnvironment: .sandbox)
+        let matched = APNsResult(
+            status: 400, headers: [], body: body, tokenEnvironment: .sandbox, hostEnvironment: .sandbox)
         #expect(matched.remedy == .deleteToken)
         #expect(!matched.environmentMismatch)
-        let mismatched = APNsResult(status: 400, headers: [], body: body, tokenEnvironment: .production, hostEnvironment: .sandbox)
+        let mismatched = APNsResult(
+            status: 400, headers: [], body: body, tokenEnvironment: .production, hostEnvironment: .sandbox)
         #expect(mismatched.remedy == .rejectRequest)
         #expect(mismatched.environmentMismatch)
         #expect(mismatched.explanation.contains("different environment"))

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every test DropTrack has, on a fresh Debian 12 machine with the Swift toolchain:
+#   1. installs what is needed (scripts/install-deps.sh, idempotent);
+#   2. checks formatting (swift format) and builds everything with warnings as errors;
+#   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI);
+#   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+
+echo "== swift format lint"
+swift format lint --strict --recursive Sources Tests Package.swift
+
+echo "== build (warnings are errors)"
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+echo "== swift test"
+swift test --skip-build
+
+echo "== independent checks"
+.venv/bin/python checks/apns_independent.py .build/debug/droptrack
+
+echo "== all tests passed"
