@@ -84,8 +84,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var records: RecordRing<APNsEmulatorRecord>
         var sequence = 0
         var channels: [String: Channel] = [:]
-        var faults: [APNsFault] = []
-        var faultCounters: [Int] = []
+        var faults = FaultBook<APNsFaultKind>()
         var verified: [String: Int64] = [:]
         var statusCounts: [Int: Int] = [:]
         var reasonCounts: [String: Int] = [:]
@@ -173,10 +172,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     /// Replaces the fault script.
     public func setFaults(_ faults: [APNsFault]) {
-        state.withLock {
-            $0.faults = faults
-            $0.faultCounters = Array(repeating: 0, count: faults.count)
-        }
+        state.withLock { $0.faults = FaultBook(faults) }
     }
 
     /// Applies a fault script file's contents.
@@ -459,18 +455,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     // MARK: Faults
 
     private func injectFault(_ exchange: inout Exchange) -> HTTP2ServerAction? {
-        let fired: APNsFault? = state.withLock { state in
-            for index in state.faults.indices {
-                let fault = state.faults[index]
-                if let token = fault.token, token.lowercased() != exchange.token { continue }
-                if let times = fault.times, times <= 0 { continue }
-                state.faultCounters[index] += 1
-                if let nth = fault.everyNth, nth > 1, state.faultCounters[index] % nth != 0 { continue }
-                if let times = fault.times { state.faults[index].times = times - 1 }
-                return fault
-            }
-            return nil
-        }
+        let fired = state.withLock { $0.faults.fire(token: exchange.token) }
         guard let fault = fired else { return nil }
         exchange.fault = fault.kind.rawValue
         switch fault.kind {

@@ -1,39 +1,42 @@
 import Foundation
 
-/// A fault the APNs emulator injects: a wire answer, a connection event, or a delay. Applies to
-/// one token, to every n-th request, or to everything, optionally a limited number of times.
-public struct APNsFault: Codable, Sendable, Hashable {
-    /// What goes wrong.
-    public enum Kind: String, Codable, Sendable, CaseIterable {
-        /// 410 Unregistered with a timestamp: the token is dead.
-        case unregistered
-        /// 410 ExpiredToken.
-        case expiredToken
-        /// 400 BadDeviceToken.
-        case badDeviceToken
-        /// 429 TooManyRequests, with `Retry-After` when `retryAfterSeconds` is set.
-        case tooManyRequests
-        /// 500 InternalServerError.
-        case internalServerError
-        /// 503 ServiceUnavailable.
-        case serviceUnavailable
-        /// 503 Shutdown.
-        case shutdown
-        /// GOAWAY `{"reason":"Shutdown"}`: this request and later ones on the connection are refused.
-        case goAway
-        /// The TCP connection is dropped with the request unanswered.
-        case connectionReset
-        /// The real answer, `delayMilliseconds` late.
-        case delay
-    }
+/// What goes wrong in an APNs fault.
+public enum APNsFaultKind: String, Codable, Sendable, CaseIterable {
+    /// 410 Unregistered with a timestamp: the token is dead.
+    case unregistered
+    /// 410 ExpiredToken.
+    case expiredToken
+    /// 400 BadDeviceToken.
+    case badDeviceToken
+    /// 429 TooManyRequests, with `Retry-After` when `retryAfterSeconds` is set.
+    case tooManyRequests
+    /// 500 InternalServerError.
+    case internalServerError
+    /// 503 ServiceUnavailable.
+    case serviceUnavailable
+    /// 503 Shutdown.
+    case shutdown
+    /// GOAWAY `{"reason":"Shutdown"}`: this request and later ones on the connection are refused.
+    case goAway
+    /// The TCP connection is dropped with the request unanswered.
+    case connectionReset
+    /// The real answer, `delayMilliseconds` late.
+    case delay
+}
 
+/// A fault the APNs emulator injects.
+public typealias APNsFault = FaultRule<APNsFaultKind>
+
+/// A fault an emulator injects: a wire answer, a connection event, or a delay. Applies to one
+/// token, to every n-th request, or to everything, optionally a limited number of times.
+public struct FaultRule<Kind: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
     /// What goes wrong.
     public var kind: Kind
-    /// Only requests to this device token (hex), when set.
+    /// Only requests to this device or registration token, when set.
     public var token: String?
     /// Only every n-th matching request, when set (1 = every one).
     public var everyNth: Int?
-    /// `Retry-After` seconds for 429/503.
+    /// `Retry-After` seconds, for answers that carry it.
     public var retryAfterSeconds: Int?
     /// For `delay`.
     public var delayMilliseconds: Int?
@@ -51,6 +54,31 @@ public struct APNsFault: Codable, Sendable, Hashable {
         self.retryAfterSeconds = retryAfterSeconds
         self.delayMilliseconds = delayMilliseconds
         self.times = times
+    }
+}
+
+/// The faults in force and how often each has matched; the first that fires wins.
+struct FaultBook<Kind: Codable & Sendable & Hashable>: Sendable {
+    private(set) var rules: [FaultRule<Kind>] = []
+    private var matches: [Int] = []
+
+    init(_ rules: [FaultRule<Kind>] = []) {
+        self.rules = rules
+        matches = Array(repeating: 0, count: rules.count)
+    }
+
+    /// The fault that fires for a request to `token` (nil for requests without one), if any.
+    mutating func fire(token: String?) -> FaultRule<Kind>? {
+        for index in rules.indices {
+            let rule = rules[index]
+            if let wanted = rule.token, wanted.lowercased() != token?.lowercased() { continue }
+            if let times = rule.times, times <= 0 { continue }
+            matches[index] += 1
+            if let nth = rule.everyNth, nth > 1, matches[index] % nth != 0 { continue }
+            if let times = rule.times { rules[index].times = times - 1 }
+            return rule
+        }
+        return nil
     }
 }
 
@@ -72,16 +100,20 @@ public struct APNsFaultScript: Codable, Sendable {
 
     /// Reads a script file, naming the file and the problem in errors.
     public static func load(path: String) throws -> APNsFaultScript {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw EmulatorError("cannot read faults file \(path)")
-        }
-        do {
-            return try JSONDecoder().decode(APNsFaultScript.self, from: data)
-        } catch let error as DecodingError {
-            throw EmulatorError(
-                "faults file \(path): \(EmulatorError.describe(error)); kinds are \(APNsFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-            )
-        }
+        try loadScript(path: path, kinds: APNsFaultKind.allCases.map(\.rawValue))
+    }
+}
+
+/// Reads a fault-script JSON file, naming the file, the key at fault and the valid kinds.
+func loadScript<Script: Decodable>(path: String, kinds: [String]) throws -> Script {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw EmulatorError("cannot read faults file \(path)")
+    }
+    do {
+        return try JSONDecoder().decode(Script.self, from: data)
+    } catch let error as DecodingError {
+        throw EmulatorError(
+            "faults file \(path): \(EmulatorError.describe(error)); kinds are \(kinds.joined(separator: ", "))")
     }
 }
 

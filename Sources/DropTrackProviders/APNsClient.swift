@@ -57,7 +57,7 @@ public struct APNsSendResult: Sendable {
     public var attempts: Int
 
     /// What to do next.
-    public var remedy: APNsRemedy {
+    public var remedy: PushRemedy {
         switch outcome {
         case .answered(let result): result.remedy
         case .invalid: .rejectRequest

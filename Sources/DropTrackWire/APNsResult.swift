@@ -16,7 +16,7 @@ public struct APNsResult: Sendable, Equatable {
     /// `Retry-After`, when present.
     public var retryAfter: Duration?
     /// What to do next.
-    public var remedy: APNsRemedy
+    public var remedy: PushRemedy
     /// True when `BadDeviceToken` came back for a token registered in the other environment: a
     /// configuration error, not a dead token.
     public var environmentMismatch: Bool

@@ -34,7 +34,7 @@ enum EmulateAPNsCommand: Command {
                                  its file printed, for clients' --ca-file
           --faults FILE          fault script: {"faults":[{"kind":"unregistered","token":"…"}, …],
                                  "maxConcurrentStreams":N, "oneStreamUntilValidToken":true}
-                                 kinds: \(APNsFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))
+                                 kinds: \(APNsFaultKind.allCases.map(\.rawValue).joined(separator: ", "))
           --environment ENV      the environment played (default sandbox)
           --max-streams N        SETTINGS_MAX_CONCURRENT_STREAMS after the first valid token (default 1000)
           --strict-signatures    refuse DER-encoded ES256 signatures

@@ -123,7 +123,7 @@ struct PushValidationTests {
 
 @Suite("APNs reasons and remedies")
 struct ReasonTests {
-    static let expectedRemedies: [String: APNsRemedy] = [
+    static let expectedRemedies: [String: PushRemedy] = [
         "BadCollapseId": .rejectRequest, "BadDeviceToken": .deleteToken, "BadExpirationDate": .rejectRequest,
         "BadMessageId": .rejectRequest, "BadPriority": .rejectRequest, "BadTopic": .rejectRequest,
         "DeviceTokenNotForTopic": .rejectRequest, "DuplicateHeaders": .rejectRequest, "IdleTimeout": .reconnect,

@@ -1,11 +1,12 @@
-/// What to do after an APNs answer. Call sites act on this and never guess from status codes.
-public enum APNsRemedy: Hashable, Sendable, CustomStringConvertible {
-    /// Delivered to APNs; nothing to do.
+/// What to do after an APNs or FCM answer. Call sites act on this and never guess from status
+/// codes; both providers' reason tables map onto it, so the dispatcher has one retry policy.
+public enum PushRemedy: Hashable, Sendable, CustomStringConvertible {
+    /// Delivered to the provider; nothing to do.
     case none
     /// The token is dead: stop sending to it.
     case deleteToken
-    /// Mint a new provider token (JWT) and send again.
-    case refreshProviderToken
+    /// Mint new credentials (the APNs provider token, the FCM access token) and send again.
+    case refreshCredentials
     /// Send again later: after the given delay, or with backoff when nil.
     case retry(after: Duration?)
     /// Open a new connection, then send again.
@@ -17,7 +18,7 @@ public enum APNsRemedy: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .none: "none"
         case .deleteToken: "deleteToken"
-        case .refreshProviderToken: "refreshProviderToken"
+        case .refreshCredentials: "refreshCredentials"
         case .retry(let after): after.map { "retry(after: \($0))" } ?? "retry(backoff)"
         case .reconnect: "reconnect"
         case .rejectRequest: "rejectRequest"
@@ -29,7 +30,7 @@ public enum APNsRemedy: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .none: "none"
         case .deleteToken: "delete_token"
-        case .refreshProviderToken: "refresh_provider_token"
+        case .refreshCredentials: "refresh_credentials"
         case .retry: "retry"
         case .reconnect: "reconnect"
         case .rejectRequest: "reject_request"
@@ -41,7 +42,7 @@ public enum APNsRemedy: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .none: "nothing to do"
         case .deleteToken: "stop sending to this token and delete it; the app will register a new one"
-        case .refreshProviderToken: "make a new provider token (JWT) and send again"
+        case .refreshCredentials: "make new credentials (APNs provider token, FCM access token) and send again"
         case .retry(let after):
             after.map { "send again after \($0)" } ?? "send again later, backing off exponentially"
         case .reconnect: "open a new connection to APNs and send again"
@@ -50,12 +51,17 @@ public enum APNsRemedy: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension PushRemedy {
+    /// APNs' name for `refreshCredentials`: make a new provider token (JWT).
+    public static var refreshProviderToken: PushRemedy { .refreshCredentials }
+}
+
 extension APNsReason {
     /// The remedy for this reason, given the `Retry-After` delay if the response carried one.
     /// Apple: don't retry BadDeviceToken, DeviceTokenNotForTopic, Forbidden, ExpiredToken,
     /// Unregistered or PayloadTooLarge; TooManyRequests may be retried after a delay; retry 5xx
     /// with backoff.
-    public func remedy(retryAfter: Duration? = nil) -> APNsRemedy {
+    public func remedy(retryAfter: Duration? = nil) -> PushRemedy {
         switch self {
         case .badDeviceToken, .expiredToken, .unregistered: .deleteToken
         case .expiredProviderToken: .refreshProviderToken

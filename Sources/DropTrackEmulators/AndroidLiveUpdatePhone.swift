@@ -1,0 +1,410 @@
+import DropTrackContract
+import DropTrackCore
+import Foundation
+import Synchronization
+
+/// The phone's settings that decide whether a Live Update shows and is promoted.
+public struct AndroidDeviceSettings: Sendable, Equatable {
+    /// Which promotion rule the OS build applies.
+    public enum PromotionRule: String, Sendable, Codable {
+        /// The current AOSP rule (QPR): requested, ongoing, titled, allowed style, not a group
+        /// summary, no custom views, and **not** colorized.
+        case current
+        /// The Android 16.0 release rule: an ongoing CallStyle, or colorized with a promotable style.
+        case android16Release
+    }
+
+    /// A notification channel's importance.
+    public enum ChannelImportance: Int, Sendable, Codable, Comparable {
+        case none = 0, min = 1, low = 2, `default` = 3, high = 4
+        public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// `POST_NOTIFICATIONS` granted (Android 13+); without it nothing shows.
+    public var notificationPermissionGranted: Bool
+    /// `POST_PROMOTED_NOTIFICATIONS` declared and not revoked (`canPostPromotedNotifications()`).
+    public var promotedPermissionGranted: Bool
+    /// The per-app Live Updates switch in Settings.
+    public var userAllowsLiveUpdates: Bool
+    /// The channel's importance; MIN cannot be promoted, NONE shows nothing.
+    public var channelImportance: ChannelImportance
+    /// The promotion rule of this OS build.
+    public var promotionRule: PromotionRule
+    /// Updates per second per app before the system sheds them (NotificationManagerService).
+    public var maxUpdatesPerSecond: Int
+    /// Live notifications per app before new ones are refused.
+    public var maxNotifications: Int
+    /// The app is on screen: the status-bar chip hides.
+    public var appVisible: Bool
+    /// The app ignores a message whose `sequence` is older than the one shown (the handbook's
+    /// service does not, which is trap DT-097).
+    public var appChecksSequence: Bool
+
+    /// Creates settings; the defaults are a Pixel on the current rule with everything granted.
+    public init(
+        notificationPermissionGranted: Bool = true, promotedPermissionGranted: Bool = true,
+        userAllowsLiveUpdates: Bool = true, channelImportance: ChannelImportance = .default,
+        promotionRule: PromotionRule = .current, maxUpdatesPerSecond: Int = 5, maxNotifications: Int = 50,
+        appVisible: Bool = false, appChecksSequence: Bool = false
+    ) {
+        self.notificationPermissionGranted = notificationPermissionGranted
+        self.promotedPermissionGranted = promotedPermissionGranted
+        self.userAllowsLiveUpdates = userAllowsLiveUpdates
+        self.channelImportance = channelImportance
+        self.promotionRule = promotionRule
+        self.maxUpdatesPerSecond = maxUpdatesPerSecond
+        self.maxNotifications = maxNotifications
+        self.appVisible = appVisible
+        self.appChecksSequence = appChecksSequence
+    }
+}
+
+/// `Notification.ProgressStyle` as the app builds it: segments, points, progress and a tracker icon.
+public struct ProgressStyleModel: Sendable, Equatable, Codable {
+    /// A segment of the bar.
+    public struct Segment: Sendable, Equatable, Codable {
+        public var length: Int
+        public var color: String?
+    }
+
+    /// A point on the bar.
+    public struct Point: Sendable, Equatable, Codable {
+        public var position: Int
+        public var color: String?
+    }
+
+    /// Segments as given (the platform merges more than 10 into one).
+    public var segments: [Segment]
+    /// Points as given (the platform keeps the first 4 strictly inside the bar).
+    public var points: [Point]
+    /// Progress as given (clamped to 0…max).
+    public var progress: Int
+    /// The tracker icon's name.
+    public var trackerIcon: String?
+
+    /// The platform's caps.
+    public static let maximumSegments = 10
+    public static let maximumPoints = 4
+
+    /// Sum of segment lengths, or 100 without segments.
+    public var max: Int { segments.isEmpty ? 100 : segments.reduce(0) { $0 + $1.length } }
+    /// Progress clamped as the platform clamps it.
+    public var shownProgress: Int { Swift.min(Swift.max(progress, 0), max) }
+    /// Segments as the platform renders them.
+    public var shownSegments: [Segment] {
+        guard segments.count > ProgressStyleModel.maximumSegments else { return segments }
+        let colors = Set(segments.map(\.color))
+        return [Segment(length: max, color: colors.count == 1 ? segments.first?.color : nil)]
+    }
+    /// Points as the platform renders them.
+    public var shownPoints: [Point] {
+        Array(points.filter { $0.position > 0 && $0.position < max }.prefix(ProgressStyleModel.maximumPoints))
+    }
+}
+
+/// What the status-bar chip shows.
+public enum LiveUpdateChip: Sendable, Equatable, Codable {
+    /// No chip (not promoted, or the app is on screen).
+    case none
+    /// `shortCriticalText`.
+    case text(String)
+    /// A chronometer.
+    case timer
+    /// The `when` time, at least a minute ahead.
+    case time(String)
+    /// The icon alone.
+    case iconOnly
+}
+
+/// One Live Update notification as the phone holds it.
+public struct LiveUpdateNotification: Sendable, Equatable, Codable {
+    /// The stable notification id derived from the activity id.
+    public var id: Int32
+    /// The tag: the activity id.
+    public var tag: String
+    /// `setContentTitle`: the status.
+    public var title: String
+    /// `setContentText`: the courier line.
+    public var text: String
+    /// `setSubText`: "Order #…".
+    public var subText: String
+    /// `setOngoing`.
+    public var ongoing: Bool
+    /// `setOnlyAlertOnce`.
+    public var onlyAlertOnce: Bool
+    /// `setColor`.
+    public var color: String
+    /// `setColorized`.
+    public var colorized: Bool
+    /// `setShortCriticalText`.
+    public var shortCriticalText: String?
+    /// `setRequestPromotedOngoing`.
+    public var requestPromotedOngoing: Bool
+    /// `setWhen` in Unix ms, when set (the ETA, only if in the future).
+    public var whenMillis: Int64?
+    /// `setShowWhen`.
+    public var showWhen: Bool
+    /// `setUsesChronometer`.
+    public var usesChronometer: Bool
+    /// The style's name: `progress`, `bigText`, `call`, `metric`, `media`, `messaging`, `inbox`, `bigPicture` or `none`.
+    public var style: String
+    /// The ProgressStyle, when that is the style.
+    public var progressStyle: ProgressStyleModel?
+    /// A group summary.
+    public var isGroupSummary: Bool
+    /// Custom RemoteViews.
+    public var hasCustomView: Bool
+    /// The `sequence` of the message shown.
+    public var sequence: Int64
+    /// The event of the message shown.
+    public var event: String
+    /// True when the system promoted it (`FLAG_PROMOTED_ONGOING`).
+    public var promoted: Bool
+    /// Why it is not promoted, in words; empty when promoted.
+    public var notPromotedBecause: [String]
+    /// The status-bar chip.
+    public var chip: LiveUpdateChip
+}
+
+/// A message the phone did not show, and why.
+public struct AndroidDrop: Sendable, Equatable, Codable {
+    /// When it arrived.
+    public var at: Date
+    /// The activity it was for, when it said.
+    public var activityId: String?
+    /// The trap id, when the drop is one the catalog names.
+    public var trap: String?
+    /// Why, in words.
+    public var reason: String
+}
+
+/// A simulated Android 16 phone running the handbook's `DroptrackFcmService` and
+/// `DeliveryNotifier`: it turns FCM data messages into promoted `ProgressStyle` notifications,
+/// and applies the system's rules (promotion, chip, update shedding, the 50-notification cap).
+public final class AndroidLiveUpdatePhone: Sendable {
+    /// The brand colour the notifier sets.
+    public static let brandColor = "#FF5A1F"
+
+    struct State {
+        var settings: AndroidDeviceSettings
+        var notifications: [String: LiveUpdateNotification] = [:]
+        var order: [String] = []
+        var drops: [AndroidDrop] = []
+        var findings: [AndroidDrop] = []
+        var recentUpdates: [Date] = []
+        var received = 0
+    }
+
+    private let clock: any WallClock
+    private let state: Mutex<State>
+
+    /// Creates a phone.
+    public init(settings: AndroidDeviceSettings = AndroidDeviceSettings(), clock: any WallClock = SystemWallClock()) {
+        self.clock = clock
+        state = Mutex(State(settings: settings))
+    }
+
+    /// The settings in force.
+    public var settings: AndroidDeviceSettings {
+        get { state.withLock { $0.settings } }
+    }
+
+    /// Changes settings (the user flips a switch); shown notifications are re-evaluated.
+    public func updateSettings(_ change: (inout AndroidDeviceSettings) -> Void) {
+        let now = clock.now()
+        state.withLock { state in
+            change(&state.settings)
+            for key in state.notifications.keys {
+                state.notifications[key] = AndroidLiveUpdatePhone.evaluate(
+                    state.notifications[key]!, settings: state.settings, now: now)
+            }
+        }
+    }
+
+    /// Notifications shown now, in the order they were first posted.
+    public var notifications: [LiveUpdateNotification] {
+        state.withLock { state in state.order.compactMap { state.notifications[$0] } }
+    }
+
+    /// The notification for an activity.
+    public func notification(forActivity id: String) -> LiveUpdateNotification? {
+        state.withLock { $0.notifications[id] }
+    }
+
+    /// Messages dropped, with reasons.
+    public var drops: [AndroidDrop] { state.withLock { $0.drops } }
+
+    /// Messages shown that hit a trap anyway (an older update overwriting a newer one).
+    public var findings: [AndroidDrop] { state.withLock { $0.findings } }
+
+    /// Data messages received.
+    public var received: Int { state.withLock { $0.received } }
+
+    /// The user swipes the notification away.
+    public func userDismiss(activityId: String) {
+        state.withLock { state in
+            state.notifications[activityId] = nil
+            state.order.removeAll { $0 == activityId }
+        }
+    }
+
+    /// `onMessageReceived`: what the app and the system do with one data message.
+    @discardableResult
+    public func receive(data: [String: String], priority: String = "high") -> LiveUpdateNotification? {
+        let now = clock.now()
+        return state.withLock { state -> LiveUpdateNotification? in
+            state.received += 1
+            func drop(_ reason: String, trap: String? = nil, activity: String? = nil) -> LiveUpdateNotification? {
+                state.drops.append(AndroidDrop(at: now, activityId: activity, trap: trap, reason: reason))
+                return nil
+            }
+            guard let activityId = data[DeliveryLiveUpdate.Key.activityId], !activityId.isEmpty else {
+                return drop("the message has no activityId, so the service ignores it", trap: "DT-092")
+            }
+            guard state.settings.notificationPermissionGranted else {
+                return drop(
+                    "POST_NOTIFICATIONS is not granted: notify() shows nothing", trap: "DT-106", activity: activityId)
+            }
+            guard state.settings.channelImportance > .none else {
+                return drop(
+                    "the notification channel is blocked (importance NONE)", trap: "DT-107", activity: activityId)
+            }
+            let sequence = Int64(data[DeliveryLiveUpdate.Key.sequence] ?? "") ?? 0
+            let existing = state.notifications[activityId]
+            if let existing, sequence < existing.sequence {
+                if state.settings.appChecksSequence {
+                    return drop(
+                        "sequence \(sequence) is older than \(existing.sequence), which is shown", trap: "DT-097",
+                        activity: activityId)
+                }
+                state.findings.append(
+                    AndroidDrop(
+                        at: now, activityId: activityId, trap: "DT-097",
+                        reason: "sequence \(sequence) overwrote the newer \(existing.sequence): FCM does not keep order"
+                    ))
+            }
+            var notification = AndroidLiveUpdatePhone.build(data: data, activityId: activityId, now: now)
+            let completed = notification.progressStyle.map { $0.shownProgress == $0.max } ?? false
+            if existing != nil {
+                // The system sheds updates faster than the limit, except those that complete the progress.
+                state.recentUpdates.removeAll { now.timeIntervalSince($0) >= 1 }
+                if !completed && state.recentUpdates.count >= state.settings.maxUpdatesPerSecond {
+                    return drop(
+                        "update shed: more than \(state.settings.maxUpdatesPerSecond) per second for this app",
+                        trap: "DT-112", activity: activityId)
+                }
+                state.recentUpdates.append(now)
+            } else if state.notifications.count >= state.settings.maxNotifications {
+                return drop(
+                    "the app already shows \(state.settings.maxNotifications) notifications; new ones are refused",
+                    trap: "DT-057", activity: activityId)
+            }
+            notification = AndroidLiveUpdatePhone.evaluate(notification, settings: state.settings, now: now)
+            if existing == nil { state.order.append(activityId) }
+            state.notifications[activityId] = notification
+            if priority != "high" {
+                state.findings.append(
+                    AndroidDrop(
+                        at: now, activityId: activityId, trap: "DT-094",
+                        reason: "normal priority: in Doze this update waits for the next maintenance window"))
+            }
+            return notification
+        }
+    }
+
+    /// The handbook's `DeliveryNotifier`, lenient as Kotlin's `toDoubleOrNull() ?: 0` is.
+    static func build(data: [String: String], activityId: String, now: Date) -> LiveUpdateNotification {
+        typealias Key = DeliveryLiveUpdate.Key
+        let event = data[Key.event] ?? "update"
+        let progress = Double(data[Key.progress] ?? "") ?? 0
+        let etaMillis = Int64(data[Key.etaEpochMillis] ?? "") ?? 0
+        let reassigned = data[Key.riderReassigned] == "true"
+        let courier = data[Key.courierName] ?? ""
+        let nowMillis = Int64(now.timeIntervalSince1970 * 1000)
+        let steps = DeliveryStep.allCases.count
+        let style = ProgressStyleModel(
+            segments: (0..<steps).map { _ in ProgressStyleModel.Segment(length: 1, color: brandColor) },
+            points: [DeliveryStep.pickedUp, .nearby].map {
+                ProgressStyleModel.Point(position: $0.rawValue, color: nil)
+            },
+            progress: DeliveryWidgetLogic.litSegments(progress: progress), trackerIcon: "ic_courier")
+        return LiveUpdateNotification(
+            id: stableID(activityId), tag: activityId, title: data[Key.status] ?? "",
+            text: DeliveryWidgetLogic.courierLabel(courierName: courier, riderReassigned: reassigned, compact: false),
+            subText: "Order #\(data[Key.orderId] ?? "")", ongoing: event != "end", onlyAlertOnce: true,
+            color: brandColor,
+            colorized: false, shortCriticalText: DeliveryWidgetLogic.percentText(progress: progress),
+            requestPromotedOngoing: true, whenMillis: etaMillis > nowMillis ? etaMillis : nil,
+            showWhen: etaMillis > nowMillis,
+            usesChronometer: false, style: "progress", progressStyle: style, isGroupSummary: false,
+            hasCustomView: false,
+            sequence: Int64(data[Key.sequence] ?? "") ?? 0, event: event, promoted: false, notPromotedBecause: [],
+            chip: .none)
+    }
+
+    /// The id the notifier uses for an activity: FNV-1a of its id, so it is the same on every run
+    /// (unlike Swift's seeded hashing) and updates replace the notification in place.
+    public static func stableID(_ activityId: String) -> Int32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in activityId.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        return Int32(bitPattern: hash & 0x7FFF_FFFF)
+    }
+
+    static let promotableStyles: Set<String> = ["none", "bigText", "call", "progress", "metric"]
+
+    /// `hasPromotableCharacteristics()` and NotificationManagerService's checks, with every
+    /// failing rule listed, then the chip by its precedence.
+    public static func evaluate(
+        _ notification: LiveUpdateNotification, settings: AndroidDeviceSettings, now: Date
+    ) -> LiveUpdateNotification {
+        var result = notification
+        var reasons: [String] = []
+        if !notification.requestPromotedOngoing {
+            reasons.append("promotion was not requested (setRequestPromotedOngoing(true))")
+        }
+        if !notification.ongoing { reasons.append("not ongoing (the delivery ended)") }
+        if notification.title.trimmingCharacters(in: .whitespaces).isEmpty { reasons.append("no title") }
+        if notification.isGroupSummary { reasons.append("it is a group summary") }
+        if notification.hasCustomView { reasons.append("it uses custom RemoteViews") }
+        let styleAllowed = promotableStyles.contains(notification.style)
+        switch settings.promotionRule {
+        case .current:
+            if !styleAllowed { reasons.append("the \(notification.style) style cannot be promoted") }
+            if notification.colorized { reasons.append("it is colorized (setColorized(true) prevents promotion)") }
+        case .android16Release:
+            let call = notification.style == "call"
+            if !call && !(notification.colorized && styleAllowed) {
+                reasons.append(
+                    "Android 16.0 promotes only colorized notifications with a promotable style (or CallStyle)")
+            }
+        }
+        if !settings.promotedPermissionGranted {
+            reasons.append(
+                "POST_PROMOTED_NOTIFICATIONS is missing or revoked (canPostPromotedNotifications() is false)")
+        }
+        if settings.channelImportance <= .min { reasons.append("the channel importance is MIN") }
+        if !settings.userAllowsLiveUpdates { reasons.append("the user turned Live Updates off for this app") }
+        result.promoted = reasons.isEmpty
+        result.notPromotedBecause = reasons
+        result.chip = chip(for: result, settings: settings, now: now)
+        return result
+    }
+
+    /// The status-bar chip: short critical text, then chronometer, then a `when` at least 60 s
+    /// ahead, else the icon. None unless promoted, and none while the app is on screen.
+    static func chip(for notification: LiveUpdateNotification, settings: AndroidDeviceSettings, now: Date)
+        -> LiveUpdateChip
+    {
+        guard notification.promoted, !settings.appVisible else { return .none }
+        if let text = notification.shortCriticalText, !text.isEmpty { return .text(text) }
+        if notification.usesChronometer { return .timer }
+        if notification.showWhen, let when = notification.whenMillis {
+            let seconds = Double(when) / 1000 - now.timeIntervalSince1970
+            if seconds >= 60 { return .time("in \(Int((seconds / 60).rounded(.up))) min") }
+        }
+        return .iconOnly
+    }
+}
