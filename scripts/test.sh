@@ -3,7 +3,7 @@
 #   1. installs what is needed (scripts/install-deps.sh, idempotent);
 #   2. checks formatting (swift format) and builds everything with warnings as errors;
 #   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI);
-#   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns).
+#   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -19,5 +19,6 @@ swift test --skip-build
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
+.venv/bin/python -W ignore checks/fcm_independent.py .build/debug/droptrack
 
 echo "== all tests passed"

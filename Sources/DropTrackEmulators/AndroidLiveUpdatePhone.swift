@@ -65,12 +65,20 @@ public struct ProgressStyleModel: Sendable, Equatable, Codable {
     public struct Segment: Sendable, Equatable, Codable {
         public var length: Int
         public var color: String?
+        public init(length: Int, color: String?) {
+            self.length = length
+            self.color = color
+        }
     }
 
     /// A point on the bar.
     public struct Point: Sendable, Equatable, Codable {
         public var position: Int
         public var color: String?
+        public init(position: Int, color: String?) {
+            self.position = position
+            self.color = color
+        }
     }
 
     /// Segments as given (the platform merges more than 10 into one).
@@ -81,6 +89,14 @@ public struct ProgressStyleModel: Sendable, Equatable, Codable {
     public var progress: Int
     /// The tracker icon's name.
     public var trackerIcon: String?
+
+    /// Creates a style.
+    public init(segments: [Segment], points: [Point], progress: Int, trackerIcon: String?) {
+        self.segments = segments
+        self.points = points
+        self.progress = progress
+        self.trackerIcon = trackerIcon
+    }
 
     /// The platform's caps.
     public static let maximumSegments = 10

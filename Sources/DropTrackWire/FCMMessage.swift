@@ -160,3 +160,17 @@ public struct FCMRequestError: Error, Equatable, CustomStringConvertible, Sendab
 
     public var description: String { message }
 }
+
+extension FCMMessage {
+    /// FCM's own path to an iOS Live Activity: the app's FCM registration token as the target, the
+    /// Live Activity (or push-to-start) token in `apns.live_activity_token`, and the APNs payload
+    /// built by the same code as the APNs client, with Live Activity headers.
+    public static func liveActivity<State: Encodable & Sendable>(
+        registrationToken: String, liveActivityToken: String, payload: LiveActivityPayload<State>, priority: Int = 10
+    ) throws -> FCMMessage {
+        FCMMessage(
+            target: .token(registrationToken), priority: nil, liveActivityToken: liveActivityToken,
+            apnsPayload: try JSONValue.parse(bytes: try payload.encoded()),
+            apnsHeaders: ["apns-priority": String(priority), "apns-push-type": "liveactivity"])
+    }
+}

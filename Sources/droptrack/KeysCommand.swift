@@ -8,7 +8,7 @@ enum KeysDevCommand: Command {
     static let path = ["keys", "dev"]
     static let abstract = "make development keys: a TLS CA and server certificate, an APNs .p8 key"
     static let help = """
-        USAGE: droptrack keys dev [--out DIR] [--bundle-id ID] [--force]
+        USAGE: droptrack keys dev [--out DIR] [--bundle-id ID] [--project ID] [--fcm-token-uri URL] [--force]
 
         Writes throwaway credentials for the local emulators (never for production):
           DIR/ca.pem                   the CA to trust (--ca-file) when talking to an emulator
@@ -16,10 +16,15 @@ enum KeysDevCommand: Command {
           DIR/apns/AuthKey_<KEYID>.p8      an APNs provider key (P-256, PKCS#8)
           DIR/apns/AuthKey_<KEYID>.pub.pem its public key, for `droptrack emulate apns --auth-key-pub`
           DIR/apns/apns.json              {"keyId", "teamId", "bundleId"}
+          DIR/fcm/service-account.json    a Google service-account key (RSA) whose token_uri is the FCM emulator
+          DIR/fcm/service-account.pub.pem its public key, for `droptrack emulate fcm --service-account-pub`
 
         OPTIONS:
           --out DIR        where to write (default ./droptrack-dev)
           --bundle-id ID   the app's bundle id (default com.droptrack.demo)
+          --project ID     the Firebase project id (default droptrack-demo)
+          --fcm-token-uri URL  token_uri written into the service account (default https://localhost:4443/token,
+                           where `droptrack emulate fcm --listen 127.0.0.1:4443` answers)
           --force          overwrite existing files
 
         Every option can also be set as DROPTRACK_KEYS_<OPTION>, e.g. DROPTRACK_KEYS_OUT.
@@ -27,10 +32,15 @@ enum KeysDevCommand: Command {
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
-            arguments, valued: ["out", "bundle-id"], switches: ["force"], environmentPrefix: "DROPTRACK_KEYS_")
+            arguments, valued: ["out", "bundle-id", "project", "fcm-token-uri"], switches: ["force"],
+            environmentPrefix: "DROPTRACK_KEYS_")
         let out = args.value("out") ?? "droptrack-dev"
         let bundleID = args.value("bundle-id") ?? "com.droptrack.demo"
-        let summary = try DevelopmentKeys.write(to: out, bundleID: bundleID, overwrite: args.flag("force"))
+        let tokenURI = args.value("fcm-token-uri") ?? "https://localhost:4443/token"
+        guard tokenURI.hasPrefix("https://") else { throw UsageError("--fcm-token-uri must be an https URL") }
+        let summary = try DevelopmentKeys.write(
+            to: out, bundleID: bundleID, projectID: args.value("project") ?? "droptrack-demo", fcmTokenURI: tokenURI,
+            overwrite: args.flag("force"))
         print(summary.description)
         return 0
     }
@@ -47,23 +57,32 @@ struct DevelopmentKeys: CustomStringConvertible {
     var certificateKeyFile: String { directory + "/server-key.pem" }
     var apnsKeyFile: String { directory + "/apns/AuthKey_\(keyID).p8" }
     var apnsPublicKeyFile: String { directory + "/apns/AuthKey_\(keyID).pub.pem" }
+    var projectID = "droptrack-demo"
+    var serviceAccountFile: String { directory + "/fcm/service-account.json" }
+    var serviceAccountPublicKeyFile: String { directory + "/fcm/service-account.pub.pem" }
+    var clientEmail: String { "droptrack-dev@\(projectID).iam.gserviceaccount.com" }
 
     static func randomID(_ length: Int) -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
         return String((0..<length).map { _ in alphabet.randomElement()! })
     }
 
-    static func write(to directory: String, bundleID: String, overwrite: Bool) throws -> DevelopmentKeys {
+    static func write(
+        to directory: String, bundleID: String, projectID: String = "droptrack-demo",
+        fcmTokenURI: String = "https://localhost:4443/token", overwrite: Bool
+    ) throws -> DevelopmentKeys {
         let manager = FileManager.default
         if manager.fileExists(atPath: directory + "/ca.pem") && !overwrite {
             throw CommandFailure("\(directory) already holds development keys; pass --force to replace them")
         }
         do {
             try manager.createDirectory(atPath: directory + "/apns", withIntermediateDirectories: true)
+            try manager.createDirectory(atPath: directory + "/fcm", withIntermediateDirectories: true)
         } catch {
             throw CommandFailure("cannot create \(directory): \(error.localizedDescription)")
         }
-        let keys = DevelopmentKeys(directory: directory, keyID: randomID(10), teamID: randomID(10), bundleID: bundleID)
+        var keys = DevelopmentKeys(directory: directory, keyID: randomID(10), teamID: randomID(10), bundleID: bundleID)
+        keys.projectID = projectID
         let certificates = try DevelopmentCertificates.generate()
         let apnsKey = try PrivateKey.generate(.es256)
         try save(certificates.caCertificatePEM, keys.caFile)
@@ -75,6 +94,12 @@ struct DevelopmentKeys: CustomStringConvertible {
             withJSONObject: ["keyId": keys.keyID, "teamId": keys.teamID, "bundleId": bundleID],
             options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         try save(String(decoding: json, as: UTF8.self), directory + "/apns/apns.json")
+        let serviceKey = try PrivateKey.generate(.rs256)
+        let account = GoogleServiceAccount.document(
+            projectID: projectID, privateKeyID: randomID(40).lowercased(), clientEmail: keys.clientEmail,
+            tokenURI: fcmTokenURI, privateKeyPEM: serviceKey.pkcs8PEM)
+        try save(String(decoding: account, as: UTF8.self), keys.serviceAccountFile, secret: true)
+        try save(serviceKey.publicKeyPEM, keys.serviceAccountPublicKeyFile)
         return keys
     }
 
@@ -104,11 +129,15 @@ struct DevelopmentKeys: CustomStringConvertible {
           TLS certificate:  \(certificateFile) (key \(certificateKeyFile))
           APNs key:         \(apnsKeyFile)  key id \(keyID), team id \(teamID), bundle id \(bundleID)
           APNs public key:  \(apnsPublicKeyFile)
+          FCM account:      \(serviceAccountFile)  project \(projectID)
+          FCM public key:   \(serviceAccountPublicKeyFile)
 
         next:
           droptrack emulate apns --listen 127.0.0.1:2197 --auth-key-pub \(apnsPublicKeyFile) \\
             --key-id \(keyID) --team-id \(teamID) --bundle-id \(bundleID) \\
             --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
+          droptrack emulate fcm --listen 127.0.0.1:4443 --service-account-pub \(serviceAccountPublicKeyFile) \
+            --project \(projectID) --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
         """
     }
 }

@@ -131,4 +131,52 @@ struct CLITests {
         #expect(gone.err.contains("410 Unregistered") && gone.err.contains("delete it"))
         #expect(!gone.err.contains(token))
     }
+
+    @Test("push fcm: a Live Update to the FCM emulator, a refused non-string --data value, and the remedy on failure")
+    func pushFCM() async throws {
+        let harness = try FCMHarness()
+        defer { harness.stop() }
+        let directory = makeTemporaryDirectory("cli-fcm")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let accountFile = directory + "/service-account.json"
+        try Data(harness.accountJSON).write(to: URL(fileURLWithPath: accountFile))
+        let environment = [
+            "DROPTRACK_FCM_SERVICE_ACCOUNT": accountFile, "DROPTRACK_FCM_BASE_URL": "https://127.0.0.1:\(harness.port)",
+            "DROPTRACK_FCM_CA_FILE": TestPKI.shared.caFile,
+        ]
+        let token = harness.newToken()
+        let state =
+            #"{"status":"On the way","progress":0.7142857142857143,"etaEpochMillis":1796000720000,"stopsRemaining":2,"courierName":"Sam","riderReassigned":false}"#
+        let ok = try runDropTrack(
+            [
+                "push", "fcm", "--token", token, "--event", "update", "--activity-id", "act-1", "--state", state,
+                "--sequence", "7",
+            ],
+            environment: environment)
+        #expect(ok.status == 0, "\(ok.err)")
+        #expect(ok.out.contains("200 accepted") && ok.out.contains("projects/droptrack-demo/messages/"))
+        let delivered = try #require(harness.emulator.latestDelivered(forToken: token))
+        #expect(delivered.data?["progress"] == "0.7142857142857143" && delivered.data?["sequence"] == "7")
+        #expect(delivered.priority == "high")
+
+        let dry = try runDropTrack(
+            ["push", "fcm", "--token", token, "--data", #"{"a":"1"}"#, "--dry-run"], environment: environment)
+        #expect(dry.status == 0 && dry.out.contains(#""data":{"a":"1"}"#) && !dry.out.contains(token))
+        let number = try runDropTrack(
+            ["push", "fcm", "--token", token, "--data", #"{"eta":5}"#], environment: environment)
+        #expect(number.status == 2 && number.err.contains("'eta'") && number.err.contains("must be strings"))
+        let reserved = try runDropTrack(
+            ["push", "fcm", "--token", token, "--data", #"{"google.x":"1"}"#], environment: environment)
+        #expect(reserved.status == 1 && reserved.err.contains("message.data.google.x"))
+
+        harness.emulator.markTokenDead(token)
+        let gone = try runDropTrack(
+            ["push", "fcm", "--token", token, "--data", #"{"a":"1"}"#], environment: environment)
+        #expect(gone.status == 1 && gone.err.contains("404 UNREGISTERED") && gone.err.contains("delete it"))
+        #expect(!gone.err.contains(token))
+        let missing = try runDropTrack([
+            "push", "fcm", "--token", token, "--data", #"{"a":"1"}"#, "--service-account", directory + "/nope.json",
+        ])
+        #expect(missing.status == 1 && missing.err.contains("nope.json"))
+    }
 }

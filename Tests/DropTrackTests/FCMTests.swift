@@ -96,6 +96,22 @@ struct FCMWireTests {
         #expect(FCMMessage.durationString(0) == "0s")
     }
 
+    @Test("FCM's path to a Live Activity carries the same aps payload the APNs client builds")
+    func liveActivityThroughFCM() throws {
+        let state = DeliveryStep.onTheWay.contentState(
+            courierName: "Sam", riderReassigned: false, at: Date(timeIntervalSince1970: referenceUnix))
+        let payload = LiveActivityPayload(
+            event: .update, timestamp: Int64(referenceUnix) + 100, contentState: state,
+            staleDate: Int64(referenceUnix) + 3600)
+        let message = try FCMMessage.liveActivity(
+            registrationToken: "fcm-1", liveActivityToken: "abcd", payload: payload)
+        let body = try JSONValue.parse(bytes: message.requestBody())
+        #expect(body["message"]?["token"]?.stringValue == "fcm-1")
+        #expect(body["message"]?["apns"]?["live_activity_token"]?.stringValue == "abcd")
+        #expect(body["message"]?["apns"]?["payload"] == (try JSONValue.parse(try vector("apns/update.json"))))
+        #expect(body["message"]?["apns"]?["headers"]?["apns-push-type"]?.stringValue == "liveactivity")
+    }
+
     @Test("reserved keys, size, ttl range and empty targets are refused before sending, naming the field")
     func validation() {
         for key in ["from", "message_type", "google.sent_time", "gcm.notification.title", "gcm.x"] {
