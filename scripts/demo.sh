@@ -10,10 +10,12 @@ swift build -c release 2>&1 | grep -E "error|warning: |Compiling|Build complete"
 BIN=.build/release/droptrack
 WORK=$(mktemp -d)
 EMULATOR_PID=""
-cleanup() { [ -n "$EMULATOR_PID" ] && kill "$EMULATOR_PID" 2>/dev/null; rm -rf "$WORK"; }
+FCM_PID=""
+cleanup() { for pid in $EMULATOR_PID $FCM_PID; do kill "$pid" 2>/dev/null; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-"$BIN" keys dev --out "$WORK/keys" | head -5
+FCM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BIN" keys dev --out "$WORK/keys" --fcm-token-uri "https://localhost:$FCM_PORT/token" | head -7
 KID=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['keyId'])" "$WORK/keys/apns/apns.json")
 TID=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['teamId'])" "$WORK/keys/apns/apns.json")
 "$BIN" emulate apns --listen 127.0.0.1:0 --auth-key-pub "$WORK/keys/apns/AuthKey_$KID.pub.pem" --key-id "$KID" \
@@ -61,3 +63,20 @@ for record in json.load(sys.stdin)["records"]:
         print("      %s %s" % (finding["trap"], finding["message"]))
         print("      fix: %s" % finding["fix"])
 '
+
+echo; echo "The same delivery on Android: an FCM data message (every value a string) to the local FCM."
+"$BIN" emulate fcm --listen "127.0.0.1:$FCM_PORT" --project droptrack-demo \
+  --service-account-pub "$WORK/keys/fcm/service-account.pub.pem" --tls-cert "$WORK/keys/server.pem" \
+  --tls-key "$WORK/keys/server-key.pem" > "$WORK/fcm.log" 2>&1 &
+FCM_PID=$!
+for _ in $(seq 50); do grep -q 'listening on' "$WORK/fcm.log" && break; sleep 0.1; done
+FCM_TOKEN="demo-android:APA91b$(openssl rand -hex 40)"
+curl -s --cacert "$WORK/keys/ca.pem" -X POST "https://localhost:$FCM_PORT/_emulator/tokens" -d "{\"token\":\"$FCM_TOKEN\"}"
+export DROPTRACK_FCM_SERVICE_ACCOUNT="$WORK/keys/fcm/service-account.json" DROPTRACK_FCM_BASE_URL="https://localhost:$FCM_PORT"
+export DROPTRACK_FCM_CA_FILE="$WORK/keys/ca.pem"
+echo "\$ droptrack push fcm --token <token> --event update --activity-id act-A-1042 --order-id A-1042 --state …"
+"$BIN" push fcm --token "$FCM_TOKEN" --event update --activity-id act-A-1042 --order-id A-1042 \
+  --state "$(state 'On the way' 0.714285 2 Priya true 12)" --ttl 60
+echo; echo "A broken one: a key FCM reserves. It is refused before sending, naming the field:"
+echo "\$ droptrack push fcm --token <token> --data '{\"progress\":\"0.9\",\"google.sent_time\":\"1\"}'"
+"$BIN" push fcm --token "$FCM_TOKEN" --data '{"progress":"0.9","google.sent_time":"1"}' || true

@@ -181,9 +181,9 @@ struct APNsFaultTests {
                 pingInterval: .milliseconds(100)))
         defer { client.shutdown() }
         #expect(try await update(client, APNsHarness.randomToken()).status == 200)
-        #expect(harness.emulator.pingsReceived == 0)
-        try await Task.sleep(for: .milliseconds(700))
-        #expect(harness.emulator.pingsReceived >= 2)
+        let before = harness.emulator.pingsReceived
+        try await Task.sleep(for: .milliseconds(1000))
+        #expect(harness.emulator.pingsReceived > before)
         #expect(try await update(client, APNsHarness.randomToken()).status == 200)
         #expect(client.connectionsOpened == 1)
     }
