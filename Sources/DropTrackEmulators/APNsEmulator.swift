@@ -662,7 +662,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     // MARK: Records
 
     private func finish(_ exchange: Exchange) {
-        let headers = RecordedHeaders(exchange.request.headers)
+        let headers = RecordedHeaders(exchange.headers)
         let reasonKey = exchange.reason.map { "\(exchange.status) \($0.rawValue)" }
         let accepted = exchange.status == 200 && exchange.kind == "device"
         state.withLock { state in

@@ -149,31 +149,33 @@ public struct EmulatedToken: Sendable {
     }
 }
 
-/// Request headers as recorded: the request's own array (no copy on the hot path), written as a
-/// JSON object with `authorization` replaced by the provider token's fingerprint.
+/// The APNs headers of a request as recorded: the values APNs reads (shared with the request, no
+/// copy on the hot path), written as a JSON object with `authorization` replaced by the provider
+/// token's fingerprint.
 public struct RecordedHeaders: Sendable, Encodable {
-    /// The headers in arrival order. Holds the provider token in memory; never encoded as is.
-    let fields: [HTTPHeader]
+    let set: APNsHeaderSet
 
-    init(_ fields: [HTTPHeader]) { self.fields = fields }
+    init(_ set: APNsHeaderSet) { self.set = set }
 
-    /// The first value of a header; `authorization` comes back redacted.
-    public subscript(name: String) -> String? {
-        guard let value = fields.value(of: name) else { return nil }
-        return name == "authorization" ? RecordedHeaders.redact(value) : value
+    /// Name and value pairs, `authorization` redacted.
+    public var fields: [(name: String, value: String)] {
+        let values: [String?] = [
+            set.authorization.map(RecordedHeaders.redact), set.topic, set.pushType, set.priority, set.expiration,
+            set.apnsID, set.collapseID, set.channelID, set.requestID,
+        ]
+        return zip(APNsHeaderSet.names, values).compactMap { name, value in value.map { (name, $0) } }
     }
+
+    /// The value of one of the APNs headers; `authorization` comes back redacted.
+    public subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
 
     static func redact(_ authorization: String) -> String {
         "bearer <provider token \(Fingerprint(of: String(authorization.split(separator: " ").last ?? "")).value)>"
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var object: [String: String] = [:]
-        for field in fields where object[field.name] == nil {
-            object[field.name] = field.name == "authorization" ? RecordedHeaders.redact(field.value) : field.value
-        }
         var container = encoder.singleValueContainer()
-        try container.encode(object)
+        try container.encode(Dictionary(fields, uniquingKeysWith: { first, _ in first }))
     }
 }
 

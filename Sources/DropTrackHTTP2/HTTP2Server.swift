@@ -244,7 +244,21 @@ final class ServerSession: H2Connection {
         var body: [UInt8] = []
         var response: BodySource? = nil
         var answered = false
+
+        /// Ready for another request; arrays keep their capacity when nothing else holds them.
+        func reset() {
+            method = ""
+            path = ""
+            authority = ""
+            headers.removeAll(keepingCapacity: true)
+            body.removeAll(keepingCapacity: true)
+            response = nil
+            answered = false
+        }
     }
+
+    /// Closed streams kept for reuse: a request then costs no allocation for its stream object.
+    private var spareStreams: [Stream] = []
 
     private unowned let server: HTTP2Server
     private let handler: any HTTP2ServerHandler
@@ -300,7 +314,7 @@ final class ServerSession: H2Connection {
     override func onPing() { server.countPing() }
 
     override func onBeginHeaders(streamID: Int32) {
-        let stream = Stream()
+        let stream = spareStreams.popLast() ?? Stream()
         streams[streamID] = stream
         lastStream = (streamID, stream)
     }
@@ -354,7 +368,10 @@ final class ServerSession: H2Connection {
     override func onDataComplete(streamID: Int32) { dispatch(streamID) }
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) {
-        streams.removeValue(forKey: streamID)
+        if let stream = streams.removeValue(forKey: streamID), spareStreams.count < 256 {
+            stream.reset()
+            spareStreams.append(stream)
+        }
         if lastStream?.id == streamID { lastStream = nil }
     }
 
