@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(
             name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Foundation only: shared with the iOS app and widget and the Android team's vectors.
         .target(name: "DropTrackContract", swiftSettings: strict),
@@ -39,6 +41,8 @@ let package = Package(
             name: "DropTrackProviders",
             dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"],
             swiftSettings: strict),
+        // Storage: the protocol, and the memory and SQLite engines (PostgreSQL next).
+        .target(name: "DropTrackStore", dependencies: ["CSQLite", "DropTrackContract"], swiftSettings: strict),
         // Local APNs (and later FCM) emulators and device simulators.
         .target(
             name: "DropTrackEmulators",
@@ -49,7 +53,7 @@ let package = Package(
             name: "droptrack",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
             ],
             swiftSettings: strict),
 
@@ -57,7 +61,7 @@ let package = Package(
             name: "DropTrackTests",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
             ],
             swiftSettings: strict),
     ],

@@ -1,0 +1,87 @@
+import DropTrackContract
+import Foundation
+
+/// The storage seam. Everything the server keeps goes through a transaction, so the logic above
+/// is written once and each engine (memory, SQLite, PostgreSQL) implements only these primitives.
+///
+/// Nothing correctness depends on lives in one process: claims are leases in the store, versions
+/// and timestamps are assigned inside transactions, and uniqueness is the store's constraints.
+public protocol DeliveryStore: Sendable, CustomStringConvertible {
+    /// Runs `body` atomically: all of its writes land or none do. Engines may retry the body when a
+    /// concurrent writer forced a rollback, so `body` must not have effects outside the store.
+    func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T
+}
+
+/// Outbox depth and age, for metrics and readiness.
+public struct OutboxStats: Sendable, Equatable {
+    /// Rows waiting or in flight.
+    public var depth: Int
+    /// When the oldest of them was first queued.
+    public var oldestQueuedAt: Date?
+    /// Rows parked as dead letters (kept for the timeline, never sent).
+    public var deadLetters: Int
+
+    public init(depth: Int, oldestQueuedAt: Date?, deadLetters: Int) {
+        self.depth = depth
+        self.oldestQueuedAt = oldestQueuedAt
+        self.deadLetters = deadLetters
+    }
+}
+
+/// The primitive operations inside a transaction.
+public protocol StoreTransaction {
+    // MARK: Tokens
+
+    /// A token by its fingerprint.
+    func token(app: String, fingerprint: String) throws -> TokenRecord?
+    /// Inserts or replaces the token with the same (app, fingerprint).
+    func saveToken(_ token: TokenRecord) throws
+    /// A user's tokens of the given kinds (valid or not).
+    func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord]
+    /// The update tokens registered for an activity (valid or not).
+    func tokens(app: String, activityId: String) throws -> [TokenRecord]
+    /// Several tokens by fingerprint (missing ones are left out).
+    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
+    /// Marks tokens invalid, keeping the first reason given.
+    func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws
+
+    // MARK: Activities
+
+    func activity(app: String, id: String) throws -> ActivityRecord?
+    func activity(app: String, idempotencyKey: String) throws -> ActivityRecord?
+    /// Throws `conflict` when the id or the idempotency key is taken.
+    func insertActivity(_ activity: ActivityRecord) throws
+    func updateActivity(_ activity: ActivityRecord) throws
+    /// Activities the scheduler must look at by `now`: scheduled starts, automatic ends, stale and
+    /// dismissal times, and schedule-type activities.
+    func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord]
+
+    // MARK: Outbox
+
+    /// Asks for `version` to reach each token: inserts a row, or raises the requested version of
+    /// the row already there (which is how bursts coalesce into one send of the newest state).
+    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
+        throws
+    /// Leases up to `limit` due rows of an app to `owner` until `until`; expired leases are due again.
+    func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry]
+    /// Apps with rows due now.
+    func appsWithDueWork(now: Date) throws -> [String]
+    /// The send of `sentVersion` is final: the row goes, unless a newer version was requested
+    /// meanwhile, in which case it is released to send again at once.
+    func completeOutbox(id: Int64, sentVersion: Int64, now: Date) throws
+    /// Releases the row to try again at `availableAt`.
+    func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws
+    /// Parks the row as a dead letter: kept, never sent.
+    func deadLetterOutbox(id: Int64, error: String) throws
+    /// Removes the row (its token is gone or its activity is over).
+    func deleteOutbox(id: Int64) throws
+    /// Rows still waiting for an activity.
+    func pendingOutbox(app: String, activityId: String) throws -> Int
+    func outboxStats() throws -> OutboxStats
+
+    // MARK: Timeline
+
+    func appendTimeline(_ entries: [TimelineEntry]) throws
+    /// The newest `limit` entries of an activity, oldest first.
+    func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry]
+}

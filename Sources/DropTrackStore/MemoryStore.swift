@@ -1,0 +1,254 @@
+import DropTrackContract
+import Foundation
+import Synchronization
+
+/// The in-memory store: the same semantics as SQLite and PostgreSQL, for tests and `--store memory`.
+/// A transaction holds the lock and works on a copy, so a throw leaves nothing half-written.
+public final class MemoryStore: DeliveryStore {
+    struct Data {
+        var tokens: [String: TokenRecord] = [:]
+        var activities: [String: ActivityRecord] = [:]
+        var outbox: [Int64: OutboxEntry] = [:]
+        var outboxIndex: [String: Int64] = [:]
+        var deadLetters: [Int64: OutboxEntry] = [:]
+        var nextOutboxID: Int64 = 1
+        var timeline: [String: [TimelineEntry]] = [:]
+    }
+
+    private let data = Mutex(Data())
+
+    /// Creates an empty store.
+    public init() {}
+
+    public var description: String { "memory" }
+
+    public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
+        try data.withLock { data in
+            // Move the data into the transaction (no copy: it stays uniquely referenced), and on a
+            // throw undo the changes from the journal, so a failure costs what it changed, not the
+            // whole store.
+            let transaction = MemoryTransaction(data: data)
+            data = Data()
+            defer { data = transaction.data }
+            do {
+                return try body(transaction)
+            } catch {
+                transaction.rollBack()
+                throw error
+            }
+        }
+    }
+}
+
+final class MemoryTransaction: StoreTransaction {
+    var data: MemoryStore.Data
+    private var journal: [(inout MemoryStore.Data) -> Void] = []
+
+    init(data: MemoryStore.Data) { self.data = data }
+
+    func rollBack() {
+        for undo in journal.reversed() { undo(&data) }
+        journal.removeAll()
+    }
+
+    private func setToken(_ key: String, _ value: TokenRecord?) {
+        let old = data.tokens[key]
+        journal.append { $0.tokens[key] = old }
+        data.tokens[key] = value
+    }
+
+    private func setActivity(_ key: String, _ value: ActivityRecord?) {
+        let old = data.activities[key]
+        journal.append { $0.activities[key] = old }
+        data.activities[key] = value
+    }
+
+    private func setOutbox(_ id: Int64, _ value: OutboxEntry?) {
+        let old = data.outbox[id]
+        journal.append { $0.outbox[id] = old }
+        data.outbox[id] = value
+    }
+
+    private func setOutboxIndex(_ key: String, _ value: Int64?) {
+        let old = data.outboxIndex[key]
+        journal.append { $0.outboxIndex[key] = old }
+        data.outboxIndex[key] = value
+    }
+
+    private static func key(_ app: String, _ id: String) -> String { app + "\u{1F}" + id }
+
+    func token(app: String, fingerprint: String) throws -> TokenRecord? { data.tokens[Self.key(app, fingerprint)] }
+
+    func saveToken(_ token: TokenRecord) throws { setToken(Self.key(token.app, token.fingerprint), token) }
+
+    func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
+        data.tokens.values.filter { $0.app == app && $0.userId == userId && kinds.contains($0.kind) }
+            .sorted { $0.createdAt < $1.createdAt }
+    }
+
+    func tokens(app: String, activityId: String) throws -> [TokenRecord] {
+        data.tokens.values.filter { $0.app == app && $0.kind == .activity && $0.activityId == activityId }
+            .sorted { $0.createdAt < $1.createdAt }
+    }
+
+    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
+        fingerprints.compactMap { data.tokens[Self.key(app, $0)] }
+    }
+
+    func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws {
+        for fingerprint in fingerprints {
+            let key = Self.key(app, fingerprint)
+            guard var token = data.tokens[key], token.invalidatedAt == nil else { continue }
+            token.invalidatedAt = at
+            token.invalidReason = reason
+            setToken(key, token)
+        }
+    }
+
+    func activity(app: String, id: String) throws -> ActivityRecord? { data.activities[Self.key(app, id)] }
+
+    func activity(app: String, idempotencyKey: String) throws -> ActivityRecord? {
+        data.activities.values.first { $0.app == app && $0.idempotencyKey == idempotencyKey }
+    }
+
+    func insertActivity(_ activity: ActivityRecord) throws {
+        let key = Self.key(activity.app, activity.id)
+        guard data.activities[key] == nil else { throw StoreError(.conflict, "activity \(activity.id) exists") }
+        if let idempotencyKey = activity.idempotencyKey,
+            try self.activity(app: activity.app, idempotencyKey: idempotencyKey) != nil
+        {
+            throw StoreError(.conflict, "idempotency key already used")
+        }
+        setActivity(key, activity)
+    }
+
+    func updateActivity(_ activity: ActivityRecord) throws {
+        setActivity(Self.key(activity.app, activity.id), activity)
+    }
+
+    func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord] {
+        data.activities.values.filter { Self.needsAttention($0, now: now) }.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    /// The scheduler's filter, shared in spirit with the SQL engines' WHERE clause.
+    static func needsAttention(_ activity: ActivityRecord, now: Date) -> Bool {
+        switch activity.state {
+        case .pending: return (activity.startAt ?? .distantPast) <= now
+        case .active, .stale:
+            if let endAt = activity.endAt, endAt <= now { return true }
+            if activity.state == .active, let stale = activity.staleDate, Double(stale) <= now.timeIntervalSince1970 {
+                return true
+            }
+            return activity.schedule != nil
+        case .ended: return (activity.dismissAt ?? .distantFuture) <= now
+        case .dismissed: return false
+        }
+    }
+
+    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
+        throws
+    {
+        for fingerprint in fingerprints {
+            let key = app + "\u{1F}" + activityId + "\u{1F}" + fingerprint
+            if let id = data.outboxIndex[key], var entry = data.outbox[id] {
+                entry.requestedVersion = max(entry.requestedVersion, version)
+                if entry.claimedBy == nil { entry.availableAt = min(entry.availableAt, availableAt) }
+                setOutbox(id, entry)
+            } else {
+                let id = data.nextOutboxID
+                data.nextOutboxID += 1
+                setOutbox(
+                    id,
+                    OutboxEntry(
+                        id: id, app: app, activityId: activityId, tokenFingerprint: fingerprint,
+                        requestedVersion: version,
+                        availableAt: availableAt, firstQueuedAt: now))
+                setOutboxIndex(key, id)
+            }
+        }
+    }
+
+    func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
+        let due = data.outbox.values.filter {
+            $0.app == app && $0.availableAt <= now && ($0.claimedUntil.map { $0 <= now } ?? true)
+        }.sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }.prefix(limit)
+        var claimed: [OutboxEntry] = []
+        for var entry in due {
+            entry.claimedBy = owner
+            entry.claimedUntil = until
+            entry.attempts += 1
+            setOutbox(entry.id, entry)
+            claimed.append(entry)
+        }
+        return claimed
+    }
+
+    func appsWithDueWork(now: Date) throws -> [String] {
+        Array(
+            Set(
+                data.outbox.values.filter { $0.availableAt <= now && ($0.claimedUntil.map { $0 <= now } ?? true) }.map(
+                    \.app))
+        )
+        .sorted()
+    }
+
+    private func remove(_ id: Int64) {
+        guard let entry = data.outbox[id] else { return }
+        setOutbox(id, nil)
+        setOutboxIndex(entry.app + "\u{1F}" + entry.activityId + "\u{1F}" + entry.tokenFingerprint, nil)
+    }
+
+    func completeOutbox(id: Int64, sentVersion: Int64, now: Date) throws {
+        guard var entry = data.outbox[id] else { return }
+        if entry.requestedVersion > sentVersion {
+            entry.claimedBy = nil
+            entry.claimedUntil = nil
+            entry.availableAt = now
+            entry.attempts = 0
+            setOutbox(id, entry)
+        } else {
+            remove(id)
+        }
+    }
+
+    func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws {
+        guard var entry = data.outbox[id] else { return }
+        entry.claimedBy = nil
+        entry.claimedUntil = nil
+        entry.availableAt = availableAt
+        entry.lastError = error
+        setOutbox(id, entry)
+    }
+
+    func deadLetterOutbox(id: Int64, error: String) throws {
+        guard var entry = data.outbox[id] else { return }
+        remove(id)
+        entry.lastError = error
+        journal.append { $0.deadLetters[id] = nil }
+        data.deadLetters[id] = entry
+    }
+
+    func deleteOutbox(id: Int64) throws { remove(id) }
+
+    func pendingOutbox(app: String, activityId: String) throws -> Int {
+        data.outbox.values.filter { $0.app == app && $0.activityId == activityId }.count
+    }
+
+    func outboxStats() throws -> OutboxStats {
+        OutboxStats(
+            depth: data.outbox.count, oldestQueuedAt: data.outbox.values.map(\.firstQueuedAt).min(),
+            deadLetters: data.deadLetters.count)
+    }
+
+    func appendTimeline(_ entries: [TimelineEntry]) throws {
+        for entry in entries {
+            let key = Self.key(entry.app, entry.activityId)
+            journal.append { $0.timeline[key]?.removeLast() }
+            data.timeline[key, default: []].append(entry)
+        }
+    }
+
+    func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
+        Array((data.timeline[Self.key(app, activityId)] ?? []).suffix(limit))
+    }
+}

@@ -1,0 +1,280 @@
+import DropTrackContract
+import Foundation
+
+/// The three kinds of token DropTrack stores.
+public enum TokenKind: String, Sendable, Codable, CaseIterable {
+    /// iOS push-to-start: per user, device and `ActivityAttributes` type.
+    case pushToStart = "push_to_start"
+    /// iOS update token of one activity instance on one device.
+    case activity
+    /// Android FCM registration token: per device.
+    case fcm
+}
+
+/// A stored token. The raw token is kept to send to; everywhere else it is named by `fingerprint`.
+public struct TokenRecord: Sendable, Equatable {
+    /// The app (tenant) it belongs to.
+    public var app: String
+    /// Push-to-start, activity or FCM.
+    public var kind: TokenKind
+    /// The token itself (hex for APNs).
+    public var token: String
+    /// `Fingerprint(of: token)`: the token's name in the API, logs and timeline.
+    public var fingerprint: String
+    /// The user, for push-to-start and FCM tokens.
+    public var userId: String?
+    /// The device.
+    public var deviceId: String
+    /// For push-to-start tokens: the `ActivityAttributes` type.
+    public var attributesType: String?
+    /// For activity tokens: the activity.
+    public var activityId: String?
+    /// For APNs tokens: sandbox or production.
+    public var environment: String?
+    /// First registered.
+    public var createdAt: Date
+    /// Last registered again (or used successfully).
+    public var lastSeenAt: Date
+    /// Set when the token must not be used again.
+    public var invalidatedAt: Date?
+    /// Why: `unregistered`, `superseded`, `activity_ended`, `deleted`, a provider reason…
+    public var invalidReason: String?
+
+    /// Creates a record.
+    public init(
+        app: String, kind: TokenKind, token: String, fingerprint: String, userId: String?, deviceId: String,
+        attributesType: String?, activityId: String?, environment: String?, createdAt: Date, lastSeenAt: Date,
+        invalidatedAt: Date? = nil, invalidReason: String? = nil
+    ) {
+        self.app = app
+        self.kind = kind
+        self.token = token
+        self.fingerprint = fingerprint
+        self.userId = userId
+        self.deviceId = deviceId
+        self.attributesType = attributesType
+        self.activityId = activityId
+        self.environment = environment
+        self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt
+        self.invalidatedAt = invalidatedAt
+        self.invalidReason = invalidReason
+    }
+
+    /// True while the token may be sent to.
+    public var isValid: Bool { invalidatedAt == nil }
+}
+
+/// The lifecycle of an activity: pending → active → stale → ended → dismissed.
+public enum ActivityState: String, Sendable, Codable, CaseIterable {
+    case pending, active, stale, ended, dismissed
+}
+
+/// The event a version of an activity carries to devices.
+public enum ActivityEvent: String, Sendable, Codable {
+    case start, update, end
+}
+
+/// One activity and its latest state. Every change makes a new `version` with a `timestamp` that
+/// only goes up; sends read the newest version when they go out.
+public struct ActivityRecord: Sendable, Equatable {
+    public var app: String
+    /// The caller's id, unique per app.
+    public var id: String
+    public var userId: String
+    public var attributesType: String
+    /// The static attributes, in ActivityKit's JSON form.
+    public var attributes: JSONValue
+    /// The latest content-state, in ActivityKit's JSON form.
+    public var contentState: JSONValue
+    public var state: ActivityState
+    /// Bumped on every change.
+    public var version: Int64
+    /// The APNs `timestamp` (and FCM `sequence`) of this version: Unix seconds, strictly increasing.
+    public var timestamp: Int64
+    /// The event this version sends.
+    public var event: ActivityEvent
+    /// 10 or 5 for this version.
+    public var priority: Int
+    /// True when the priority-10 budget turned this version down to 5.
+    public var priorityDowngraded: Bool
+    /// The alert this version carries, if any.
+    public var alert: JSONValue?
+    public var staleDate: Int64?
+    public var dismissalDate: Int64?
+    public var relevanceScore: Double?
+    /// The start's idempotency key.
+    public var idempotencyKey: String?
+    /// The answer given to the start, replayed for the same key.
+    public var startResponse: JSONValue?
+    /// Unix seconds of the priority-10 versions in the last hour (the budget).
+    public var priority10Times: [Int64]
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// When a scheduled start goes out.
+    public var startAt: Date?
+    /// When the activity is ended automatically.
+    public var endAt: Date?
+    /// When an ended activity counts as dismissed.
+    public var dismissAt: Date?
+    /// For schedule-type activities: timed entries `[{"at": unix, "contentState": {...}}]`.
+    public var schedule: JSONValue?
+    /// A broadcast channel id (iOS 18) when the activity uses one.
+    public var channelId: String?
+    /// Free-form settings the mapper keeps between events (the delivery step, the courier).
+    public var mapperState: JSONValue?
+
+    /// Creates a record.
+    public init(
+        app: String, id: String, userId: String, attributesType: String, attributes: JSONValue, contentState: JSONValue,
+        state: ActivityState, version: Int64, timestamp: Int64, event: ActivityEvent, priority: Int,
+        priorityDowngraded: Bool = false, alert: JSONValue? = nil, staleDate: Int64? = nil,
+        dismissalDate: Int64? = nil, relevanceScore: Double? = nil, idempotencyKey: String? = nil,
+        startResponse: JSONValue? = nil, priority10Times: [Int64] = [], createdAt: Date, updatedAt: Date,
+        startAt: Date? = nil, endAt: Date? = nil, dismissAt: Date? = nil, schedule: JSONValue? = nil,
+        channelId: String? = nil, mapperState: JSONValue? = nil
+    ) {
+        self.app = app
+        self.id = id
+        self.userId = userId
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.contentState = contentState
+        self.state = state
+        self.version = version
+        self.timestamp = timestamp
+        self.event = event
+        self.priority = priority
+        self.priorityDowngraded = priorityDowngraded
+        self.alert = alert
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.relevanceScore = relevanceScore
+        self.idempotencyKey = idempotencyKey
+        self.startResponse = startResponse
+        self.priority10Times = priority10Times
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.startAt = startAt
+        self.endAt = endAt
+        self.dismissAt = dismissAt
+        self.schedule = schedule
+        self.channelId = channelId
+        self.mapperState = mapperState
+    }
+}
+
+/// "Activity X needs sending to token T": the outbox row. It says what to send to, never what
+/// to send; the sender reads the newest version when it sends.
+public struct OutboxEntry: Sendable, Equatable {
+    /// Store-assigned id.
+    public var id: Int64
+    public var app: String
+    public var activityId: String
+    /// The destination token's fingerprint.
+    public var tokenFingerprint: String
+    /// The newest version that must reach this token.
+    public var requestedVersion: Int64
+    /// Not before this time (backoff, scheduled starts).
+    public var availableAt: Date
+    /// When the first request for this row was queued (for the fan-out lag and the max age).
+    public var firstQueuedAt: Date
+    /// Attempts so far.
+    public var attempts: Int
+    /// The worker holding it, and until when.
+    public var claimedBy: String?
+    public var claimedUntil: Date?
+    /// The last failure, in words.
+    public var lastError: String?
+
+    public init(
+        id: Int64 = 0, app: String, activityId: String, tokenFingerprint: String, requestedVersion: Int64,
+        availableAt: Date, firstQueuedAt: Date, attempts: Int = 0, claimedBy: String? = nil, claimedUntil: Date? = nil,
+        lastError: String? = nil
+    ) {
+        self.id = id
+        self.app = app
+        self.activityId = activityId
+        self.tokenFingerprint = tokenFingerprint
+        self.requestedVersion = requestedVersion
+        self.availableAt = availableAt
+        self.firstQueuedAt = firstQueuedAt
+        self.attempts = attempts
+        self.claimedBy = claimedBy
+        self.claimedUntil = claimedUntil
+        self.lastError = lastError
+    }
+}
+
+/// One send attempt (or a decision about one), as the timeline shows it.
+public struct TimelineEntry: Sendable, Equatable, Codable {
+    public var app: String
+    public var activityId: String
+    public var at: Date
+    /// The token's fingerprint (or `channel:<id>` for a broadcast).
+    public var destination: String
+    /// `apns`, `fcm` or `server`.
+    public var provider: String
+    /// start, update or end.
+    public var event: String
+    /// The version sent.
+    public var version: Int64
+    /// The HTTP status, 0 without an answer.
+    public var status: Int
+    /// `ok`, the provider's reason, or what the server decided (`dead_letter`, `superseded`, …).
+    public var reason: String
+    /// The remedy taken.
+    public var remedy: String
+    public var latencyMs: Double
+    public var priority: Int
+    public var attempt: Int
+    /// Extra words (a downgrade, a dead letter's cause).
+    public var note: String?
+
+    public init(
+        app: String, activityId: String, at: Date, destination: String, provider: String, event: String, version: Int64,
+        status: Int, reason: String, remedy: String, latencyMs: Double, priority: Int, attempt: Int, note: String? = nil
+    ) {
+        self.app = app
+        self.activityId = activityId
+        self.at = at
+        self.destination = destination
+        self.provider = provider
+        self.event = event
+        self.version = version
+        self.status = status
+        self.reason = reason
+        self.remedy = remedy
+        self.latencyMs = latencyMs
+        self.priority = priority
+        self.attempt = attempt
+        self.note = note
+    }
+}
+
+/// A storage failure. `conflict` is a unique-constraint violation (two writers raced); the rest
+/// are the engine's own errors, with its message.
+public struct StoreError: Error, Equatable, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// A unique constraint refused the write.
+        public static let conflict = Code("conflict")
+        /// The engine failed (disk, corruption, lost connection).
+        public static let engine = Code("engine")
+        /// The database schema is newer than this program.
+        public static let schemaTooNew = Code("schemaTooNew")
+        public var description: String { name }
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (a: StoreError, b: StoreError) -> Bool { a.code == b.code }
+    public var description: String { "\(code): \(message)" }
+}

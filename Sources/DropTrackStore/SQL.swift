@@ -1,0 +1,452 @@
+import DropTrackContract
+import Foundation
+
+/// A value bound to, or read from, a SQL statement.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case int(Int64)
+    case double(Double)
+    case text(String)
+
+    init(_ text: String?) { self = text.map { .text($0) } ?? .null }
+    init(_ date: Date?) { self = date.map { .double($0.timeIntervalSince1970) } ?? .null }
+    init(_ value: Int64?) { self = value.map { .int($0) } ?? .null }
+    init(_ value: Double?) { self = value.map { .double($0) } ?? .null }
+    init(json: JSONValue?) { self = json.map { .text(String(decoding: $0.serialized(), as: UTF8.self)) } ?? .null }
+}
+
+/// One result row.
+struct SQLRow {
+    var values: [SQLValue]
+
+    func text(_ index: Int) -> String? {
+        switch values[index] {
+        case .text(let value): value
+        case .int(let value): String(value)
+        case .double(let value): String(value)
+        case .null: nil
+        }
+    }
+
+    func int(_ index: Int) -> Int64? {
+        switch values[index] {
+        case .int(let value): value
+        case .double(let value): Int64(value)
+        case .text(let value): Int64(value)
+        case .null: nil
+        }
+    }
+
+    func double(_ index: Int) -> Double? {
+        switch values[index] {
+        case .double(let value): value
+        case .int(let value): Double(value)
+        case .text(let value): Double(value)
+        case .null: nil
+        }
+    }
+
+    func date(_ index: Int) -> Date? { double(index).map { Date(timeIntervalSince1970: $0) } }
+
+    func json(_ index: Int) -> JSONValue? { text(index).flatMap { try? JSONValue.parse($0) } }
+}
+
+/// The SQL engines differ in a few places; everything else is shared.
+enum SQLDialect {
+    case sqlite, postgres
+
+    /// `?` placeholders as the engine wants them (`$1`, `$2`, … for PostgreSQL).
+    func render(_ sql: String) -> String {
+        guard self == .postgres else { return sql }
+        var out = ""
+        var index = 0
+        for character in sql {
+            if character == "?" {
+                index += 1
+                out += "$\(index)"
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// How a claim locks rows: SKIP LOCKED lets PostgreSQL replicas claim different rows at once.
+    var claimLock: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+    /// A row lock inside a transaction (SQLite locks the whole database on write instead).
+    var rowLock: String { self == .postgres ? " FOR UPDATE" : "" }
+}
+
+/// A connection that runs SQL; one per transaction at a time.
+protocol SQLConnection: AnyObject {
+    var dialect: SQLDialect { get }
+    /// Runs a statement and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [SQLRow]
+    /// Runs a statement and returns the number of rows changed.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
+}
+
+/// The store's schema, version 1, in both dialects.
+enum SQLSchema {
+    static let version = 1
+
+    static func statements(for dialect: SQLDialect) -> [String] {
+        let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
+        let serial = dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+        let big = dialect == .postgres ? "BIGINT" : "INTEGER"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS tokens (
+              app TEXT NOT NULL, fingerprint TEXT NOT NULL, kind TEXT NOT NULL, token TEXT NOT NULL, user_id TEXT,
+              device_id TEXT NOT NULL, attributes_type TEXT, activity_id TEXT, environment TEXT,
+              created_at \(real) NOT NULL, last_seen_at \(real) NOT NULL, invalidated_at \(real), invalid_reason TEXT,
+              PRIMARY KEY (app, fingerprint))
+            """,
+            "CREATE INDEX IF NOT EXISTS tokens_user ON tokens (app, user_id, kind)",
+            "CREATE INDEX IF NOT EXISTS tokens_activity ON tokens (app, activity_id)",
+            """
+            CREATE TABLE IF NOT EXISTS activities (
+              app TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, attributes_type TEXT NOT NULL,
+              attributes TEXT NOT NULL, content_state TEXT NOT NULL, state TEXT NOT NULL, version \(big) NOT NULL,
+              timestamp \(big) NOT NULL, event TEXT NOT NULL, priority INTEGER NOT NULL,
+              priority_downgraded INTEGER NOT NULL, alert TEXT, stale_date \(big), dismissal_date \(big),
+              relevance_score \(real), idempotency_key TEXT, start_response TEXT, priority10_times TEXT NOT NULL,
+              created_at \(real) NOT NULL, updated_at \(real) NOT NULL, start_at \(real), end_at \(real),
+              dismiss_at \(real), schedule TEXT, channel_id TEXT, mapper_state TEXT,
+              PRIMARY KEY (app, id))
+            """,
+            """
+            CREATE UNIQUE INDEX IF NOT EXISTS activities_idempotency ON activities (app, idempotency_key)
+              WHERE idempotency_key IS NOT NULL
+            """,
+            "CREATE INDEX IF NOT EXISTS activities_state ON activities (state)",
+            """
+            CREATE TABLE IF NOT EXISTS outbox (
+              id \(serial), app TEXT NOT NULL, activity_id TEXT NOT NULL, token_fingerprint TEXT NOT NULL,
+              requested_version \(big) NOT NULL, available_at \(real) NOT NULL, first_queued_at \(real) NOT NULL,
+              attempts INTEGER NOT NULL DEFAULT 0, claimed_by TEXT, claimed_until \(real), last_error TEXT,
+              UNIQUE (app, activity_id, token_fingerprint))
+            """,
+            "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (app, available_at)",
+            """
+            CREATE TABLE IF NOT EXISTS dead_letters (
+              id \(big) PRIMARY KEY, app TEXT NOT NULL, activity_id TEXT NOT NULL, token_fingerprint TEXT NOT NULL,
+              requested_version \(big) NOT NULL, first_queued_at \(real) NOT NULL, attempts INTEGER NOT NULL,
+              last_error TEXT)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS timeline (
+              id \(serial), app TEXT NOT NULL, activity_id TEXT NOT NULL, at \(real) NOT NULL,
+              destination TEXT NOT NULL, provider TEXT NOT NULL, event TEXT NOT NULL, version \(big) NOT NULL,
+              status INTEGER NOT NULL, reason TEXT NOT NULL, remedy TEXT NOT NULL, latency_ms \(real) NOT NULL,
+              priority INTEGER NOT NULL, attempt INTEGER NOT NULL, note TEXT)
+            """,
+            "CREATE INDEX IF NOT EXISTS timeline_activity ON timeline (app, activity_id, id)",
+        ]
+    }
+}
+
+/// `StoreTransaction` in SQL, shared by SQLite and PostgreSQL.
+final class SQLTransaction: StoreTransaction {
+    let connection: any SQLConnection
+    private var dialect: SQLDialect { connection.dialect }
+
+    init(connection: any SQLConnection) { self.connection = connection }
+
+    private func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [SQLRow] {
+        try connection.query(dialect.render(sql), parameters)
+    }
+
+    @discardableResult
+    private func execute(_ sql: String, _ parameters: [SQLValue] = []) throws -> Int {
+        try connection.execute(dialect.render(sql), parameters)
+    }
+
+    // MARK: Tokens
+
+    private static let tokenColumns =
+        "app, fingerprint, kind, token, user_id, device_id, attributes_type, activity_id, environment, created_at, last_seen_at, invalidated_at, invalid_reason"
+
+    private func token(_ row: SQLRow) -> TokenRecord {
+        TokenRecord(
+            app: row.text(0) ?? "", kind: TokenKind(rawValue: row.text(2) ?? "") ?? .activity, token: row.text(3) ?? "",
+            fingerprint: row.text(1) ?? "", userId: row.text(4), deviceId: row.text(5) ?? "",
+            attributesType: row.text(6), activityId: row.text(7), environment: row.text(8),
+            createdAt: row.date(9) ?? Date(), lastSeenAt: row.date(10) ?? Date(), invalidatedAt: row.date(11),
+            invalidReason: row.text(12))
+    }
+
+    func token(app: String, fingerprint: String) throws -> TokenRecord? {
+        try query(
+            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND fingerprint = ?",
+            [.text(app), .text(fingerprint)]
+        )
+        .first.map(token)
+    }
+
+    func saveToken(_ token: TokenRecord) throws {
+        let values: [SQLValue] = [
+            .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
+            SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType), SQLValue(token.activityId),
+            SQLValue(token.environment), SQLValue(token.createdAt), SQLValue(token.lastSeenAt),
+            SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
+        ]
+        try execute(
+            """
+            INSERT INTO tokens (\(Self.tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app, fingerprint) DO UPDATE SET kind = excluded.kind, token = excluded.token,
+              user_id = excluded.user_id, device_id = excluded.device_id, attributes_type = excluded.attributes_type,
+              activity_id = excluded.activity_id, environment = excluded.environment, created_at = excluded.created_at,
+              last_seen_at = excluded.last_seen_at, invalidated_at = excluded.invalidated_at,
+              invalid_reason = excluded.invalid_reason
+            """, values)
+    }
+
+    func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
+        guard !kinds.isEmpty else { return [] }
+        let marks = kinds.map { _ in "?" }.joined(separator: ", ")
+        return try query(
+            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY created_at",
+            [.text(app), .text(userId)] + kinds.map { .text($0.rawValue) }
+        ).map(token)
+    }
+
+    func tokens(app: String, activityId: String) throws -> [TokenRecord] {
+        try query(
+            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
+            [.text(app), .text(activityId)]
+        ).map(token)
+    }
+
+    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
+        var found: [TokenRecord] = []
+        for chunk in stride(from: 0, to: fingerprints.count, by: 500) {
+            let slice = fingerprints[chunk..<min(chunk + 500, fingerprints.count)]
+            let marks = slice.map { _ in "?" }.joined(separator: ", ")
+            found += try query(
+                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND fingerprint IN (\(marks))",
+                [.text(app)] + slice.map { .text($0) }
+            ).map(token)
+        }
+        return found
+    }
+
+    func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws {
+        for fingerprint in fingerprints {
+            try execute(
+                "UPDATE tokens SET invalidated_at = ?, invalid_reason = ? WHERE app = ? AND fingerprint = ? AND invalidated_at IS NULL",
+                [SQLValue(at), .text(reason), .text(app), .text(fingerprint)])
+        }
+    }
+
+    // MARK: Activities
+
+    private static let activityColumns = """
+        app, id, user_id, attributes_type, attributes, content_state, state, version, timestamp, event, priority,
+        priority_downgraded, alert, stale_date, dismissal_date, relevance_score, idempotency_key, start_response,
+        priority10_times, created_at, updated_at, start_at, end_at, dismiss_at, schedule, channel_id, mapper_state
+        """
+
+    private func activity(_ row: SQLRow) -> ActivityRecord {
+        let times = row.json(18)?.arrayValue?.compactMap { $0.numberValue.map { Int64($0) } } ?? []
+        return ActivityRecord(
+            app: row.text(0) ?? "", id: row.text(1) ?? "", userId: row.text(2) ?? "", attributesType: row.text(3) ?? "",
+            attributes: row.json(4) ?? .object([:]), contentState: row.json(5) ?? .object([:]),
+            state: ActivityState(rawValue: row.text(6) ?? "") ?? .active, version: row.int(7) ?? 0,
+            timestamp: row.int(8) ?? 0, event: ActivityEvent(rawValue: row.text(9) ?? "") ?? .update,
+            priority: Int(row.int(10) ?? 10), priorityDowngraded: (row.int(11) ?? 0) != 0, alert: row.json(12),
+            staleDate: row.int(13), dismissalDate: row.int(14), relevanceScore: row.double(15),
+            idempotencyKey: row.text(16), startResponse: row.json(17), priority10Times: times,
+            createdAt: row.date(19) ?? Date(), updatedAt: row.date(20) ?? Date(), startAt: row.date(21),
+            endAt: row.date(22), dismissAt: row.date(23), schedule: row.json(24), channelId: row.text(25),
+            mapperState: row.json(26))
+    }
+
+    private func values(_ activity: ActivityRecord) -> [SQLValue] {
+        [
+            .text(activity.app), .text(activity.id), .text(activity.userId), .text(activity.attributesType),
+            SQLValue(json: activity.attributes), SQLValue(json: activity.contentState), .text(activity.state.rawValue),
+            .int(activity.version), .int(activity.timestamp), .text(activity.event.rawValue),
+            .int(Int64(activity.priority)),
+            .int(activity.priorityDowngraded ? 1 : 0), SQLValue(json: activity.alert), SQLValue(activity.staleDate),
+            SQLValue(activity.dismissalDate), SQLValue(activity.relevanceScore), SQLValue(activity.idempotencyKey),
+            SQLValue(json: activity.startResponse),
+            SQLValue(json: .array(activity.priority10Times.map { .number(Double($0)) })), SQLValue(activity.createdAt),
+            SQLValue(activity.updatedAt), SQLValue(activity.startAt), SQLValue(activity.endAt),
+            SQLValue(activity.dismissAt), SQLValue(json: activity.schedule), SQLValue(activity.channelId),
+            SQLValue(json: activity.mapperState),
+        ]
+    }
+
+    func activity(app: String, id: String) throws -> ActivityRecord? {
+        try query(
+            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
+            [.text(app), .text(id)]
+        ).first.map(activity)
+    }
+
+    func activity(app: String, idempotencyKey: String) throws -> ActivityRecord? {
+        try query(
+            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND idempotency_key = ?",
+            [.text(app), .text(idempotencyKey)]
+        ).first.map(activity)
+    }
+
+    func insertActivity(_ activity: ActivityRecord) throws {
+        let marks = Array(repeating: "?", count: 27).joined(separator: ", ")
+        try execute("INSERT INTO activities (\(Self.activityColumns)) VALUES (\(marks))", values(activity))
+    }
+
+    func updateActivity(_ activity: ActivityRecord) throws {
+        let columns = Self.activityColumns.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let assignments = columns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
+        var parameters = Array(values(activity).dropFirst(2))
+        parameters += [.text(activity.app), .text(activity.id)]
+        try execute("UPDATE activities SET \(assignments) WHERE app = ? AND id = ?", parameters)
+    }
+
+    func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord] {
+        let seconds = now.timeIntervalSince1970
+        return try query(
+            """
+            SELECT \(Self.activityColumns) FROM activities WHERE
+              (state = 'pending' AND (start_at IS NULL OR start_at <= ?))
+              OR (state IN ('active', 'stale') AND end_at IS NOT NULL AND end_at <= ?)
+              OR (state = 'active' AND stale_date IS NOT NULL AND stale_date <= ?)
+              OR (state IN ('active', 'stale') AND schedule IS NOT NULL)
+              OR (state = 'ended' AND dismiss_at IS NOT NULL AND dismiss_at <= ?)
+            ORDER BY created_at
+            """, [.double(seconds), .double(seconds), .double(seconds), .double(seconds)]
+        ).map(activity)
+    }
+
+    // MARK: Outbox
+
+    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
+        throws
+    {
+        for fingerprint in fingerprints {
+            try execute(
+                """
+                INSERT INTO outbox (app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app, activity_id, token_fingerprint) DO UPDATE SET
+                  requested_version = CASE WHEN excluded.requested_version > outbox.requested_version
+                    THEN excluded.requested_version ELSE outbox.requested_version END,
+                  available_at = CASE WHEN outbox.claimed_by IS NULL AND excluded.available_at < outbox.available_at
+                    THEN excluded.available_at ELSE outbox.available_at END
+                """,
+                [
+                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
+                    SQLValue(now),
+                ])
+        }
+    }
+
+    private static let outboxColumns =
+        "id, app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at, attempts, claimed_by, claimed_until, last_error"
+
+    private func outbox(_ row: SQLRow) -> OutboxEntry {
+        OutboxEntry(
+            id: row.int(0) ?? 0, app: row.text(1) ?? "", activityId: row.text(2) ?? "",
+            tokenFingerprint: row.text(3) ?? "",
+            requestedVersion: row.int(4) ?? 0, availableAt: row.date(5) ?? Date(), firstQueuedAt: row.date(6) ?? Date(),
+            attempts: Int(row.int(7) ?? 0), claimedBy: row.text(8), claimedUntil: row.date(9), lastError: row.text(10))
+    }
+
+    func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
+        try query(
+            """
+            UPDATE outbox SET claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (
+              SELECT id FROM outbox WHERE app = ? AND available_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+              ORDER BY available_at, id LIMIT ?\(dialect.claimLock))
+            RETURNING \(Self.outboxColumns)
+            """,
+            [.text(owner), SQLValue(until), .text(app), SQLValue(now), SQLValue(now), .int(Int64(limit))]
+        ).map(outbox).sorted { $0.id < $1.id }
+    }
+
+    func appsWithDueWork(now: Date) throws -> [String] {
+        try query(
+            "SELECT DISTINCT app FROM outbox WHERE available_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY app",
+            [SQLValue(now), SQLValue(now)]
+        ).compactMap { $0.text(0) }
+    }
+
+    func completeOutbox(id: Int64, sentVersion: Int64, now: Date) throws {
+        let deleted = try execute(
+            "DELETE FROM outbox WHERE id = ? AND requested_version <= ?", [.int(id), .int(sentVersion)])
+        if deleted == 0 {
+            try execute(
+                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, attempts = 0 WHERE id = ?",
+                [SQLValue(now), .int(id)])
+        }
+    }
+
+    func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws {
+        try execute(
+            "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, last_error = ? WHERE id = ?",
+            [SQLValue(availableAt), .text(error), .int(id)])
+    }
+
+    func deadLetterOutbox(id: Int64, error: String) throws {
+        try execute(
+            """
+            INSERT INTO dead_letters (id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, last_error)
+            SELECT id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, ? FROM outbox WHERE id = ?
+            """, [.text(error), .int(id)])
+        try execute("DELETE FROM outbox WHERE id = ?", [.int(id)])
+    }
+
+    func deleteOutbox(id: Int64) throws { try execute("DELETE FROM outbox WHERE id = ?", [.int(id)]) }
+
+    func pendingOutbox(app: String, activityId: String) throws -> Int {
+        Int(
+            try query("SELECT COUNT(*) FROM outbox WHERE app = ? AND activity_id = ?", [.text(app), .text(activityId)])
+                .first?.int(0) ?? 0)
+    }
+
+    func outboxStats() throws -> OutboxStats {
+        let row = try query("SELECT COUNT(*), MIN(first_queued_at) FROM outbox").first
+        let dead = try query("SELECT COUNT(*) FROM dead_letters").first?.int(0) ?? 0
+        return OutboxStats(depth: Int(row?.int(0) ?? 0), oldestQueuedAt: row?.date(1), deadLetters: Int(dead))
+    }
+
+    // MARK: Timeline
+
+    func appendTimeline(_ entries: [TimelineEntry]) throws {
+        for entry in entries {
+            try execute(
+                """
+                INSERT INTO timeline (app, activity_id, at, destination, provider, event, version, status, reason, remedy,
+                  latency_ms, priority, attempt, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(entry.app), .text(entry.activityId), SQLValue(entry.at), .text(entry.destination),
+                    .text(entry.provider), .text(entry.event), .int(entry.version), .int(Int64(entry.status)),
+                    .text(entry.reason), .text(entry.remedy), .double(entry.latencyMs), .int(Int64(entry.priority)),
+                    .int(Int64(entry.attempt)), SQLValue(entry.note),
+                ])
+        }
+    }
+
+    func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
+        try query(
+            """
+            SELECT app, activity_id, at, destination, provider, event, version, status, reason, remedy, latency_ms,
+              priority, attempt, note FROM timeline WHERE app = ? AND activity_id = ? ORDER BY id DESC LIMIT ?
+            """, [.text(app), .text(activityId), .int(Int64(limit))]
+        ).reversed().map { row in
+            TimelineEntry(
+                app: row.text(0) ?? "", activityId: row.text(1) ?? "", at: row.date(2) ?? Date(),
+                destination: row.text(3) ?? "", provider: row.text(4) ?? "", event: row.text(5) ?? "",
+                version: row.int(6) ?? 0, status: Int(row.int(7) ?? 0), reason: row.text(8) ?? "",
+                remedy: row.text(9) ?? "", latencyMs: row.double(10) ?? 0, priority: Int(row.int(11) ?? 0),
+                attempt: Int(row.int(12) ?? 0), note: row.text(13))
+        }
+    }
+}

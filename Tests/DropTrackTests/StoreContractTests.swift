@@ -1,0 +1,252 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackStore
+import Foundation
+import Testing
+
+/// The engines the storage contract suite runs against. PostgreSQL joins when a server is reachable.
+enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendable {
+    case memory, sqlite
+
+    var description: String { rawValue }
+
+    func make() throws -> any DeliveryStore {
+        switch self {
+        case .memory: return MemoryStore()
+        case .sqlite: return try SQLiteStore(path: makeTemporaryDirectory("store") + "/droptrack.sqlite")
+        }
+    }
+}
+
+struct ThrownOnPurpose: Error {}
+
+func sampleToken(
+    _ app: String = "app", kind: TokenKind = .activity, token: String = APNsHarness.randomToken(), user: String? = "u1",
+    device: String = "d1", attributesType: String? = nil, activity: String? = "a1",
+    at: Date = Date(timeIntervalSince1970: 1_796_000_000)
+) -> TokenRecord {
+    TokenRecord(
+        app: app, kind: kind, token: token, fingerprint: Fingerprint(of: token).value, userId: user, deviceId: device,
+        attributesType: attributesType, activityId: activity, environment: "sandbox", createdAt: at, lastSeenAt: at)
+}
+
+func sampleActivity(
+    _ app: String = "app", id: String = "a1", key: String? = nil, at: Date = Date(timeIntervalSince1970: 1_796_000_000)
+) -> ActivityRecord {
+    ActivityRecord(
+        app: app, id: id, userId: "u1", attributesType: "DeliveryAttributes",
+        attributes: .object(["orderId": .string("o1")]),
+        contentState: .object(["status": .string("Order placed")]), state: .active, version: 1,
+        timestamp: 1_796_000_000,
+        event: .start, priority: 10, idempotencyKey: key, createdAt: at, updatedAt: at)
+}
+
+@Suite("Storage contract, run against every engine")
+struct StoreContractTests {
+    let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    @Test("tokens: save, read back, look up by user and activity, invalidate once", arguments: StoreEngine.allCases)
+    func tokens(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let push = sampleToken(kind: .pushToStart, attributesType: "DeliveryAttributes", activity: nil)
+        let update = sampleToken(kind: .activity, user: nil, activity: "a1")
+        let fcm = sampleToken(kind: .fcm, token: "fcm:" + APNsHarness.randomToken(), activity: nil)
+        try store.transaction { try [push, update, fcm].forEach($0.saveToken) }
+        try store.transaction { (tx) throws in
+            #expect(try tx.token(app: "app", fingerprint: push.fingerprint) == push)
+            #expect(
+                try tx.tokens(app: "app", userId: "u1", kinds: [.pushToStart, .fcm]).map(\.fingerprint).sorted()
+                    == [push.fingerprint, fcm.fingerprint].sorted())
+            #expect(try tx.tokens(app: "app", activityId: "a1") == [update])
+            #expect(try tx.tokens(app: "other", activityId: "a1") == [])
+            #expect(try tx.tokens(app: "app", fingerprints: [update.fingerprint, "missing"]) == [update])
+        }
+        try store.transaction {
+            try $0.invalidateTokens(app: "app", fingerprints: [update.fingerprint], reason: "unregistered", at: now)
+        }
+        try store.transaction {
+            try $0.invalidateTokens(app: "app", fingerprints: [update.fingerprint], reason: "later", at: now + 5)
+        }
+        let invalid = try store.transaction { try $0.token(app: "app", fingerprint: update.fingerprint) }
+        #expect(invalid?.invalidReason == "unregistered" && invalid?.invalidatedAt == now && invalid?.isValid == false)
+    }
+
+    @Test("activities: unique id and idempotency key per app, update, read back", arguments: StoreEngine.allCases)
+    func activities(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction { try $0.insertActivity(sampleActivity(key: "k1")) }
+        #expect(throws: StoreError(.conflict, "")) {
+            try store.transaction { try $0.insertActivity(sampleActivity(key: "k2")) }
+        }
+        #expect(throws: StoreError(.conflict, "")) {
+            try store.transaction { try $0.insertActivity(sampleActivity(id: "a2", key: "k1")) }
+        }
+        try store.transaction { try $0.insertActivity(sampleActivity("other", key: "k1")) }
+        var activity = try #require(try store.transaction { try $0.activity(app: "app", idempotencyKey: "k1") })
+        activity.version = 2
+        activity.contentState = .object(["status": .string("On the way"), "eta": .number(817_693_520)])
+        activity.priority10Times = [1_796_000_000, 1_796_000_100]
+        activity.alert = .object(["title": .string("t")])
+        activity.endAt = now + 100
+        try store.transaction { try $0.updateActivity(activity) }
+        #expect(try store.transaction { try $0.activity(app: "app", id: "a1") } == activity)
+    }
+
+    @Test("a throw inside a transaction leaves nothing written", arguments: StoreEngine.allCases)
+    func rollback(engine: StoreEngine) throws {
+        let store = try engine.make()
+        #expect(throws: ThrownOnPurpose.self) {
+            try store.transaction { (tx) throws in
+                try tx.insertActivity(sampleActivity())
+                try tx.saveToken(sampleToken())
+                try tx.enqueue(
+                    app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+                throw ThrownOnPurpose()
+            }
+        }
+        try store.transaction { (tx) throws in
+            #expect(try tx.activity(app: "app", id: "a1") == nil)
+            #expect(try tx.tokens(app: "app", activityId: "a1").isEmpty)
+            #expect(try tx.outboxStats().depth == 0)
+        }
+    }
+
+    @Test(
+        "outbox: requests for one token coalesce; a claim is exclusive until its lease ends",
+        arguments: StoreEngine.allCases)
+    func outboxClaims(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction { (tx) throws in
+            try tx.enqueue(
+                app: "app", activityId: "a1", fingerprints: ["f1", "f2"], version: 1, availableAt: now, now: now)
+            try tx.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 3, availableAt: now, now: now)
+            try tx.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 2, availableAt: now, now: now)
+        }
+        #expect(try store.transaction { try $0.outboxStats().depth } == 2)
+        #expect(try store.transaction { try $0.appsWithDueWork(now: now) } == ["app"])
+        let first = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w1", until: now + 30, now: now)
+        }
+        #expect(first.count == 2)
+        #expect(first.first { $0.tokenFingerprint == "f1" }?.requestedVersion == 3)
+        #expect(first.allSatisfy { $0.attempts == 1 && $0.claimedBy == "w1" })
+        #expect(
+            try store.transaction { try $0.claim(app: "app", limit: 10, owner: "w2", until: now + 60, now: now + 1) }
+                .isEmpty)
+        #expect(try store.transaction { try $0.appsWithDueWork(now: now + 1) }.isEmpty)
+        let taken = try store.transaction {
+            try $0.claim(app: "app", limit: 1, owner: "w2", until: now + 90, now: now + 31)
+        }
+        #expect(taken.count == 1 && taken[0].attempts == 2 && taken[0].claimedBy == "w2")
+    }
+
+    @Test(
+        "outbox: completion removes the row unless a newer version was asked for meanwhile",
+        arguments: StoreEngine.allCases)
+    func outboxCompletion(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction {
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: ["f1", "f2"], version: 1, availableAt: now, now: now)
+        }
+        let claimed = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now)
+        }
+        let f1 = try #require(claimed.first { $0.tokenFingerprint == "f1" })
+        let f2 = try #require(claimed.first { $0.tokenFingerprint == "f2" })
+        try store.transaction {
+            try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 2, availableAt: now, now: now)
+        }
+        try store.transaction { (tx) throws in
+            try tx.completeOutbox(id: f1.id, sentVersion: 1, now: now + 1)
+            try tx.completeOutbox(id: f2.id, sentVersion: 1, now: now + 1)
+        }
+        #expect(try store.transaction { try $0.outboxStats().depth } == 1)
+        let again = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now + 1)
+        }
+        #expect(again.map(\.tokenFingerprint) == ["f2"] && again[0].requestedVersion == 2)
+        try store.transaction { try $0.rescheduleOutbox(id: again[0].id, availableAt: now + 100, error: "503") }
+        #expect(
+            try store.transaction { try $0.claim(app: "app", limit: 10, owner: "w", until: now + 130, now: now + 50) }
+                .isEmpty)
+        let later = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w", until: now + 130, now: now + 100)
+        }
+        #expect(later.count == 1 && later[0].lastError == "503")
+        try store.transaction { try $0.deadLetterOutbox(id: later[0].id, error: "gave up") }
+        let stats = try store.transaction { try $0.outboxStats() }
+        #expect(stats.depth == 0 && stats.deadLetters == 1)
+        #expect(try store.transaction { try $0.pendingOutbox(app: "app", activityId: "a1") } == 0)
+    }
+
+    @Test(
+        "the scheduler finds scheduled starts, automatic ends, stale and dismissal times",
+        arguments: StoreEngine.allCases)
+    func attention(engine: StoreEngine) throws {
+        let store = try engine.make()
+        var pending = sampleActivity(id: "pending")
+        pending.state = .pending
+        pending.startAt = now + 60
+        var ending = sampleActivity(id: "ending")
+        ending.endAt = now + 30
+        var staling = sampleActivity(id: "staling")
+        staling.staleDate = Int64(now.timeIntervalSince1970) + 10
+        var ended = sampleActivity(id: "ended")
+        ended.state = .ended
+        ended.dismissAt = now + 20
+        let quiet = sampleActivity(id: "quiet")
+        try store.transaction { tx in try [pending, ending, staling, ended, quiet].forEach(tx.insertActivity) }
+        #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now) }.isEmpty)
+        #expect(
+            try store.transaction { try $0.activitiesNeedingAttention(now: now + 25) }.map(\.id).sorted() == [
+                "ended", "staling",
+            ])
+        #expect(
+            try store.transaction { try $0.activitiesNeedingAttention(now: now + 61) }.map(\.id).sorted() == [
+                "ended", "ending", "pending", "staling",
+            ])
+    }
+
+    @Test("the timeline keeps entries in order and returns the newest", arguments: StoreEngine.allCases)
+    func timeline(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let entries = (0..<5).map { index in
+            TimelineEntry(
+                app: "app", activityId: "a1", at: now + Double(index), destination: "f\(index)", provider: "apns",
+                event: "update",
+                version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1.5, priority: 5,
+                attempt: 1,
+                note: index == 4 ? "last" : nil)
+        }
+        try store.transaction { try $0.appendTimeline(entries) }
+        #expect(
+            try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 3) }
+                == Array(entries.suffix(3)))
+        #expect(try store.transaction { try $0.timeline(app: "app", activityId: "other", limit: 3) }.isEmpty)
+    }
+
+    @Test("SQLite keeps everything across a reopen, and refuses a schema newer than it knows")
+    func sqliteReopen() throws {
+        let path = makeTemporaryDirectory("reopen") + "/droptrack.sqlite"
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.transaction { (tx) throws in
+                try tx.insertActivity(sampleActivity())
+                try tx.enqueue(
+                    app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+            }
+        }
+        let reopened = try SQLiteStore(path: path)
+        #expect(try reopened.transaction { try $0.activity(app: "app", id: "a1") } != nil)
+        #expect(try reopened.transaction { try $0.outboxStats().depth } == 1)
+        let bad = makeTemporaryDirectory("future") + "/db.sqlite"
+        _ = try SQLiteStore(path: bad)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [bad, "PRAGMA user_version = 99"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(throws: StoreError(.schemaTooNew, "")) { _ = try SQLiteStore(path: bad) }
+    }
+}
