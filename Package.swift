@@ -43,6 +43,11 @@ let package = Package(
             swiftSettings: strict),
         // Storage: the protocol, and the memory and SQLite engines (PostgreSQL next).
         .target(name: "DropTrackStore", dependencies: ["CSQLite", "DropTrackContract"], swiftSettings: strict),
+        // The server's core: registry, mappers, outbox worker, retries, budget, scheduler.
+        .target(
+            name: "DropTrackDispatch",
+            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackProviders"],
+            swiftSettings: strict),
         // Local APNs (and later FCM) emulators and device simulators.
         .target(
             name: "DropTrackEmulators",
@@ -53,7 +58,7 @@ let package = Package(
             name: "droptrack",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
             ],
             swiftSettings: strict),
 
@@ -61,7 +66,7 @@ let package = Package(
             name: "DropTrackTests",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
             ],
             swiftSettings: strict),
     ],

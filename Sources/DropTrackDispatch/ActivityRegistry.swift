@@ -1,0 +1,605 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackStore
+import DropTrackWire
+import Foundation
+
+/// The server's business operations: tokens, the activity lifecycle and its versions, each in one
+/// store transaction, so a request is applied whole or not at all. Sending is the dispatcher's job;
+/// these operations only say what must reach whom.
+public final class ActivityRegistry: Sendable {
+    let store: any DeliveryStore
+    let configuration: ServerConfiguration
+    let clock: any WallClock
+    let wake: @Sendable () -> Void
+
+    /// Creates a registry; `wake` nudges the dispatcher when work is queued.
+    public init(
+        store: any DeliveryStore, configuration: ServerConfiguration, clock: any WallClock,
+        wake: @escaping @Sendable () -> Void = {}
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        self.wake = wake
+    }
+
+    func app(_ id: String) throws(APIError) -> AppConfiguration {
+        guard let app = configuration.apps.first(where: { $0.id == id }) else {
+            throw APIError.notFound("no app \(id)")
+        }
+        return app
+    }
+
+    func contracts(_ app: AppConfiguration) -> ContractBook { ContractBook(schemas: app.schemas ?? [:]) }
+
+    /// Runs a store transaction, turning engine failures into a 503 the caller may retry.
+    func transact<T>(_ body: (any StoreTransaction) throws -> T) throws(APIError) -> T {
+        do {
+            return try store.transaction(body)
+        } catch let error as APIError {
+            throw error
+        } catch let error as StoreError where error.code == .conflict {
+            throw APIError(409, "conflict", "another request changed the same record at the same time; retry")
+        } catch {
+            throw APIError(503, "store_unavailable", "the store failed: \(error); retry shortly")
+        }
+    }
+
+    // MARK: Tokens
+
+    /// Registers (or re-registers) a token. The same token again only refreshes `lastSeenAt`; a new
+    /// token for the same device supersedes the old one (per attributes type, activity, or app).
+    public func registerToken(
+        app appID: String, kind: TokenKind, body: JSONValue
+    ) throws(APIError) -> (token: TokenRecord, created: Bool) {
+        let app = try app(appID)
+        let reader = try FieldReader(body)
+        let now = clock.now()
+        let token: String
+        var environment: String? = nil
+        var userId: String? = nil
+        var attributesType: String? = nil
+        var activityId: String? = nil
+        switch kind {
+        case .pushToStart:
+            try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType"])
+            userId = try reader.string("userId")
+            attributesType = try reader.string("attributesType")
+            try contracts(app).requireKnown(attributesType!, field: "attributesType")
+        case .activity:
+            try reader.refuseUnknown(["activityId", "deviceId", "token", "environment"])
+            activityId = try reader.string("activityId")
+        case .fcm:
+            try reader.refuseUnknown(["userId", "deviceId", "token"])
+            userId = try reader.string("userId")
+        }
+        let deviceId = try reader.string("deviceId") ?? ""
+        token = try reader.string("token") ?? ""
+        if kind == .fcm {
+            guard token.count <= 4096, !token.contains(where: { $0.isWhitespace }) else {
+                throw APIError.invalid("token", "'token' must be an FCM registration token (no spaces)")
+            }
+        } else {
+            guard APNsPush.isHexToken(token) else {
+                throw APIError.invalid(
+                    "token",
+                    "'token' must be the hex of the ActivityKit token bytes (an even number of 0-9a-f; lengths vary)")
+            }
+            let name = try reader.string("environment") ?? ""
+            guard let parsed = APNsEnvironment(name: name) else {
+                throw APIError.invalid("environment", "'environment' must be sandbox or production, not '\(name)'")
+            }
+            environment = parsed.rawValue
+        }
+        let value = kind == .fcm ? token : token.lowercased()
+        let fingerprint = Fingerprint(of: value).value
+        return try transact { tx in
+            if let activityId {
+                guard let activity = try tx.activity(app: appID, id: activityId) else {
+                    throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
+                }
+                guard activity.state != .dismissed else {
+                    throw APIError(
+                        409, "activity_over", "activity '\(activityId)' is dismissed; its tokens are discarded",
+                        field: "activityId")
+                }
+            }
+            if var existing = try tx.token(app: appID, fingerprint: fingerprint), existing.isValid {
+                existing.lastSeenAt = now
+                try tx.saveToken(existing)
+                return (existing, false)
+            }
+            let record = TokenRecord(
+                app: appID, kind: kind, token: value, fingerprint: fingerprint, userId: userId, deviceId: deviceId,
+                attributesType: attributesType, activityId: activityId, environment: environment, createdAt: now,
+                lastSeenAt: now)
+            let siblings: [TokenRecord]
+            if let activityId {
+                siblings = try tx.tokens(app: appID, activityId: activityId)
+            } else {
+                siblings = try tx.tokens(app: appID, userId: userId ?? "", kinds: [kind])
+            }
+            let superseded = siblings.filter {
+                $0.isValid && $0.deviceId == deviceId && $0.fingerprint != fingerprint && $0.kind == kind
+                    && $0.attributesType == attributesType
+            }
+            try tx.invalidateTokens(
+                app: appID, fingerprints: superseded.map(\.fingerprint), reason: "superseded", at: now)
+            try tx.saveToken(record)
+            return (record, true)
+        }
+    }
+
+    /// Unregisters a token by fingerprint.
+    public func deleteToken(app appID: String, fingerprint: String) throws(APIError) {
+        _ = try app(appID)
+        try transact { tx in
+            guard try tx.token(app: appID, fingerprint: fingerprint) != nil else {
+                throw APIError.notFound("no token with fingerprint \(fingerprint)", field: "fingerprint")
+            }
+            try tx.invalidateTokens(app: appID, fingerprints: [fingerprint], reason: "deleted", at: clock.now())
+        }
+    }
+
+    // MARK: Activities
+
+    /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
+    /// to their Android devices. The same idempotency key gives the same answer and no second send.
+    public func startActivity(app appID: String, body: JSONValue) throws(APIError) -> (
+        response: JSONValue, created: Bool
+    ) {
+        let app = try app(appID)
+        let contracts = contracts(app)
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown([
+            "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
+            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule",
+        ])
+        let key =
+            try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
+        if let previous = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
+            let response = previous.startResponse
+        {
+            return (response, false)
+        }
+        let activityId = try reader.string("activityId") ?? ""
+        guard activityId.count <= 200 else {
+            throw APIError.invalid("activityId", "'activityId' is at most 200 characters")
+        }
+        let userId = try reader.string("userId") ?? ""
+        let type = try reader.string("attributesType") ?? ""
+        try contracts.requireKnown(type, field: "attributesType")
+        let attributes = try contracts.attributes(
+            try reader.object("attributes", required: true) ?? .object([:]), type: type, field: "attributes")
+        let now = clock.now()
+        let schedule = try scheduleEntries(reader, type: type, contracts: contracts)
+        var state: JSONValue
+        var mapperState: JSONValue? = nil
+        if let given = try reader.object("contentState") {
+            guard reader.object["event"] == nil else {
+                throw APIError.invalid("event", "give either 'contentState' or 'event', not both")
+            }
+            state = try contracts.contentState(given, type: type, field: "contentState")
+        } else if let event = try reader.object("event") {
+            guard type == DeliveryAttributes.typeName else {
+                throw APIError.invalid("event", "events are for DeliveryAttributes; give 'contentState' for \(type)")
+            }
+            let eventReader = try FieldReader(event, prefix: "event")
+            try eventReader.refuseUnknown(["type", "data"])
+            let mapped = try DeliveryMapper.apply(
+                type: try eventReader.string("type") ?? "", data: try eventReader.object("data") ?? .object([:]),
+                current: .null, mapperState: nil, now: now)
+            state = mapped.contentState
+            mapperState = mapped.mapperState
+        } else if let first = schedule?.arrayValue?.first?["contentState"] {
+            state = first
+        } else {
+            throw APIError.missing(
+                "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
+        }
+        guard let alertValue = try reader.object("alert") else {
+            throw APIError.missing(
+                "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
+        }
+        let alertReader = try FieldReader(alertValue, prefix: "alert")
+        try alertReader.refuseUnknown(["title", "body", "sound"])
+        guard alertValue["title"] != nil || alertValue["body"] != nil else {
+            throw APIError.missing("alert.title", "a title or body for the banner")
+        }
+        let staleDate = try unixSeconds(reader, "staleDate", now: now, future: true)
+        let relevance = try reader.number("relevanceScore")
+        let startAt = try unixSeconds(reader, "startAt", now: now, future: false).map {
+            Date(timeIntervalSince1970: Double($0))
+        }
+        let endAt = try unixSeconds(reader, "endAt", now: now, future: true).map {
+            Date(timeIntervalSince1970: Double($0))
+        }
+        if let schedule, let first = Self.currentEntry(schedule, at: now) { state = first }
+        var memory = mapperState?.objectValue ?? [:]
+        memory["startAlert"] = alertValue
+        let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
+        let activity = ActivityRecord(
+            app: appID, id: activityId, userId: userId, attributesType: type, attributes: attributes,
+            contentState: state,
+            state: startAt.map { $0 > now } == true ? .pending : .active, version: 1, timestamp: nowUnix, event: .start,
+            priority: 10, alert: alertValue, staleDate: staleDate ?? defaultStale(now), relevanceScore: relevance,
+            idempotencyKey: key, priority10Times: [nowUnix], createdAt: now, updatedAt: now, startAt: startAt,
+            endAt: endAt ?? now.addingTimeInterval(configuration.maxActiveSeconds), schedule: schedule,
+            mapperState: .object(memory))
+        try checkSize(activity, app: app, contracts: contracts)
+        let built = activity
+        do {
+            return try store.transaction { tx in
+                if let raced = try tx.activity(app: appID, idempotencyKey: key), let response = raced.startResponse {
+                    return (response, false)
+                }
+                if try tx.activity(app: appID, id: activityId) != nil {
+                    throw APIError(
+                        409, "activity_exists", "activity '\(activityId)' exists with another idempotency key",
+                        field: "activityId")
+                }
+                var activity = built
+                let destinations = try tx.tokens(app: appID, userId: userId, kinds: [.pushToStart, .fcm]).filter {
+                    $0.isValid && ($0.kind == .fcm || $0.attributesType == type)
+                }
+                let response = Self.startResponse(activity, destinations: destinations)
+                activity.startResponse = response
+                try tx.insertActivity(activity)
+                try tx.enqueue(
+                    app: appID, activityId: activityId, fingerprints: destinations.map(\.fingerprint), version: 1,
+                    availableAt: activity.startAt ?? now, now: now)
+                return (response, true)
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as StoreError where error.code == .conflict {
+            // A concurrent request with the same key won the race: answer as it did.
+            if let winner = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
+                let response = winner.startResponse
+            {
+                return (response, false)
+            }
+            throw APIError(409, "activity_exists", "activity '\(activityId)' already exists", field: "activityId")
+        } catch {
+            throw APIError(503, "store_unavailable", "the store failed: \(error); retry shortly")
+        }
+    }
+
+    static func startResponse(_ activity: ActivityRecord, destinations: [TokenRecord]) -> JSONValue {
+        .object([
+            "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
+            "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
+            "destinations": .array(
+                destinations.map {
+                    .object(["fingerprint": .string($0.fingerprint), "kind": .string($0.kind.rawValue)])
+                }),
+            "startAt": activity.startAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+        ])
+    }
+
+    func defaultStale(_ now: Date) -> Int64? {
+        configuration.defaultStaleSeconds > 0
+            ? Int64(now.timeIntervalSince1970 + configuration.defaultStaleSeconds) : nil
+    }
+
+    /// A Unix-seconds field, refusing milliseconds and reference-date seconds (DT-018).
+    func unixSeconds(_ reader: FieldReader, _ key: String, now: Date, future: Bool) throws(APIError) -> Int64? {
+        guard let value = try reader.integer(key) else { return nil }
+        guard value > 1_000_000_000, value < 100_000_000_000 else {
+            throw APIError.invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
+        }
+        if future && Double(value) < now.timeIntervalSince1970 {
+            throw APIError.invalid(key, "'\(key)' is in the past; iOS would apply it at once")
+        }
+        return value
+    }
+
+    func scheduleEntries(_ reader: FieldReader, type: String, contracts: ContractBook) throws(APIError) -> JSONValue? {
+        guard let value = reader.object["schedule"], value != .null else { return nil }
+        guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
+            throw APIError.invalid(
+                "schedule", "'schedule' must be a list of 1 to 1000 {\"at\": unix, \"contentState\": {…}} entries")
+        }
+        var checked: [JSONValue] = []
+        for (index, entry) in entries.enumerated() {
+            let entryReader = try FieldReader(entry, prefix: "schedule[\(index)]")
+            try entryReader.refuseUnknown(["at", "contentState"])
+            guard let at = try entryReader.integer("at"), at > 1_000_000_000, at < 100_000_000_000 else {
+                throw APIError.invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
+            }
+            let state = try contracts.contentState(
+                try entryReader.object("contentState", required: true) ?? .null, type: type,
+                field: "schedule[\(index)].contentState")
+            checked.append(.object(["at": .number(Double(at)), "contentState": state]))
+        }
+        return .array(checked.sorted { ($0["at"]?.numberValue ?? 0) < ($1["at"]?.numberValue ?? 0) })
+    }
+
+    /// The schedule entry in force at `time`: the last one whose `at` has come.
+    static func currentEntry(_ schedule: JSONValue, at time: Date) -> JSONValue? {
+        schedule.arrayValue?.last { ($0["at"]?.numberValue ?? .infinity) <= time.timeIntervalSince1970 }?[
+            "contentState"]
+    }
+
+    /// Refuses a version whose APNs payload would exceed 4096 bytes, before anything is stored.
+    func checkSize(_ activity: ActivityRecord, app: AppConfiguration, contracts: ContractBook) throws(APIError) {
+        let builder = PayloadBuilder(contracts: contracts, fcmTTLSeconds: configuration.fcmTTLSeconds)
+        let probe = TokenRecord(
+            app: app.id, kind: activity.event == .start ? .pushToStart : .activity,
+            token: String(repeating: "0", count: 64),
+            fingerprint: "", userId: nil, deviceId: "", attributesType: nil, activityId: nil, environment: nil,
+            createdAt: Date(), lastSeenAt: Date())
+        if let push = try? builder.apnsPush(activity: activity, token: probe, bundleId: app.bundleId ?? "app"),
+            push.payload.count > APNsLimits.devicePayloadBytes
+        {
+            throw APIError(
+                422, "payload_too_large",
+                "the APNs payload would be \(push.payload.count) bytes; the limit is 4096. Shorten the content-state or attributes",
+                field: "contentState")
+        }
+        let map = builder.dataMap(activity)
+        if FCMLimits.size(of: map) > FCMLimits.dataBytes {
+            throw APIError(
+                422, "payload_too_large",
+                "the FCM data map would be \(FCMLimits.size(of: map)) bytes; the limit is 4096",
+                field: "contentState")
+        }
+    }
+
+    /// A new version of an activity: a newer timestamp, the priority after the budget, and a send
+    /// requested to every live destination. Bursts coalesce: the outbox keeps one row per token
+    /// and the sender reads the newest version.
+    func commitVersion(
+        _ activity: inout ActivityRecord, event: ActivityEvent, state: JSONValue, alert: JSONValue?, terminal: Bool,
+        requestedPriority: Int?, app: AppConfiguration, tx: any StoreTransaction, now: Date
+    ) throws -> (notes: [String], destinations: Int) {
+        var notes: [String] = []
+        let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
+        let unsent = try tx.pendingOutbox(app: activity.app, activityId: activity.id) > 0
+        var priority = requestedPriority ?? (event != .update || alert != nil || terminal ? 10 : 5)
+        var carriedAlert = alert
+        if unsent {
+            // The previous version has not reached everyone: its urgency and alert carry over.
+            priority = max(priority, activity.priority)
+            if carriedAlert == nil && activity.event != .start { carriedAlert = activity.alert }
+        }
+        var downgraded = false
+        let cap = app.priority10PerHour ?? configuration.priority10PerHour
+        let recent = activity.priority10Times.filter { $0 > nowUnix - 3600 }
+        if priority == 10 && event == .update && recent.count >= cap {
+            priority = 5
+            downgraded = true
+            notes.append(
+                "priority 10 downgraded to 5: \(recent.count) priority-10 updates in the last hour (cap \(cap))")
+        }
+        activity.priority10Times = priority == 10 ? recent + [nowUnix] : recent
+        activity.version += 1
+        activity.timestamp = max(nowUnix, activity.timestamp + 1)
+        activity.event = event
+        activity.contentState = state
+        activity.alert = carriedAlert
+        activity.priority = priority
+        activity.priorityDowngraded = downgraded
+        activity.updatedAt = now
+        if activity.state == .stale && event == .update { activity.state = .active }
+        try checkSize(activity, app: app, contracts: contracts(app))
+        var destinations = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
+        destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
+        try tx.updateActivity(activity)
+        try tx.enqueue(
+            app: activity.app, activityId: activity.id, fingerprints: destinations.map(\.fingerprint),
+            version: activity.version,
+            availableAt: now, now: now)
+        if !notes.isEmpty {
+            try tx.appendTimeline(
+                notes.map {
+                    TimelineEntry(
+                        app: activity.app, activityId: activity.id, at: now, destination: "-", provider: "server",
+                        event: event.rawValue, version: activity.version, status: 0, reason: "priority_downgraded",
+                        remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
+                })
+        }
+        return (notes, destinations.count)
+    }
+
+    func versionResponse(_ activity: ActivityRecord, destinations: Int, notes: [String]) -> JSONValue {
+        .object([
+            "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
+            "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
+            "event": .string(activity.event.rawValue), "priority": .number(Double(activity.priority)),
+            "destinations": .number(Double(destinations)), "notes": .array(notes.map { .string($0) }),
+            "contentState": activity.contentState,
+        ])
+    }
+
+    func mutate(
+        app appID: String, activityId: String,
+        _ change: (inout ActivityRecord, any StoreTransaction, AppConfiguration, Date) throws -> JSONValue
+    ) throws(APIError) -> JSONValue {
+        let app = try app(appID)
+        let now = clock.now()
+        let result = try transact { tx in
+            guard var activity = try tx.activity(app: appID, id: activityId) else {
+                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            return try change(&activity, tx, app, now)
+        }
+        wake()
+        return result
+    }
+
+    func requireOpen(_ activity: ActivityRecord) throws(APIError) {
+        switch activity.state {
+        case .ended, .dismissed:
+            throw APIError(
+                409, "activity_ended", "activity '\(activity.id)' has ended; iOS ignores pushes after the end",
+                field: "activityId")
+        case .pending, .active, .stale: break
+        }
+    }
+
+    /// Applies a domain event through the mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`).
+    /// A terminal step ends the activity by default (`"terminal": "end"`), or stays an update (`"update"`).
+    public func applyEvent(app appID: String, activityId: String, body: JSONValue) throws(APIError) -> JSONValue {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["type", "data", "terminal"])
+        let type = try reader.string("type", what: "the event type, e.g. delivery.step") ?? ""
+        let data = try reader.object("data") ?? .object([:])
+        let terminalMode = try reader.string("terminal", required: false) ?? "end"
+        guard terminalMode == "end" || terminalMode == "update" else {
+            throw APIError.invalid("terminal", "'terminal' is \"end\" (default) or \"update\"")
+        }
+        return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
+            try self.requireOpen(activity)
+            guard activity.attributesType == DeliveryAttributes.typeName else {
+                throw APIError.invalid(
+                    "type", "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)")
+            }
+            let mapped = try DeliveryMapper.apply(
+                type: type, data: data, current: activity.contentState, mapperState: activity.mapperState, now: now)
+            var memory = mapped.mapperState?.objectValue ?? [:]
+            memory["startAlert"] = activity.mapperState?["startAlert"]
+            activity.mapperState = .object(memory)
+            let ending = mapped.terminal && terminalMode == "end"
+            if ending { self.endState(&activity, dismissal: nil, now: now) }
+            let (notes, count) = try self.commitVersion(
+                &activity, event: ending ? .end : .update, state: mapped.contentState, alert: mapped.alert,
+                terminal: mapped.terminal, requestedPriority: nil, app: app, tx: tx, now: now)
+            return self.versionResponse(activity, destinations: count, notes: notes)
+        }
+    }
+
+    /// A direct update: `{contentState, alert?, staleDate?, relevanceScore?, priority?}`.
+    public func updateActivity(app appID: String, activityId: String, body: JSONValue) throws(APIError) -> JSONValue {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["contentState", "alert", "staleDate", "relevanceScore", "priority"])
+        let priority = try reader.integer("priority").map(Int.init)
+        if let priority, priority != 5 && priority != 10 {
+            throw APIError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
+        }
+        let alert = try reader.object("alert")
+        return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
+            try self.requireOpen(activity)
+            let contracts = self.contracts(app)
+            let state = try contracts.contentState(
+                try reader.object("contentState", required: true) ?? .null, type: activity.attributesType,
+                field: "contentState")
+            if let stale = try self.unixSeconds(reader, "staleDate", now: now, future: true) {
+                activity.staleDate = stale
+            } else if let fallback = self.defaultStale(now) {
+                activity.staleDate = fallback
+            }
+            if let relevance = try reader.number("relevanceScore") { activity.relevanceScore = relevance }
+            let (notes, count) = try self.commitVersion(
+                &activity, event: .update, state: state, alert: alert, terminal: false, requestedPriority: priority,
+                app: app,
+                tx: tx, now: now)
+            return self.versionResponse(activity, destinations: count, notes: notes)
+        }
+    }
+
+    /// Ends an activity: `{contentState?, dismissal: "default" | "immediate" | <unix>}`.
+    public func endActivity(app appID: String, activityId: String, body: JSONValue) throws(APIError) -> JSONValue {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["contentState", "dismissal", "alert"])
+        let dismissal: DismissalPolicy
+        switch reader.object["dismissal"] {
+        case nil, .null, .string("default"): dismissal = .default
+        case .string("immediate"): dismissal = .immediate
+        case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000: dismissal = .at(Int64(value))
+        default:
+            throw APIError.invalid("dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
+        }
+        let alert = try reader.object("alert")
+        return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
+            try self.requireOpen(activity)
+            var state = activity.contentState
+            if let given = try reader.object("contentState") {
+                state = try self.contracts(app).contentState(
+                    given, type: activity.attributesType, field: "contentState")
+            }
+            self.endState(&activity, dismissal: dismissal, now: now)
+            let (notes, count) = try self.commitVersion(
+                &activity, event: .end, state: state, alert: alert, terminal: true, requestedPriority: nil, app: app,
+                tx: tx,
+                now: now)
+            return self.versionResponse(activity, destinations: count, notes: notes)
+        }
+    }
+
+    /// How an ended activity leaves the Lock Screen.
+    enum DismissalPolicy {
+        case `default`
+        case immediate
+        case at(Int64)
+    }
+
+    func endState(_ activity: inout ActivityRecord, dismissal: DismissalPolicy?, now: Date) {
+        let nowUnix = now.timeIntervalSince1970
+        activity.state = .ended
+        switch dismissal ?? .default {
+        case .default:
+            activity.dismissalDate = nil
+            activity.dismissAt = now.addingTimeInterval(4 * 3600)
+        case .immediate:
+            activity.dismissalDate = Int64(nowUnix)
+            activity.dismissAt = now
+        case .at(let unix):
+            let capped = min(Double(unix), nowUnix + 4 * 3600)
+            activity.dismissalDate = Int64(capped)
+            activity.dismissAt = Date(timeIntervalSince1970: max(capped, nowUnix))
+        }
+    }
+
+    /// State, latest content-state, devices (by fingerprint) and the timeline.
+    public func describe(app appID: String, activityId: String, timelineLimit: Int = 200) throws(APIError) -> JSONValue
+    {
+        _ = try app(appID)
+        return try transact { tx in
+            guard let activity = try tx.activity(app: appID, id: activityId) else {
+                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            var devices = try tx.tokens(app: appID, activityId: activityId)
+            devices += try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart, .fcm]).filter {
+                $0.kind == .fcm || $0.attributesType == activity.attributesType
+            }
+            let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)
+            let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
+            return .object([
+                "activityId": .string(activity.id), "userId": .string(activity.userId),
+                "attributesType": .string(activity.attributesType), "attributes": activity.attributes,
+                "state": .string(activity.state.rawValue), "version": .number(Double(activity.version)),
+                "timestamp": .number(Double(activity.timestamp)), "event": .string(activity.event.rawValue),
+                "priority": .number(Double(activity.priority)), "contentState": activity.contentState,
+                "staleDate": activity.staleDate.map { .number(Double($0)) } ?? .null,
+                "dismissAt": activity.dismissAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+                "pendingSends": .number(Double(pending)),
+                "devices": .array(devices.map(Self.deviceJSON)),
+                "timeline": .array(timeline.map(Self.timelineJSON)),
+            ])
+        }
+    }
+
+    static func deviceJSON(_ token: TokenRecord) -> JSONValue {
+        .object([
+            "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
+            "deviceId": .string(token.deviceId),
+            "environment": token.environment.map { .string($0) } ?? .null, "valid": .bool(token.isValid),
+            "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
+            "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
+        ])
+    }
+
+    static func timelineJSON(_ entry: TimelineEntry) -> JSONValue {
+        .object([
+            "at": .number((entry.at.timeIntervalSince1970 * 1000).rounded() / 1000),
+            "destination": .string(entry.destination),
+            "provider": .string(entry.provider), "event": .string(entry.event),
+            "version": .number(Double(entry.version)),
+            "status": .number(Double(entry.status)), "reason": .string(entry.reason), "remedy": .string(entry.remedy),
+            "latencyMs": .number((entry.latencyMs * 10).rounded() / 10), "priority": .number(Double(entry.priority)),
+            "attempt": .number(Double(entry.attempt)), "note": entry.note.map { .string($0) } ?? .null,
+        ])
+    }
+}

@@ -1,0 +1,389 @@
+import DropTrackContract
+import DropTrackCore
+import Foundation
+
+/// One app (tenant): its bundle, provider credentials, API keys and schemas.
+public struct AppConfiguration: Sendable, Codable, Equatable {
+    /// APNs credentials.
+    public struct APNs: Sendable, Codable, Equatable {
+        /// The `.p8` key file.
+        public var keyFile: String
+        public var keyId: String
+        public var teamId: String
+        /// `sandbox` or `production`: which APNs host this app's tokens go to.
+        public var environment: String
+        public init(keyFile: String, keyId: String, teamId: String, environment: String) {
+            self.keyFile = keyFile
+            self.keyId = keyId
+            self.teamId = teamId
+            self.environment = environment
+        }
+    }
+
+    /// FCM credentials.
+    public struct FCM: Sendable, Codable, Equatable {
+        /// The service-account JSON file.
+        public var serviceAccountFile: String
+        public init(serviceAccountFile: String) { self.serviceAccountFile = serviceAccountFile }
+    }
+
+    /// The app's id, used in API keys and logs.
+    public var id: String
+    /// The iOS bundle id (the APNs topic is `<bundleId>.push-type.liveactivity`).
+    public var bundleId: String?
+    public var apns: APNs?
+    public var fcm: FCM?
+    /// `sha256:<hex>` of each API key; the keys themselves are never stored.
+    public var apiKeyHashes: [String]
+    /// Content-state schemas by `attributes-type`, for the generic mapper.
+    public var schemas: [String: AttributesSchema]?
+    /// Priority-10 sends per activity per hour before extra ones go at 5 (default from the server).
+    public var priority10PerHour: Int?
+
+    public init(
+        id: String, bundleId: String? = nil, apns: APNs? = nil, fcm: FCM? = nil, apiKeyHashes: [String] = [],
+        schemas: [String: AttributesSchema]? = nil, priority10PerHour: Int? = nil
+    ) {
+        self.id = id
+        self.bundleId = bundleId
+        self.apns = apns
+        self.fcm = fcm
+        self.apiKeyHashes = apiKeyHashes
+        self.schemas = schemas
+        self.priority10PerHour = priority10PerHour
+    }
+
+    /// A new API key for an app: `dt_<app>_<32 hex>`, and the hash to store.
+    public static func newAPIKey(app: String) -> (key: String, hash: String) {
+        let random = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        let key = "dt_\(app)_\(String(hexEncoding: random))"
+        return (key, hash(of: key))
+    }
+
+    /// The stored form of an API key.
+    public static func hash(of key: String) -> String { "sha256:" + String(hexEncoding: SHA256.hash(Array(key.utf8))) }
+}
+
+/// The fields of a content-state (or attributes) a generic app declares, so the server refuses
+/// wrong keys and types before anything is sent.
+public struct AttributesSchema: Sendable, Codable, Equatable {
+    /// One field's rule.
+    public struct Field: Sendable, Codable, Equatable {
+        /// `string`, `number`, `integer`, `boolean`, `date`, `object` or `array`.
+        public var type: String
+        /// May be absent or null.
+        public var optional: Bool?
+        /// For strings: the allowed values (a Swift enum's raw values).
+        public var values: [String]?
+        public init(type: String, optional: Bool? = nil, values: [String]? = nil) {
+            self.type = type
+            self.optional = optional
+            self.values = values
+        }
+    }
+
+    /// The content-state's fields.
+    public var contentState: [String: Field]
+    /// The static attributes' fields (optional: without it, any object is taken).
+    public var attributes: [String: Field]?
+    /// `activitykit` (default) or `expo-widgets`, whose content-state is `{name, props: "<JSON>"}`.
+    public var output: String?
+    /// For expo-widgets: the widget name put in `name`.
+    public var widgetName: String?
+
+    public init(
+        contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
+        widgetName: String? = nil
+    ) {
+        self.contentState = contentState
+        self.attributes = attributes
+        self.output = output
+        self.widgetName = widgetName
+    }
+}
+
+/// Everything `droptrack serve` is configured with: a JSON file plus `DROPTRACK_*` variables.
+public struct ServerConfiguration: Sendable, Codable, Equatable {
+    /// Where the HTTP API listens (`127.0.0.1:8787`).
+    public var listen: String
+    /// `sqlite:PATH`, `memory`, or (later) `postgres://…`.
+    public var store: String
+    public var apps: [AppConfiguration]
+    /// Sends every app's APNs traffic to this `HOST:PORT` (the emulator) instead of Apple.
+    public var apnsHost: String?
+    /// Sends every app's FCM traffic to this base URL (the emulator) instead of Google.
+    public var fcmBaseURL: String?
+    /// A CA file to trust for APNs and FCM (the emulators' development CA).
+    public var caFile: String?
+    /// Largest request body.
+    public var maxBodyBytes: Int
+    /// Requests per second per API key, with a burst of twice that.
+    public var requestsPerSecondPerKey: Double
+    /// Sends in flight at most.
+    public var maxInFlight: Int
+    /// Outbox rows claimed per round per app (keeps apps fair: a big fan-out cannot starve a small app).
+    public var claimBatch: Int
+    /// How long a claim lasts; a crashed worker's rows come back after this.
+    public var leaseSeconds: Double
+    /// Attempts per send before it becomes a dead letter.
+    public var maxAttempts: Int
+    /// Age after which a send that keeps failing becomes a dead letter.
+    public var maxAgeSeconds: Double
+    /// First retry delay; doubles (with jitter) up to `backoffMaxSeconds`.
+    public var backoffBaseSeconds: Double
+    public var backoffMaxSeconds: Double
+    /// Default priority-10 sends per activity per hour.
+    public var priority10PerHour: Int
+    /// How often the scheduler looks at timed work.
+    public var schedulerIntervalSeconds: Double
+    /// `stale-date` given to a version when the caller gives none (0 = none).
+    public var defaultStaleSeconds: Double
+    /// Longest an activity stays active before it is ended (ActivityKit's limit is 8 hours).
+    public var maxActiveSeconds: Double
+    /// `android.ttl` for Live Update messages.
+    public var fcmTTLSeconds: Double
+    /// Log level: trace, debug, info, notice, warning, error.
+    public var logLevel: String
+    /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
+    public var dashboardDirectory: String?
+
+    public init(
+        listen: String = "127.0.0.1:8787", store: String = "sqlite:droptrack.sqlite", apps: [AppConfiguration] = [],
+        apnsHost: String? = nil, fcmBaseURL: String? = nil, caFile: String? = nil, maxBodyBytes: Int = 256 * 1024,
+        requestsPerSecondPerKey: Double = 200, maxInFlight: Int = 2000, claimBatch: Int = 500,
+        leaseSeconds: Double = 60,
+        maxAttempts: Int = 8, maxAgeSeconds: Double = 3600, backoffBaseSeconds: Double = 1,
+        backoffMaxSeconds: Double = 300,
+        priority10PerHour: Int = 12, schedulerIntervalSeconds: Double = 60, defaultStaleSeconds: Double = 0,
+        maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, logLevel: String = "info",
+        dashboardDirectory: String? = nil
+    ) {
+        self.listen = listen
+        self.store = store
+        self.apps = apps
+        self.apnsHost = apnsHost
+        self.fcmBaseURL = fcmBaseURL
+        self.caFile = caFile
+        self.maxBodyBytes = maxBodyBytes
+        self.requestsPerSecondPerKey = requestsPerSecondPerKey
+        self.maxInFlight = maxInFlight
+        self.claimBatch = claimBatch
+        self.leaseSeconds = leaseSeconds
+        self.maxAttempts = maxAttempts
+        self.maxAgeSeconds = maxAgeSeconds
+        self.backoffBaseSeconds = backoffBaseSeconds
+        self.backoffMaxSeconds = backoffMaxSeconds
+        self.priority10PerHour = priority10PerHour
+        self.schedulerIntervalSeconds = schedulerIntervalSeconds
+        self.defaultStaleSeconds = defaultStaleSeconds
+        self.maxActiveSeconds = maxActiveSeconds
+        self.fcmTTLSeconds = fcmTTLSeconds
+        self.logLevel = logLevel
+        self.dashboardDirectory = dashboardDirectory
+    }
+
+    /// Every key, its environment variable and its meaning (the README's table is made from this).
+    public static let keys: [(key: String, variable: String, help: String)] = [
+        ("listen", "DROPTRACK_LISTEN", "HTTP API address (default 127.0.0.1:8787)"),
+        ("store", "DROPTRACK_STORE", "sqlite:PATH (default sqlite:droptrack.sqlite) or memory"),
+        ("apnsHost", "DROPTRACK_APNS_HOST", "HOST:PORT for every app's APNs traffic (the emulator)"),
+        ("fcmBaseURL", "DROPTRACK_FCM_BASE_URL", "base URL for every app's FCM traffic (the emulator)"),
+        ("caFile", "DROPTRACK_CA_FILE", "CA file to trust for APNs and FCM"),
+        ("maxBodyBytes", "DROPTRACK_MAX_BODY_BYTES", "largest request body (default 262144)"),
+        (
+            "requestsPerSecondPerKey", "DROPTRACK_REQUESTS_PER_SECOND_PER_KEY",
+            "API rate per key, burst twice that (default 200)"
+        ),
+        ("maxInFlight", "DROPTRACK_MAX_IN_FLIGHT", "sends in flight at most (default 2000)"),
+        ("claimBatch", "DROPTRACK_CLAIM_BATCH", "outbox rows claimed per app per round (default 500)"),
+        ("leaseSeconds", "DROPTRACK_LEASE_SECONDS", "claim lease; a dead worker's rows return after it (default 60)"),
+        ("maxAttempts", "DROPTRACK_MAX_ATTEMPTS", "attempts before a dead letter (default 8)"),
+        ("maxAgeSeconds", "DROPTRACK_MAX_AGE_SECONDS", "age before a failing send is a dead letter (default 3600)"),
+        ("backoffBaseSeconds", "DROPTRACK_BACKOFF_BASE_SECONDS", "first retry delay (default 1)"),
+        ("backoffMaxSeconds", "DROPTRACK_BACKOFF_MAX_SECONDS", "longest retry delay (default 300)"),
+        (
+            "priority10PerHour", "DROPTRACK_PRIORITY10_PER_HOUR",
+            "priority-10 updates per activity per hour (default 12)"
+        ),
+        ("schedulerIntervalSeconds", "DROPTRACK_SCHEDULER_INTERVAL_SECONDS", "scheduler tick (default 60)"),
+        (
+            "defaultStaleSeconds", "DROPTRACK_DEFAULT_STALE_SECONDS",
+            "stale-date after each version when none is given (default 0: none)"
+        ),
+        (
+            "maxActiveSeconds", "DROPTRACK_MAX_ACTIVE_SECONDS",
+            "automatic end after this long (default 28800, iOS's 8 hours)"
+        ),
+        ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
+        ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
+        ("dashboardDirectory", "DROPTRACK_DASHBOARD_DIRECTORY", "folder of dashboard files to serve at /"),
+        (
+            "apps", "-",
+            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas"
+        ),
+    ]
+
+    /// Reads a config file (when given) and applies `DROPTRACK_*` variables over it.
+    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError)
+        -> ServerConfiguration
+    {
+        var configuration = ServerConfiguration()
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError(key: nil, "cannot read config file \(file)")
+            }
+            do {
+                configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            } catch let error as DecodingError {
+                throw ConfigurationError(key: nil, "config file \(file): \(ConfigurationError.describe(error))")
+            } catch {
+                throw ConfigurationError(key: nil, "config file \(file): \(error)")
+            }
+        }
+        func number(_ variable: String) throws(ConfigurationError) -> Double? {
+            guard let text = environment[variable] else { return nil }
+            guard let value = Double(text), value >= 0 else {
+                throw ConfigurationError(key: variable, "\(variable) must be a number, not '\(text)'")
+            }
+            return value
+        }
+        if let value = environment["DROPTRACK_LISTEN"] { configuration.listen = value }
+        if let value = environment["DROPTRACK_STORE"] { configuration.store = value }
+        if let value = environment["DROPTRACK_APNS_HOST"] { configuration.apnsHost = value }
+        if let value = environment["DROPTRACK_FCM_BASE_URL"] { configuration.fcmBaseURL = value }
+        if let value = environment["DROPTRACK_CA_FILE"] { configuration.caFile = value }
+        if let value = environment["DROPTRACK_LOG_LEVEL"] { configuration.logLevel = value }
+        if let value = environment["DROPTRACK_DASHBOARD_DIRECTORY"] { configuration.dashboardDirectory = value }
+        if let value = try number("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = Int(value) }
+        if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_KEY") {
+            configuration.requestsPerSecondPerKey = value
+        }
+        if let value = try number("DROPTRACK_MAX_IN_FLIGHT") { configuration.maxInFlight = Int(value) }
+        if let value = try number("DROPTRACK_CLAIM_BATCH") { configuration.claimBatch = Int(value) }
+        if let value = try number("DROPTRACK_LEASE_SECONDS") { configuration.leaseSeconds = value }
+        if let value = try number("DROPTRACK_MAX_ATTEMPTS") { configuration.maxAttempts = Int(value) }
+        if let value = try number("DROPTRACK_MAX_AGE_SECONDS") { configuration.maxAgeSeconds = value }
+        if let value = try number("DROPTRACK_BACKOFF_BASE_SECONDS") { configuration.backoffBaseSeconds = value }
+        if let value = try number("DROPTRACK_BACKOFF_MAX_SECONDS") { configuration.backoffMaxSeconds = value }
+        if let value = try number("DROPTRACK_PRIORITY10_PER_HOUR") { configuration.priority10PerHour = Int(value) }
+        if let value = try number("DROPTRACK_SCHEDULER_INTERVAL_SECONDS") {
+            configuration.schedulerIntervalSeconds = value
+        }
+        if let value = try number("DROPTRACK_DEFAULT_STALE_SECONDS") { configuration.defaultStaleSeconds = value }
+        if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
+        if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Checks the whole configuration, naming the key at fault.
+    public func validate() throws(ConfigurationError) {
+        guard LogLevel(name: logLevel) != nil else {
+            throw ConfigurationError(key: "logLevel", "logLevel must be trace, debug, info, notice, warning or error")
+        }
+        guard
+            store == "memory" || store.hasPrefix("sqlite:") || store.hasPrefix("postgres://")
+                || store.hasPrefix("postgresql://")
+        else {
+            throw ConfigurationError(key: "store", "store must be sqlite:PATH, memory or postgres://…, not '\(store)'")
+        }
+        guard maxInFlight > 0, claimBatch > 0, maxAttempts > 0, leaseSeconds > 0 else {
+            throw ConfigurationError(
+                key: "maxInFlight", "maxInFlight, claimBatch, maxAttempts and leaseSeconds must be positive")
+        }
+        var seen = Set<String>()
+        for (index, app) in apps.enumerated() {
+            guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+                throw ConfigurationError(key: "apps[\(index)].id", "an app id uses letters, digits and '-'")
+            }
+            guard seen.insert(app.id).inserted else {
+                throw ConfigurationError(key: "apps[\(index)].id", "app id \(app.id) appears twice")
+            }
+            if let apns = app.apns {
+                guard app.bundleId != nil else {
+                    throw ConfigurationError(
+                        key: "apps[\(index)].bundleId", "app \(app.id) has APNs credentials but no bundleId")
+                }
+                guard apns.environment == "sandbox" || apns.environment == "production" else {
+                    throw ConfigurationError(
+                        key: "apps[\(index)].apns.environment", "environment must be sandbox or production")
+                }
+            }
+            for hash in app.apiKeyHashes where !hash.hasPrefix("sha256:") {
+                throw ConfigurationError(
+                    key: "apps[\(index)].apiKeyHashes", "API keys are stored as sha256:<hex> hashes")
+            }
+        }
+    }
+}
+
+/// A configuration that cannot work, naming the key or variable.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var key: String?
+    public var message: String
+    public init(key: String?, _ message: String) {
+        self.key = key
+        self.message = message
+    }
+    public var description: String { message }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(
+                of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing key '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "'\(path(context.codingPath))': \(context.debugDescription)"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+extension ServerConfiguration {
+    enum CodingKeys: String, CodingKey {
+        case listen, store, apps, apnsHost, fcmBaseURL, caFile, maxBodyBytes, requestsPerSecondPerKey, maxInFlight
+        case claimBatch, leaseSeconds, maxAttempts, maxAgeSeconds, backoffBaseSeconds, backoffMaxSeconds
+        case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds, logLevel
+        case dashboardDirectory
+    }
+
+    /// Every key is optional in the file; absent keys keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        let defaults = ServerConfiguration()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            listen: try c.decodeIfPresent(String.self, forKey: .listen) ?? defaults.listen,
+            store: try c.decodeIfPresent(String.self, forKey: .store) ?? defaults.store,
+            apps: try c.decodeIfPresent([AppConfiguration].self, forKey: .apps) ?? [],
+            apnsHost: try c.decodeIfPresent(String.self, forKey: .apnsHost),
+            fcmBaseURL: try c.decodeIfPresent(String.self, forKey: .fcmBaseURL),
+            caFile: try c.decodeIfPresent(String.self, forKey: .caFile),
+            maxBodyBytes: try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? defaults.maxBodyBytes,
+            requestsPerSecondPerKey: try c.decodeIfPresent(Double.self, forKey: .requestsPerSecondPerKey)
+                ?? defaults.requestsPerSecondPerKey,
+            maxInFlight: try c.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? defaults.maxInFlight,
+            claimBatch: try c.decodeIfPresent(Int.self, forKey: .claimBatch) ?? defaults.claimBatch,
+            leaseSeconds: try c.decodeIfPresent(Double.self, forKey: .leaseSeconds) ?? defaults.leaseSeconds,
+            maxAttempts: try c.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts,
+            maxAgeSeconds: try c.decodeIfPresent(Double.self, forKey: .maxAgeSeconds) ?? defaults.maxAgeSeconds,
+            backoffBaseSeconds: try c.decodeIfPresent(Double.self, forKey: .backoffBaseSeconds)
+                ?? defaults.backoffBaseSeconds,
+            backoffMaxSeconds: try c.decodeIfPresent(Double.self, forKey: .backoffMaxSeconds)
+                ?? defaults.backoffMaxSeconds,
+            priority10PerHour: try c.decodeIfPresent(Int.self, forKey: .priority10PerHour)
+                ?? defaults.priority10PerHour,
+            schedulerIntervalSeconds: try c.decodeIfPresent(Double.self, forKey: .schedulerIntervalSeconds)
+                ?? defaults.schedulerIntervalSeconds,
+            defaultStaleSeconds: try c.decodeIfPresent(Double.self, forKey: .defaultStaleSeconds)
+                ?? defaults.defaultStaleSeconds,
+            maxActiveSeconds: try c.decodeIfPresent(Double.self, forKey: .maxActiveSeconds)
+                ?? defaults.maxActiveSeconds,
+            fcmTTLSeconds: try c.decodeIfPresent(Double.self, forKey: .fcmTTLSeconds) ?? defaults.fcmTTLSeconds,
+            logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel,
+            dashboardDirectory: try c.decodeIfPresent(String.self, forKey: .dashboardDirectory))
+    }
+}

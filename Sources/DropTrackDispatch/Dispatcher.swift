@@ -1,0 +1,392 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackStore
+import DropTrackWire
+import Foundation
+import Synchronization
+
+/// The outbox worker. It claims due rows app by app (a fixed batch per app per round, so one
+/// app's 100k fan-out cannot stall another app's single update), reads each activity's newest
+/// version at send time, sends with bounded concurrency, and writes outcomes back in batches:
+/// done, retry later, token dead, or dead letter. Claims are leases in the store, so rows of a
+/// worker that dies come back to any worker when the lease ends.
+public final class Dispatcher: Sendable {
+    struct Work: Sendable {
+        var entry: OutboxEntry
+        var version: Int64
+        var event: String
+        var priority: Int
+        var provider: String
+        var activityUpdatedAt: Date
+    }
+
+    struct Completion: Sendable {
+        var work: Work
+        var result: SendResult
+    }
+
+    struct State {
+        var inFlight = 0
+        var completions: [Completion] = []
+        var stopping = false
+        var stopped = false
+        var signalled = false
+        var sent = 0
+        var rotation = 0
+    }
+
+    let store: any DeliveryStore
+    let configuration: ServerConfiguration
+    let transport: any PushTransport
+    let clock: any WallClock
+    let metrics: MetricsRegistry
+    let events: EventBus
+    let logger: Logger
+    let owner: String
+    private let retry: RetryPolicy
+    private let state = Mutex(State())
+    private let condition = NSCondition()
+
+    /// Creates a worker; `owner` names its claims (unique per process).
+    public init(
+        store: any DeliveryStore, configuration: ServerConfiguration, transport: any PushTransport,
+        clock: any WallClock,
+        metrics: MetricsRegistry, events: EventBus, logger: Logger,
+        owner: String = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UUID().uuidString.prefix(8))"
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.metrics = metrics
+        self.events = events
+        self.logger = logger.with(["component": "dispatcher"])
+        self.owner = owner
+        retry = RetryPolicy(
+            maxAttempts: configuration.maxAttempts, maxAge: configuration.maxAgeSeconds,
+            base: configuration.backoffBaseSeconds,
+            maximum: configuration.backoffMaxSeconds)
+        Self.declareMetrics(metrics)
+    }
+
+    static func declareMetrics(_ metrics: MetricsRegistry) {
+        metrics.declareCounter("droptrack_sends_total", help: "Send attempts by provider, outcome and reason.")
+        metrics.declareCounter("droptrack_retries_total", help: "Sends rescheduled for another attempt.")
+        metrics.declareCounter("droptrack_dead_letters_total", help: "Sends given up on.")
+        metrics.declareCounter(
+            "droptrack_tokens_invalidated_total", help: "Tokens invalidated by provider answers, by reason.")
+        metrics.declareHistogram(
+            "droptrack_send_latency_seconds", help: "Provider round trip per send.",
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
+        metrics.declareHistogram(
+            "droptrack_fanout_lag_seconds", help: "From an event accepted to the last send of that version finished.",
+            buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800])
+    }
+
+    /// Sends in flight now.
+    public var inFlight: Int { state.withLock { $0.inFlight } }
+    /// Sends finished (any outcome) since start.
+    public var finished: Int { state.withLock { $0.sent } }
+
+    /// Starts the worker thread.
+    public func start() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "dispatcher"
+        thread.start()
+    }
+
+    /// Nudges the worker: work was queued.
+    public func wake() {
+        condition.lock()
+        state.withLock { $0.signalled = true }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Stops claiming, waits up to `timeout` for the sends in flight, writes their outcomes, and
+    /// returns the number still unfinished (their rows come back after the lease).
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(10)) -> Int {
+        state.withLock { $0.stopping = true }
+        wake()
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if state.withLock({ $0.stopped }) { break }
+            usleep(10_000)
+        }
+        return state.withLock { $0.inFlight }
+    }
+
+    private func loop() {
+        while true {
+            flushCompletions()
+            let (stopping, inFlight) = state.withLock { ($0.stopping, $0.inFlight) }
+            if stopping && inFlight == 0 {
+                flushCompletions()
+                state.withLock { $0.stopped = true }
+                return
+            }
+            var claimed = 0
+            if !stopping {
+                claimed = claimRound(capacity: configuration.maxInFlight - inFlight)
+            }
+            if claimed == 0 {
+                condition.lock()
+                let pending = state.withLock { state -> Bool in
+                    let pending = state.signalled || !state.completions.isEmpty
+                    state.signalled = false
+                    return pending
+                }
+                if !pending { _ = condition.wait(until: Date().addingTimeInterval(stopping ? 0.01 : 0.25)) }
+                condition.unlock()
+            }
+        }
+    }
+
+    /// One round over the apps with due work; returns the rows claimed.
+    private func claimRound(capacity: Int) -> Int {
+        guard capacity > 0 else { return 0 }
+        let now = clock.now()
+        let apps: [String]
+        do { apps = try store.transaction { try $0.appsWithDueWork(now: now) } } catch {
+            logger.error("dispatcher.store_failed", ["error": "\(error)"])
+            return 0
+        }
+        guard !apps.isEmpty else { return 0 }
+        let rotation = state.withLock {
+            $0.rotation += 1
+            return $0.rotation
+        }
+        var claimed = 0
+        var left = capacity
+        for offset in 0..<apps.count where left > 0 {
+            let app = apps[(rotation + offset) % apps.count]
+            let share = max(1, min(configuration.claimBatch, left / max(1, apps.count - offset)))
+            let sends = prepare(app: app, limit: share, now: now)
+            claimed += sends.count
+            left -= sends.count
+            for send in sends { launch(send, app: app) }
+        }
+        return claimed
+    }
+
+    enum Prepared: Sendable {
+        case apns(Work, APNsPush)
+        case fcm(Work, FCMMessage)
+
+        var work: Work {
+            switch self {
+            case .apns(let work, _), .fcm(let work, _): work
+            }
+        }
+    }
+
+    /// Claims rows of one app and turns each into a send of the newest version, skipping (and
+    /// clearing) rows whose token is dead or whose activity is over.
+    private func prepare(app appID: String, limit: Int, now: Date) -> [Prepared] {
+        guard let app = configuration.apps.first(where: { $0.id == appID }) else { return [] }
+        let builder = PayloadBuilder(
+            contracts: ContractBook(schemas: app.schemas ?? [:]), fcmTTLSeconds: configuration.fcmTTLSeconds)
+        do {
+            return try store.transaction { tx in
+                let rows = try tx.claim(
+                    app: appID, limit: limit, owner: owner, until: now.addingTimeInterval(configuration.leaseSeconds),
+                    now: now)
+                guard !rows.isEmpty else { return [] }
+                let tokens = Dictionary(
+                    try tx.tokens(app: appID, fingerprints: Array(Set(rows.map(\.tokenFingerprint)))).map {
+                        ($0.fingerprint, $0)
+                    },
+                    uniquingKeysWith: { first, _ in first })
+                var activities: [String: ActivityRecord?] = [:]
+                var prepared: [Prepared] = []
+                var skipped: [TimelineEntry] = []
+                for row in rows {
+                    if activities[row.activityId] == nil {
+                        activities[row.activityId] = try tx.activity(app: appID, id: row.activityId)
+                    }
+                    let activity = activities[row.activityId] ?? nil
+                    func skip(_ reason: String, _ note: String) throws {
+                        try tx.deleteOutbox(id: row.id)
+                        skipped.append(
+                            TimelineEntry(
+                                app: appID, activityId: row.activityId, at: now, destination: row.tokenFingerprint,
+                                provider: "server", event: activity?.event.rawValue ?? "-",
+                                version: activity?.version ?? 0,
+                                status: 0, reason: reason, remedy: "none", latencyMs: 0,
+                                priority: activity?.priority ?? 0,
+                                attempt: row.attempts, note: note))
+                    }
+                    guard let activity else {
+                        try tx.deleteOutbox(id: row.id)
+                        continue
+                    }
+                    guard let token = tokens[row.tokenFingerprint], token.isValid else {
+                        try skip(
+                            "token_invalid",
+                            "not sent: the token was invalidated (\(tokens[row.tokenFingerprint]?.invalidReason ?? "gone"))"
+                        )
+                        continue
+                    }
+                    if activity.state == .dismissed {
+                        try skip("activity_dismissed", "not sent: the activity was dismissed")
+                        continue
+                    }
+                    if token.kind == .pushToStart && activity.state == .ended {
+                        try skip("activity_ended", "not sent: the activity ended before its start reached this device")
+                        continue
+                    }
+                    let provider = token.kind == .fcm ? "fcm" : "apns"
+                    let event = token.kind == .pushToStart ? "start" : activity.event.rawValue
+                    let work = Work(
+                        entry: row, version: activity.version, event: event,
+                        priority: token.kind == .pushToStart ? 10 : activity.priority, provider: provider,
+                        activityUpdatedAt: activity.updatedAt)
+                    if token.kind == .fcm {
+                        prepared.append(.fcm(work, builder.fcmMessage(activity: activity, token: token)))
+                    } else {
+                        guard let bundle = app.bundleId else {
+                            try tx.deadLetterOutbox(id: row.id, error: "app \(appID) has no bundleId for APNs")
+                            continue
+                        }
+                        do {
+                            prepared.append(
+                                .apns(work, try builder.apnsPush(activity: activity, token: token, bundleId: bundle)))
+                        } catch {
+                            try tx.deadLetterOutbox(id: row.id, error: "cannot build the payload: \(error)")
+                        }
+                    }
+                }
+                if !skipped.isEmpty { try tx.appendTimeline(skipped) }
+                return prepared
+            }
+        } catch {
+            logger.error("dispatcher.claim_failed", ["app": appID, "error": "\(error)"])
+            return []
+        }
+    }
+
+    private func launch(_ send: Prepared, app: String) {
+        state.withLock { $0.inFlight += 1 }
+        let done: @Sendable (SendResult) -> Void = { [self] result in
+            condition.lock()
+            state.withLock {
+                $0.completions.append(Completion(work: send.work, result: result))
+                $0.inFlight -= 1
+                $0.sent += 1
+            }
+            condition.signal()
+            condition.unlock()
+        }
+        switch send {
+        case .apns(_, let push): transport.send(app: app, apns: push, completion: done)
+        case .fcm(_, let message): transport.send(app: app, fcm: message, completion: done)
+        }
+    }
+
+    /// Writes finished sends back in one transaction, then tells metrics and the event stream.
+    private func flushCompletions() {
+        let batch = state.withLock { state -> [Completion] in
+            let batch = state.completions
+            state.completions.removeAll(keepingCapacity: true)
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        let now = clock.now()
+        var published: [(String, JSONValue)] = []
+        var lags: [Double] = []
+        do {
+            try store.transaction { tx in
+                var timeline: [TimelineEntry] = []
+                var touched: [String: (app: String, id: String, updatedAt: Date)] = [:]
+                for completion in batch {
+                    let work = completion.work
+                    let result = completion.result
+                    let entry = work.entry
+                    var remedyTaken = result.remedy.name
+                    var note: String? = nil
+                    switch result.remedy {
+                    case .none:
+                        try tx.completeOutbox(id: entry.id, sentVersion: work.version, now: now)
+                        touched[entry.app + "/" + entry.activityId] = (
+                            entry.app, entry.activityId, work.activityUpdatedAt
+                        )
+                    case .deleteToken:
+                        try tx.invalidateTokens(
+                            app: entry.app, fingerprints: [entry.tokenFingerprint], reason: result.reason, at: now)
+                        try tx.deleteOutbox(id: entry.id)
+                        metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
+                        note = "token invalidated"
+                    case .rejectRequest:
+                        try tx.deadLetterOutbox(id: entry.id, error: result.explanation)
+                        metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+                        remedyTaken = "dead_letter"
+                        note = result.explanation
+                    case .retry(let after):
+                        try settleRetry(
+                            tx, entry: entry, work: work, retryAfter: after, result: result, now: now,
+                            remedy: &remedyTaken, note: &note)
+                    case .reconnect, .refreshCredentials:
+                        try settleRetry(
+                            tx, entry: entry, work: work, retryAfter: nil, result: result, now: now,
+                            remedy: &remedyTaken, note: &note)
+                    }
+                    let latency =
+                        Double(result.latency.components.seconds) + Double(result.latency.components.attoseconds) / 1e18
+                    metrics.increment(
+                        "droptrack_sends_total",
+                        [
+                            "provider": work.provider, "outcome": result.isSuccess ? "success" : "failure",
+                            "reason": result.reason,
+                        ])
+                    if result.status > 0 {
+                        metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider])
+                    }
+                    let line = TimelineEntry(
+                        app: entry.app, activityId: entry.activityId, at: now, destination: entry.tokenFingerprint,
+                        provider: work.provider, event: work.event, version: work.version, status: result.status,
+                        reason: result.reason, remedy: remedyTaken, latencyMs: latency * 1000, priority: work.priority,
+                        attempt: entry.attempts, note: note)
+                    timeline.append(line)
+                    var payload = ActivityRegistry.timelineJSON(line).objectValue ?? [:]
+                    payload["activityId"] = .string(entry.activityId)
+                    if !result.isSuccess { payload["explanation"] = .string(result.explanation) }
+                    published.append((entry.app, .object(payload)))
+                }
+                try tx.appendTimeline(timeline)
+                for (_, activity) in touched where try tx.pendingOutbox(app: activity.app, activityId: activity.id) == 0
+                {
+                    lags.append(now.timeIntervalSince(activity.updatedAt))
+                }
+            }
+        } catch {
+            // The rows stay claimed; their lease ends and they are sent again (duplicates are harmless:
+            // the timestamp is unchanged and the device keeps the newest).
+            logger.error("dispatcher.flush_failed", ["error": "\(error)", "sends": String(batch.count)])
+            return
+        }
+        for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
+        for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
+    }
+
+    private func settleRetry(
+        _ tx: any StoreTransaction, entry: OutboxEntry, work: Work, retryAfter: Duration?, result: SendResult,
+        now: Date,
+        remedy: inout String, note: inout String?
+    ) throws {
+        switch retry.decide(
+            attempts: entry.attempts, firstQueuedAt: entry.firstQueuedAt, now: now, retryAfter: retryAfter)
+        {
+        case .retry(let at):
+            try tx.rescheduleOutbox(id: entry.id, availableAt: at, error: result.explanation)
+            metrics.increment("droptrack_retries_total", ["provider": work.provider])
+            remedy = "retry"
+            note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
+        case .deadLetter(let why):
+            try tx.deadLetterOutbox(id: entry.id, error: "\(why): \(result.explanation)")
+            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+            remedy = "dead_letter"
+            note = why
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import DropTrackContract
+import Foundation
+
+/// What a mapper makes of an event or a direct update.
+struct MappedState {
+    var contentState: JSONValue
+    var mapperState: JSONValue?
+    /// An alert the change deserves (a rider reassignment).
+    var alert: JSONValue?
+    /// The change ends the story (the delivery is delivered).
+    var terminal: Bool
+}
+
+/// The attributes types the server knows: DropTrack's delivery contract, built in, and the app's
+/// registered schemas. It checks content-state and attributes before anything is stored or sent.
+struct ContractBook {
+    let schemas: [String: AttributesSchema]
+
+    var knownTypes: [String] { ([DeliveryAttributes.typeName] + schemas.keys).sorted() }
+
+    func isKnown(_ type: String) -> Bool { type == DeliveryAttributes.typeName || schemas[type] != nil }
+
+    func requireKnown(_ type: String, field: String) throws(APIError) {
+        guard isKnown(type) else {
+            throw APIError(
+                422, "unknown_attributes_type",
+                "no attributes type '\(type)' is known: use \(knownTypes.joined(separator: " or ")), or register a schema for it in the app's configuration",
+                field: field)
+        }
+    }
+
+    /// Checks static attributes; returns them in ActivityKit's form.
+    func attributes(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
+        if type == DeliveryAttributes.typeName {
+            guard let orderId = value["orderId"]?.stringValue, !orderId.isEmpty else {
+                throw APIError.invalid("\(field).orderId", "DeliveryAttributes needs 'orderId' (a non-empty string)")
+            }
+            let reader = try FieldReader(value, prefix: field)
+            try reader.refuseUnknown(["orderId"])
+            return .object(["orderId": .string(orderId)])
+        }
+        guard let schema = schemas[type]?.attributes else {
+            guard value.objectValue != nil else { throw APIError.invalid(field, "'\(field)' must be an object") }
+            return value
+        }
+        return try Self.check(value, against: schema, field: field)
+    }
+
+    /// Checks a content-state given directly; returns it in ActivityKit's form.
+    func contentState(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
+        if type == DeliveryAttributes.typeName {
+            do {
+                let data = value.encoded()
+                if value["eta"]?.numberValue.map({ $0 > LiveActivityLintLimits.latestReferenceSeconds }) == true {
+                    throw APIError.invalid(
+                        "\(field).eta",
+                        "'\(field).eta' looks like Unix time; eta is seconds since 2001-01-01 (Swift's Date), or send 'etaEpochMillis' instead"
+                    )
+                }
+                let state = try DeliveryAttributes.ContentState.fromFlexibleJSON(data)
+                return try JSONValue.parse(LiveActivityJSON.encode(state))
+            } catch let error as ContentStateInputError {
+                throw APIError.invalid(error.field.map { "\(field).\($0)" } ?? field, error.message)
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError.invalid(field, "'\(field)' is not a valid DeliveryAttributes.ContentState")
+            }
+        }
+        guard let schema = schemas[type] else {
+            throw APIError(422, "unknown_attributes_type", "no schema for '\(type)'")
+        }
+        return try Self.check(value, against: schema.contentState, field: field)
+    }
+
+    /// The content-state as the widget decodes it: unchanged, or wrapped for expo-widgets.
+    func output(_ state: JSONValue, type: String) -> JSONValue {
+        guard let schema = schemas[type], schema.output == "expo-widgets" else { return state }
+        return .object([
+            "name": .string(schema.widgetName ?? type),
+            "props": .string(String(decoding: state.serialized(), as: UTF8.self)),
+        ])
+    }
+
+    /// A generic object checked field by field: unknown keys (with a hint), missing required keys,
+    /// wrong JSON types, enum values; dates accepted as ISO-8601 strings and converted to seconds
+    /// since 2001-01-01.
+    static func check(_ value: JSONValue, against fields: [String: AttributesSchema.Field], field: String)
+        throws(APIError)
+        -> JSONValue
+    {
+        let reader = try FieldReader(value, prefix: field)
+        try reader.refuseUnknown(Set(fields.keys))
+        var out: [String: JSONValue] = [:]
+        for (name, rule) in fields.sorted(by: { $0.key < $1.key }) {
+            let path = "\(field).\(name)"
+            guard let member = reader.object[name], member != .null else {
+                if rule.optional == true { continue }
+                throw APIError.missing(path, "a \(rule.type)")
+            }
+            switch rule.type {
+            case "string":
+                guard let text = member.stringValue else { throw typeError(path, rule.type, member) }
+                if let values = rule.values, !values.contains(text) {
+                    throw APIError.invalid(
+                        path, "'\(path)' is '\(text)'; the app knows \(values.joined(separator: ", "))")
+                }
+            case "number": guard member.numberValue != nil else { throw typeError(path, rule.type, member) }
+            case "integer":
+                guard let number = member.numberValue, number == number.rounded() else {
+                    throw typeError(path, rule.type, member)
+                }
+            case "boolean": guard member.boolValue != nil else { throw typeError(path, rule.type, member) }
+            case "object": guard member.objectValue != nil else { throw typeError(path, rule.type, member) }
+            case "array": guard member.arrayValue != nil else { throw typeError(path, rule.type, member) }
+            case "date":
+                if let text = member.stringValue {
+                    guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
+                        throw APIError.invalid(path, "'\(path)' must be an ISO-8601 date like 2026-12-01T10:30:00Z")
+                    }
+                    out[name] = .number(date.timeIntervalSinceReferenceDate.rounded())
+                    continue
+                }
+                guard let number = member.numberValue else { throw typeError(path, "date", member) }
+                guard number <= LiveActivityLintLimits.latestReferenceSeconds else {
+                    throw APIError.invalid(
+                        path,
+                        "'\(path)' = \(Int64(number)) looks like Unix time; send an ISO-8601 string or seconds since 2001-01-01"
+                    )
+                }
+            default: break
+            }
+            out[name] = member
+        }
+        return .object(out)
+    }
+
+    private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> APIError {
+        APIError.invalid(path, "'\(path)' must be a \(type), not a \(value.typeName)")
+    }
+}
+
+/// Where reference seconds end: dates past this are Unix time by mistake (see LiveActivityLint).
+enum LiveActivityLintLimits {
+    static let latestReferenceSeconds: Double = 1.25e9
+}
+
+/// The built-in DropTrack delivery mapper: the handbook's seven steps and rider reassignment.
+enum DeliveryMapper {
+    static let eventTypes = ["delivery.step", "delivery.reassign", "delivery.eta"]
+
+    /// Applies `delivery.step` (`{"step": "picked_up" | 1…7, "courierName"?}`), `delivery.reassign`
+    /// (`{"courierName"}`) or `delivery.eta` (`{"minutes"}` or `{"etaEpochMillis"}`).
+    static func apply(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
+        throws(APIError)
+        -> MappedState
+    {
+        let reader = try FieldReader(data, prefix: "data")
+        var state =
+            (try? LiveActivityJSON.decode(DeliveryAttributes.ContentState.self, from: current.encoded()))
+            ?? DeliveryStep.placed.contentState(courierName: "", riderReassigned: false, at: now)
+        var alert: JSONValue? = nil
+        var terminal = false
+        var memory = mapperState?.objectValue ?? [:]
+        switch type {
+        case "delivery.step":
+            try reader.refuseUnknown(["step", "courierName"])
+            guard let value = reader.object["step"] else {
+                throw APIError.missing("data.step", "a step name (placed … delivered) or number 1–7")
+            }
+            let name = value.stringValue ?? value.numberValue.map { String(Int($0)) } ?? ""
+            guard let step = DeliveryStep(name: name) else {
+                throw APIError.invalid(
+                    "data.step",
+                    "unknown step '\(name)'; steps are \(DeliveryStep.allCases.map(\.name).joined(separator: ", ")) or 1–7"
+                )
+            }
+            let courier = try reader.string("courierName", required: false) ?? state.courierName
+            state = step.contentState(courierName: courier, riderReassigned: state.riderReassigned, at: now)
+            memory["step"] = .string(step.name)
+            terminal = step.isTerminal
+        case "delivery.reassign":
+            try reader.refuseUnknown(["courierName"])
+            let courier = try reader.string("courierName", what: "the new courier's name") ?? ""
+            state.courierName = courier
+            state.riderReassigned = true
+            alert = .object([
+                "title": .string("New courier"), "body": .string("\(courier) is now delivering your order"),
+            ])
+        case "delivery.eta":
+            try reader.refuseUnknown(["minutes", "etaEpochMillis"])
+            if let minutes = try reader.number("minutes") {
+                guard minutes >= 0, minutes < 24 * 60 else {
+                    throw APIError.invalid("data.minutes", "'data.minutes' must be 0 to 1440")
+                }
+                state.eta = now.addingTimeInterval(minutes * 60)
+            } else if let millis = try reader.number("etaEpochMillis") {
+                guard millis > 1e12 else {
+                    throw APIError.invalid(
+                        "data.etaEpochMillis", "'data.etaEpochMillis' is Unix milliseconds (13 digits)")
+                }
+                state.eta = Date(timeIntervalSince1970: millis / 1000)
+            } else {
+                throw APIError.missing("data.minutes", "'minutes' from now, or 'etaEpochMillis'")
+            }
+        default:
+            throw APIError.invalid(
+                "type",
+                "unknown event type '\(type)'; DeliveryAttributes events are \(eventTypes.joined(separator: ", "))")
+        }
+        let encoded = (try? JSONValue.parse(LiveActivityJSON.encode(state))) ?? current
+        return MappedState(contentState: encoded, mapperState: .object(memory), alert: alert, terminal: terminal)
+    }
+}

@@ -1,0 +1,160 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackCrypto
+import DropTrackProviders
+import DropTrackWire
+import Foundation
+import Synchronization
+
+/// The outcome of one send, provider-neutral: what the dispatcher needs to decide the next step.
+public struct SendResult: Sendable {
+    /// HTTP status, 0 without an answer.
+    public var status: Int
+    /// `ok`, the provider's reason, or a transport code.
+    public var reason: String
+    /// What to do next.
+    public var remedy: PushRemedy
+    /// One line for a person.
+    public var explanation: String
+    public var latency: Duration
+
+    public init(status: Int, reason: String, remedy: PushRemedy, explanation: String, latency: Duration) {
+        self.status = status
+        self.reason = reason
+        self.remedy = remedy
+        self.explanation = explanation
+        self.latency = latency
+    }
+
+    public var isSuccess: Bool { remedy == .none }
+}
+
+/// Where the dispatcher sends: one seam over both providers, so the worker is provider-neutral.
+public protocol PushTransport: Sendable {
+    /// Sends an APNs push for an app; `completion` may run on any thread.
+    func send(app: String, apns push: APNsPush, completion: @escaping @Sendable (SendResult) -> Void)
+    /// Sends an FCM message for an app.
+    func send(app: String, fcm message: FCMMessage, completion: @escaping @Sendable (SendResult) -> Void)
+    /// Closes connections.
+    func shutdown()
+}
+
+/// The real transport: one APNs client and one FCM client per app, built from the configuration.
+public final class ProviderTransport: PushTransport {
+    private let apns: [String: APNsClient]
+    private let fcm: [String: FCMClient]
+
+    /// Builds clients for every app that has credentials, pointed at Apple and Google or, when the
+    /// configuration says so, at the emulators.
+    public init(configuration: ServerConfiguration, logger: Logger) throws(ConfigurationError) {
+        var apns: [String: APNsClient] = [:]
+        var fcm: [String: FCMClient] = [:]
+        for (index, app) in configuration.apps.enumerated() {
+            if let settings = app.apns, let bundleId = app.bundleId {
+                do {
+                    let key = try PrivateKey(pemFile: settings.keyFile, expected: .es256)
+                    let tokens = try APNsProviderToken(key: key, keyID: settings.keyId, teamID: settings.teamId)
+                    let environment = APNsEnvironment(name: settings.environment) ?? .sandbox
+                    var endpoint = APNsEndpoint.apple(environment)
+                    if let host = configuration.apnsHost {
+                        guard let (name, port) = APNsEndpoint.parseHostPort(host) else {
+                            throw ConfigurationError(key: "apnsHost", "apnsHost must be HOST:PORT, not '\(host)'")
+                        }
+                        endpoint = .custom(host: name, port: port, environment: environment)
+                    }
+                    apns[app.id] = try APNsClient(
+                        configuration: APNsClientConfiguration(
+                            bundleID: bundleId, providerToken: tokens, endpoint: endpoint, caFile: configuration.caFile),
+                        logger: logger)
+                } catch let error as ConfigurationError {
+                    throw error
+                } catch {
+                    throw ConfigurationError(key: "apps[\(index)].apns", "app \(app.id): \(error)")
+                }
+            }
+            if let settings = app.fcm {
+                do {
+                    let account = try GoogleServiceAccount(file: settings.serviceAccountFile)
+                    fcm[app.id] = try FCMClient(
+                        configuration: FCMClientConfiguration(
+                            account: account, baseURL: configuration.fcmBaseURL ?? "https://fcm.googleapis.com",
+                            caFile: configuration.caFile),
+                        logger: logger)
+                } catch {
+                    throw ConfigurationError(key: "apps[\(index)].fcm", "app \(app.id): \(error)")
+                }
+            }
+        }
+        self.apns = apns
+        self.fcm = fcm
+    }
+
+    public func send(app: String, apns push: APNsPush, completion: @escaping @Sendable (SendResult) -> Void) {
+        guard let client = apns[app] else {
+            completion(
+                SendResult(
+                    status: 0, reason: "no_apns_credentials", remedy: .rejectRequest,
+                    explanation: "app \(app) has no APNs credentials configured", latency: .zero))
+            return
+        }
+        client.send(push) { result in
+            completion(
+                SendResult(
+                    status: result.status, reason: result.reasonName, remedy: result.remedy,
+                    explanation: result.explanation,
+                    latency: result.latency))
+        }
+    }
+
+    public func send(app: String, fcm message: FCMMessage, completion: @escaping @Sendable (SendResult) -> Void) {
+        guard let client = fcm[app] else {
+            completion(
+                SendResult(
+                    status: 0, reason: "no_fcm_credentials", remedy: .rejectRequest,
+                    explanation: "app \(app) has no FCM service account configured", latency: .zero))
+            return
+        }
+        client.send(message) { result in
+            completion(
+                SendResult(
+                    status: result.status, reason: result.reasonName, remedy: result.remedy,
+                    explanation: result.explanation,
+                    latency: result.latency))
+        }
+    }
+
+    public func shutdown() {
+        for client in apns.values { client.shutdown() }
+        for client in fcm.values { client.shutdown() }
+    }
+}
+
+/// An in-memory transport that accepts everything and remembers it: for `serve --dry-run` style
+/// runs and for exercising the dispatcher without providers.
+public final class RecordingTransport: PushTransport {
+    /// One send as recorded.
+    public struct Sent: Sendable {
+        public var app: String
+        public var apns: APNsPush?
+        public var fcm: FCMMessage?
+    }
+
+    private let sent = Mutex<[Sent]>([])
+
+    public init() {}
+
+    /// Everything sent so far.
+    public var history: [Sent] { sent.withLock { $0 } }
+
+    public func send(app: String, apns push: APNsPush, completion: @escaping @Sendable (SendResult) -> Void) {
+        sent.withLock { $0.append(Sent(app: app, apns: push, fcm: nil)) }
+        completion(SendResult(status: 200, reason: "ok", remedy: .none, explanation: "recorded", latency: .zero))
+    }
+
+    public func send(app: String, fcm message: FCMMessage, completion: @escaping @Sendable (SendResult) -> Void) {
+        sent.withLock { $0.append(Sent(app: app, apns: nil, fcm: message)) }
+        completion(SendResult(status: 200, reason: "ok", remedy: .none, explanation: "recorded", latency: .zero))
+    }
+
+    public func shutdown() {}
+}

@@ -1,0 +1,112 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackStore
+import Foundation
+import Synchronization
+
+extension ActivityRegistry {
+    /// What the scheduler did in one pass (for logs and tests).
+    public struct SchedulerPass: Sendable, Equatable {
+        public var started = 0
+        public var ended = 0
+        public var staled = 0
+        public var recomputed = 0
+        public var dismissed = 0
+    }
+
+    /// One scheduler pass: scheduled starts become active (their sends were queued for `startAt`),
+    /// activities past `endAt` (or the 8-hour limit) end with the default dismissal, active ones
+    /// past their stale date turn stale, schedule-type activities get their current entry pushed
+    /// when it changed, and ended ones past their dismissal are dismissed and their tokens discarded.
+    @discardableResult
+    public func runScheduled() -> SchedulerPass {
+        let now = clock.now()
+        var pass = SchedulerPass()
+        let due: [ActivityRecord]
+        do { due = try store.transaction { try $0.activitiesNeedingAttention(now: now) } } catch { return pass }
+        for candidate in due {
+            guard let app = try? app(candidate.app) else { continue }
+            let changed: Bool? = try? store.transaction { tx in
+                guard var activity = try tx.activity(app: candidate.app, id: candidate.id) else { return false }
+                switch activity.state {
+                case .pending:
+                    guard (activity.startAt ?? now) <= now else { return false }
+                    activity.state = .active
+                    try tx.updateActivity(activity)
+                    pass.started += 1
+                    return true
+                case .active, .stale:
+                    if let endAt = activity.endAt, endAt <= now {
+                        endState(&activity, dismissal: nil, now: now)
+                        _ = try commitVersion(
+                            &activity, event: .end, state: activity.contentState, alert: nil, terminal: true,
+                            requestedPriority: nil, app: app, tx: tx, now: now)
+                        pass.ended += 1
+                        return true
+                    }
+                    if let schedule = activity.schedule, let entry = Self.currentEntry(schedule, at: now),
+                        entry != activity.contentState
+                    {
+                        _ = try commitVersion(
+                            &activity, event: .update, state: entry, alert: nil, terminal: false,
+                            requestedPriority: nil,
+                            app: app, tx: tx, now: now)
+                        pass.recomputed += 1
+                        return true
+                    }
+                    if activity.state == .active, let stale = activity.staleDate,
+                        Double(stale) <= now.timeIntervalSince1970
+                    {
+                        activity.state = .stale
+                        try tx.updateActivity(activity)
+                        pass.staled += 1
+                        return true
+                    }
+                    return false
+                case .ended:
+                    guard let dismissAt = activity.dismissAt, dismissAt <= now else { return false }
+                    activity.state = .dismissed
+                    try tx.updateActivity(activity)
+                    let tokens = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
+                    try tx.invalidateTokens(
+                        app: activity.app, fingerprints: tokens.map(\.fingerprint), reason: "activity_ended", at: now)
+                    pass.dismissed += 1
+                    return true
+                case .dismissed:
+                    return false
+                }
+            }
+            if changed == true { wake() }
+        }
+        return pass
+    }
+}
+
+/// Runs the scheduler every interval on its own thread until stopped.
+public final class SchedulerLoop: Sendable {
+    private let registry: ActivityRegistry
+    private let interval: Double
+    private let running = Mutex(true)
+
+    public init(registry: ActivityRegistry, interval: Double) {
+        self.registry = registry
+        self.interval = interval
+    }
+
+    public func start() {
+        let thread = Thread { [self] in
+            while running.withLock({ $0 }) {
+                registry.runScheduled()
+                var waited = 0.0
+                while waited < interval && running.withLock({ $0 }) {
+                    Thread.sleep(forTimeInterval: min(0.05, interval))
+                    waited += 0.05
+                }
+            }
+        }
+        thread.name = "scheduler"
+        thread.start()
+    }
+
+    public func stop() { running.withLock { $0 = false } }
+}

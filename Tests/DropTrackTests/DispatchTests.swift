@@ -1,0 +1,323 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackEmulators
+import DropTrackStore
+import DropTrackWire
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("The dispatch server against the APNs and FCM emulators")
+struct DispatchTests {
+    @Test(
+        "two iPhones and an Android phone: start, seven steps, a reassignment and the end; every device ends on the final state",
+        arguments: StoreEngine.allCases)
+    func wholeDelivery(engine: StoreEngine) throws {
+        let server = try ServerHarness(engine: engine)
+        defer { server.stop() }
+        let registry = server.registry
+        let phones = (1...2).map { _ in (start: APNsHarness.randomToken(), update: APNsHarness.randomToken(bytes: 80)) }
+        for (index, phone) in phones.enumerated() {
+            _ = try registry.registerToken(
+                app: "app1", kind: .pushToStart,
+                body: server.json(
+                    #"{"userId":"u1","deviceId":"iphone-\#(index)","token":"\#(phone.start)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+                ))
+        }
+        let android = server.fcm.newToken()
+        _ = try registry.registerToken(
+            app: "app1", kind: .fcm, body: server.json(#"{"userId":"u1","deviceId":"pixel","token":"\#(android)"}"#))
+        let (started, created) = try registry.startActivity(
+            app: "app1",
+            body: server.json(
+                #"{"activityId":"order-1","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"A-1"},"event":{"type":"delivery.step","data":{"step":"placed","courierName":"Sam"}},"alert":{"title":"Order placed","body":"Sam is on it"},"idempotencyKey":"start-order-1"}"#
+            ))
+        #expect(created)
+        #expect(started["destinations"]?.arrayValue?.count == 3)
+        try server.drain()
+        for phone in phones {
+            let start = try #require(server.apns.emulator.latestAccepted(forToken: phone.start))
+            #expect(start.event == "start" && start.findings.isEmpty, "\(start.findings)")
+        }
+        #expect(server.fcm.emulator.latestDelivered(forToken: android)?.data?["event"] == "start")
+        for (index, phone) in phones.enumerated() {
+            _ = try registry.registerToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"order-1","deviceId":"iphone-\#(index)","token":"\#(phone.update)","environment":"sandbox"}"#
+                ))
+        }
+        for step in ["confirmed", "preparing", "picked_up", "on_the_way"] {
+            _ = try registry.applyEvent(
+                app: "app1", activityId: "order-1",
+                body: server.json(#"{"type":"delivery.step","data":{"step":"\#(step)"}}"#))
+            try server.drain()
+        }
+        _ = try registry.applyEvent(
+            app: "app1", activityId: "order-1",
+            body: server.json(#"{"type":"delivery.reassign","data":{"courierName":"Priya"}}"#))
+        try server.drain()
+        for step in ["nearby", "delivered"] {
+            _ = try registry.applyEvent(
+                app: "app1", activityId: "order-1",
+                body: server.json(#"{"type":"delivery.step","data":{"step":"\#(step)"}}"#))
+            try server.drain()
+        }
+        let final = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "order-1") })
+        #expect(final.state == .ended)
+        for phone in phones {
+            let last = try #require(server.apns.emulator.latestAccepted(forToken: phone.update))
+            #expect(last.event == "end")
+            #expect(last.contentState == final.contentState)
+            let state = try LiveActivityJSON.decode(
+                DeliveryAttributes.ContentState.self, from: try #require(last.contentState).encoded())
+            #expect(state.status == "Delivered" && state.courierName == "Priya" && state.riderReassigned)
+            let stamps = server.apns.emulator.records(forToken: phone.update).compactMap(\.timestamp)
+            #expect(stamps == stamps.sorted() && Set(stamps).count == stamps.count)
+            #expect(server.apns.emulator.records(forToken: phone.update).allSatisfy { $0.findings.isEmpty })
+        }
+        let androidLast = try #require(server.fcm.emulator.latestDelivered(forToken: android))
+        #expect(
+            androidLast.data?["event"] == "end" && androidLast.data?["status"] == "Delivered"
+                && androidLast.data?["courierName"] == "Priya")
+        let described = try registry.describe(app: "app1", activityId: "order-1")
+        #expect(described["state"]?.stringValue == "ended")
+        #expect((described["timeline"]?.arrayValue?.count ?? 0) >= 3 + 2 * 7)
+        #expect(described["devices"]?.arrayValue?.allSatisfy { $0["valid"]?.boolValue == true } == true)
+        #expect(
+            server.metrics.value("droptrack_sends_total", ["provider": "apns", "outcome": "success", "reason": "ok"])
+                > 0)
+    }
+
+    @Test("the same idempotency key gives the same answer and no second send")
+    func idempotentStart() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        let token = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u1","deviceId":"d","token":"\#(token)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+            ))
+        let body = server.json(
+            #"{"activityId":"o-2","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"2"},"event":{"type":"delivery.step","data":{"step":1}},"alert":{"title":"t"},"idempotencyKey":"k-2"}"#
+        )
+        let results = Mutex<[JSONValue]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            if let result = try? server.registry.startActivity(app: "app1", body: body) {
+                results.withLock { $0.append(result.response) }
+            }
+        }
+        #expect(results.withLock { $0.count } == 8)
+        #expect(Set(results.withLock { $0.map { String(decoding: $0.serialized(), as: UTF8.self) } }).count == 1)
+        try server.drain()
+        #expect(server.apns.emulator.records(forToken: token).count == 1)
+        #expect(throws: APIError.self) {
+            _ = try server.registry.startActivity(
+                app: "app1",
+                body: server.json(
+                    #"{"activityId":"o-2","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"2"},"event":{"type":"delivery.step","data":{"step":1}},"alert":{"title":"t"},"idempotencyKey":"other"}"#
+                ))
+        }
+    }
+
+    @Test("a 410 token is invalidated and gets nothing more; the other device carries on")
+    func goneToken() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        try startOrder(server, id: "o-3")
+        let dead = APNsHarness.randomToken()
+        let alive = APNsHarness.randomToken()
+        for (device, token) in [("a", dead), ("b", alive)] {
+            _ = try server.registry.registerToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"o-3","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
+        }
+        server.apns.emulator.setFaults([APNsFault(kind: .unregistered, token: dead)])
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-3", body: server.json(#"{"type":"delivery.step","data":{"step":"confirmed"}}"#))
+        try server.drain()
+        let record = try #require(
+            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: dead).value) })
+        #expect(!record.isValid && record.invalidReason == "Unregistered")
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-3", body: server.json(#"{"type":"delivery.step","data":{"step":"preparing"}}"#))
+        try server.drain()
+        #expect(server.apns.emulator.records(forToken: dead).count == 1)
+        #expect(server.apns.emulator.records(forToken: alive).count == 2)
+        #expect(server.metrics.value("droptrack_tokens_invalidated_total", ["reason": "Unregistered"]) == 1)
+    }
+
+    @Test("a burst of 50 events sends a handful of pushes, the last carrying the newest state")
+    func burstCoalesces() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        try startOrder(server, id: "o-4")
+        let token = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(#"{"activityId":"o-4","deviceId":"a","token":"\#(token)","environment":"sandbox"}"#))
+        server.apns.emulator.setFaults([APNsFault(kind: .delay, delayMilliseconds: 30)])
+        for index in 0..<50 {
+            _ = try server.registry.applyEvent(
+                app: "app1", activityId: "o-4",
+                body: server.json(#"{"type":"delivery.eta","data":{"minutes":\#(index + 1)}}"#))
+        }
+        try server.drain()
+        let records = server.apns.emulator.records(forToken: token)
+        #expect(records.count >= 1 && records.count <= 10, "\(records.count) pushes for 50 events")
+        let final = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "o-4") })
+        #expect(records.last?.contentState == final.contentState)
+        #expect(server.apns.emulator.latestAccepted(forToken: token)?.contentState == final.contentState)
+        let stamps = records.compactMap(\.timestamp)
+        #expect(stamps == stamps.sorted())
+    }
+
+    @Test("one app can see and change nothing of another's")
+    func tenantIsolation() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        try startOrder(server, id: "secret")
+        let token = APNsHarness.randomToken()
+        let (record, _) = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(#"{"activityId":"secret","deviceId":"a","token":"\#(token)","environment":"sandbox"}"#))
+        #expect { _ = try server.registry.describe(app: "app2", activityId: "secret") } throws: {
+            ($0 as? APIError)?.status == 404
+        }
+        #expect {
+            _ = try server.registry.applyEvent(
+                app: "app2", activityId: "secret", body: server.json(#"{"type":"delivery.step","data":{"step":2}}"#))
+        } throws: { ($0 as? APIError)?.status == 404 }
+        #expect { try server.registry.deleteToken(app: "app2", fingerprint: record.fingerprint) } throws: {
+            ($0 as? APIError)?.status == 404
+        }
+        #expect {
+            _ = try server.registry.registerToken(
+                app: "app2", kind: .activity,
+                body: server.json(#"{"activityId":"secret","deviceId":"x","token":"abcd","environment":"sandbox"}"#))
+        } throws: { ($0 as? APIError)?.status == 404 }
+        // The same activity id in another app is another activity.
+        try startOrder(server, id: "secret", app: "app2")
+        #expect(try server.registry.describe(app: "app1", activityId: "secret")["devices"]?.arrayValue?.count == 1)
+    }
+
+    @Test("priority-10 sends beyond the hourly cap go at 5, and the timeline says so")
+    func budget() throws {
+        let server = try ServerHarness { $0.priority10PerHour = 3 }
+        defer { server.stop() }
+        try startOrder(server, id: "o-5")
+        var priorities: [Int] = []
+        for index in 0..<4 {
+            let response = try server.registry.updateActivity(
+                app: "app1", activityId: "o-5",
+                body: server.json(
+                    #"{"contentState":{"status":"s\#(index)","progress":0.5,"eta":817693520,"stopsRemaining":1,"courierName":"A","riderReassigned":false},"priority":10}"#
+                ))
+            priorities.append(Int(response["priority"]?.numberValue ?? 0))
+        }
+        #expect(priorities == [10, 10, 5, 5])
+        let timeline = try server.registry.describe(app: "app1", activityId: "o-5")["timeline"]?.arrayValue ?? []
+        #expect(
+            timeline.contains {
+                $0["reason"]?.stringValue == "priority_downgraded" && ($0["note"]?.stringValue ?? "").contains("cap 3")
+            })
+    }
+
+    @Test("retries honour the provider, then give up as a dead letter that the metrics count")
+    func retriesAndDeadLetters() throws {
+        let server = try ServerHarness { $0.maxAttempts = 3 }
+        defer { server.stop() }
+        try startOrder(server, id: "o-6")
+        let flaky = APNsHarness.randomToken()
+        let broken = APNsHarness.randomToken()
+        for (device, token) in [("a", flaky), ("b", broken)] {
+            _ = try server.registry.registerToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"o-6","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
+        }
+        server.apns.emulator.setFaults([
+            APNsFault(kind: .serviceUnavailable, token: flaky, times: 2),
+            APNsFault(kind: .internalServerError, token: broken),
+        ])
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-6", body: server.json(#"{"type":"delivery.step","data":{"step":"confirmed"}}"#))
+        try server.drain()
+        #expect(server.apns.emulator.latestAccepted(forToken: flaky) != nil)
+        #expect(server.apns.emulator.records(forToken: flaky).count == 3)
+        #expect(server.apns.emulator.records(forToken: broken).count == 3)
+        #expect(try server.store.transaction { try $0.outboxStats().deadLetters } == 1)
+        #expect(server.metrics.value("droptrack_dead_letters_total", ["provider": "apns"]) == 1)
+        #expect(server.metrics.value("droptrack_retries_total", ["provider": "apns"]) == 4)
+        let timeline = try server.registry.describe(app: "app1", activityId: "o-6")["timeline"]?.arrayValue ?? []
+        #expect(timeline.contains { $0["remedy"]?.stringValue == "dead_letter" })
+    }
+
+    @Test("the scheduler starts at startAt, recomputes a schedule every tick, and ends and dismisses on time")
+    func scheduler() throws {
+        let clock = ManualWallClock(Date())
+        let server = try ServerHarness(clock: clock)
+        defer { server.stop() }
+        let now = clock.unixSeconds()
+        let token = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u1","deviceId":"d","token":"\#(token)","environment":"sandbox","attributesType":"ScoreAttributes"}"#
+            ))
+        _ = try server.registry.startActivity(
+            app: "app1",
+            body: server.json(
+                #"{"activityId":"match","userId":"u1","attributesType":"ScoreAttributes","attributes":{},"alert":{"title":"Kick-off"},"idempotencyKey":"m","startAt":\#(now + 60),"endAt":\#(now + 600),"schedule":[{"at":\#(now + 60),"contentState":{"home":0,"away":0,"period":"first"}},{"at":\#(now + 180),"contentState":{"home":1,"away":0,"period":"first"}},{"at":\#(now + 300),"contentState":{"home":1,"away":1,"period":"second"}}]}"#
+            ))
+        #expect(try server.store.transaction { try $0.activity(app: "app1", id: "match") }?.state == .pending)
+        #expect(server.registry.runScheduled().started == 0)
+        clock.advance(by: 61)
+        #expect(server.registry.runScheduled().started == 1)
+        try server.drain()
+        #expect(server.apns.emulator.latestAccepted(forToken: token)?.event == "start")
+        clock.advance(by: 120)
+        #expect(server.registry.runScheduled().recomputed == 1)
+        #expect(
+            try server.store.transaction { try $0.activity(app: "app1", id: "match") }?.contentState["home"]
+                == .number(1))
+        clock.advance(by: 420)
+        #expect(server.registry.runScheduled().ended == 1)
+        #expect(try server.store.transaction { try $0.activity(app: "app1", id: "match") }?.state == .ended)
+        clock.advance(by: 4 * 3600 + 1)
+        #expect(server.registry.runScheduled().dismissed == 1)
+        #expect(try server.store.transaction { try $0.activity(app: "app1", id: "match") }?.state == .dismissed)
+    }
+
+    @Test("expo-widgets output wraps the content-state as {name, props: \"<JSON>\"}")
+    func expoWidgets() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        let token = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u9","deviceId":"d","token":"\#(token)","environment":"sandbox","attributesType":"TimerAttributes"}"#
+            ))
+        _ = try server.registry.startActivity(
+            app: "app1",
+            body: server.json(
+                #"{"activityId":"t1","userId":"u9","attributesType":"TimerAttributes","attributes":{},"contentState":{"label":"Tea"},"alert":{"title":"Timer"},"idempotencyKey":"t1"}"#
+            ))
+        try server.drain()
+        let state = try #require(server.apns.emulator.latestAccepted(forToken: token)?.contentState)
+        #expect(state == .object(["name": .string("TimerWidget"), "props": .string(#"{"label":"Tea"}"#)]))
+    }
+
+    func startOrder(_ server: ServerHarness, id: String, app: String = "app1") throws {
+        _ = try server.registry.startActivity(
+            app: app,
+            body: server.json(
+                #"{"activityId":"\#(id)","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"\#(id)"},"event":{"type":"delivery.step","data":{"step":"placed","courierName":"Sam"}},"alert":{"title":"Order placed","body":"On it"},"idempotencyKey":"start-\#(id)"}"#
+            ))
+        try server.drain()
+    }
+}
