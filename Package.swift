@@ -21,6 +21,9 @@ let package = Package(
         .systemLibrary(
             name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Foundation only: shared with the iOS app and widget and the Android team's vectors.
         .target(name: "DropTrackContract", swiftSettings: strict),
