@@ -37,6 +37,8 @@ let package = Package(
         .target(
             name: "DropTrackHTTP2", dependencies: ["CNGHTTP2", "DropTrackCrypto", "DropTrackCore"],
             swiftSettings: strict),
+        // HTTP/1.1 server with Server-Sent Events on libmicrohttpd: DropTrack's JSON REST API and event stream.
+        .target(name: "DropTrackHTTP1", dependencies: ["CMicroHTTPD", "DropTrackCore"], swiftSettings: strict),
         // APNs (and later FCM) clients.
         .target(
             name: "DropTrackProviders",
