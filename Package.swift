@@ -62,7 +62,7 @@ let package = Package(
             name: "DropTrackTests",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackHTTP1",
             ],
             swiftSettings: strict),
     ],
