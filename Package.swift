@@ -23,6 +23,9 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Foundation only: shared with the iOS app and widget and the Android team's vectors.
         .target(name: "DropTrackContract", swiftSettings: strict),
@@ -36,7 +39,9 @@ let package = Package(
         .target(
             name: "DropTrackHTTP2", dependencies: ["CNGHTTP2", "DropTrackCrypto", "DropTrackCore"],
             swiftSettings: strict),
-        // APNs (and later FCM) clients.
+        // HTTP/1.1 server with Server-Sent Events on libmicrohttpd: DropTrack's JSON REST API and event stream.
+        .target(name: "DropTrackHTTP1", dependencies: ["CMicroHTTPD", "DropTrackCore"], swiftSettings: strict),
+        // APNs and FCM clients.
         .target(
             name: "DropTrackProviders",
             dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"],
@@ -48,7 +53,15 @@ let package = Package(
             name: "DropTrackDispatch",
             dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackProviders"],
             swiftSettings: strict),
-        // Local APNs (and later FCM) emulators and device simulators.
+        // The HTTP API over the dispatch core: routes, keys, rate limits, SSE, metrics, OpenAPI document.
+        .target(
+            name: "DropTrackAPI",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackHTTP1",
+            ],
+            resources: [.embedInCode("openapi.json")], swiftSettings: strict),
+        // Local APNs and FCM emulators and device simulators.
         .target(
             name: "DropTrackEmulators",
             dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore"],
@@ -58,7 +71,8 @@ let package = Package(
             name: "droptrack",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
+                "DropTrackAPI",
             ],
             swiftSettings: strict),
 
@@ -66,7 +80,8 @@ let package = Package(
             name: "DropTrackTests",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
+                "DropTrackAPI",
             ],
             swiftSettings: strict),
     ],

@@ -1,0 +1,655 @@
+import DropTrackHTTP1
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Records every request and answers by path: `/sse` streams, `/slow` takes a while, `/status/N` answers N, and
+/// anything else is echoed back.
+private final class RecordingHandler: HTTPHandler {
+    let requests = Mutex<[HTTPRequest]>([])
+    let streams = Mutex<[EventStream]>([])
+    let slowStarted = Atomic<Int>(0)
+
+    var requestCount: Int { requests.withLock { $0.count } }
+    var lastRequest: HTTPRequest? { requests.withLock { $0.last } }
+    var firstStream: EventStream? { streams.withLock { $0.first } }
+
+    func handle(_ request: HTTPRequest) -> HTTPReply {
+        requests.withLock { $0.append(request) }
+        if request.path == "/sse" {
+            return .eventStream { [self] stream in streams.withLock { $0.append(stream) } }
+        }
+        if request.path == "/slow" {
+            slowStarted.add(1, ordering: .sequentiallyConsistent)
+            usleep(600_000)
+            return .response(.text(200, "slow done"))
+        }
+        if request.path == "/json" { return .response(.json(200, Array(#"{"ok":true}"#.utf8))) }
+        if request.path == "/text" { return .response(.text(418, "short and stout")) }
+        if request.path.hasPrefix("/status/"), let status = Int(request.path.dropFirst("/status/".count)) {
+            return .response(HTTPResponse(status: status, body: Array("status \(status)".utf8)))
+        }
+        return .response(
+            HTTPResponse(
+                status: request.method == "POST" ? 201 : 200,
+                headers: [
+                    (name: "Content-Type", value: "application/octet-stream"),
+                    (name: "X-Echo-Method", value: request.method), (name: "X-Echo-Path", value: request.path),
+                ],
+                body: request.body))
+    }
+}
+
+private struct ClientError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private struct RawResponse {
+    var status: Int
+    var headers: [String: String]
+    var body: [UInt8]
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A blocking HTTP/1.1 client on a raw TCP socket. Every read has a deadline, so no test can hang on it.
+private final class RawConnection {
+    private(set) var fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var sawEOF = false
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClientError("socket: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw ClientError("connect to 127.0.0.1:\(port): errno \(code)")
+        }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close() }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard count > 0 else { throw ClientError("send: errno \(errno)") }
+            sent += count
+        }
+    }
+
+    /// Reads what is available, waiting until `deadline`. False once the server has closed the connection.
+    @discardableResult
+    private func fill(until deadline: ContinuousClock.Instant) throws -> Bool {
+        if sawEOF { return false }
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw ClientError("timed out waiting for the server") }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(
+            remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+        guard poll(&descriptor, 1, max(1, milliseconds)) > 0 else {
+            throw ClientError("timed out waiting for the server")
+        }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 {
+            sawEOF = true
+            return false
+        }
+        buffer.append(contentsOf: chunk[..<count])
+        return true
+    }
+
+    private func line(until deadline: ContinuousClock.Instant) throws -> String {
+        while true {
+            if let index = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[..<index])
+                buffer.removeFirst(index + 1)
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            guard try fill(until: deadline) else { throw ClientError("connection closed mid-line") }
+        }
+    }
+
+    private func bytes(_ count: Int, until deadline: ContinuousClock.Instant) throws -> [UInt8] {
+        while buffer.count < count {
+            guard try fill(until: deadline) else { throw ClientError("connection closed mid-body") }
+        }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[..<count])
+    }
+
+    /// Reads a status line and headers (names lowercased).
+    func readHead(timeout: Duration = .seconds(5)) throws -> (status: Int, headers: [String: String]) {
+        let deadline = ContinuousClock.now + timeout
+        let statusLine = try line(until: deadline)
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw ClientError("bad status line: \(statusLine)")
+        }
+        var headers: [String: String] = [:]
+        while true {
+            let header = try line(until: deadline)
+            if header.isEmpty { break }
+            guard let colon = header.firstIndex(of: ":") else { throw ClientError("bad header: \(header)") }
+            headers[header[..<colon].lowercased()] = header[header.index(after: colon)...]
+                .trimmingCharacters(in: .whitespaces)
+        }
+        return (status, headers)
+    }
+
+    /// One chunk of a chunked body; nil for the last (empty) chunk, whose blank trailer line it consumes too.
+    func readChunk(timeout: Duration = .seconds(5)) throws -> [UInt8]? {
+        let deadline = ContinuousClock.now + timeout
+        let sizeLine = try line(until: deadline)
+        guard let size = Int(sizeLine.split(separator: ";")[0], radix: 16) else {
+            throw ClientError("bad chunk size: \(sizeLine)")
+        }
+        let data = try bytes(size, until: deadline)
+        guard try line(until: deadline).isEmpty else { throw ClientError("chunk not followed by CRLF") }
+        return size == 0 ? nil : data
+    }
+
+    /// A whole response: Content-Length, chunked, or up to the end of the connection.
+    func readResponse(timeout: Duration = .seconds(5)) throws -> RawResponse {
+        let deadline = ContinuousClock.now + timeout
+        let (status, headers) = try readHead(timeout: timeout)
+        var body: [UInt8] = []
+        if let length = headers["content-length"].flatMap({ Int($0) }) {
+            body = try bytes(length, until: deadline)
+        } else if headers["transfer-encoding"]?.lowercased() == "chunked" {
+            while let chunk = try readChunk(timeout: deadline - .now) { body += chunk }
+        } else {
+            while try fill(until: deadline) {}
+            body = buffer
+            buffer.removeAll()
+        }
+        return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// True if the server closes the connection (or resets it) before `timeout`.
+    func waitForClose(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            do {
+                if try !fill(until: deadline) { return true }
+            } catch {
+                return sawEOF
+            }
+        }
+        return sawEOF
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes.
+private func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+/// True if a TCP connect to the port is refused.
+private func connectionRefused(port: Int) -> Bool {
+    do {
+        _ = try RawConnection(port: port)
+        return false
+    } catch {
+        return String(describing: error).hasSuffix("errno \(ECONNREFUSED)")
+    }
+}
+
+/// Thread-safe list for results gathered on several threads.
+private final class Collector<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+}
+
+private struct ServerSentEvent: Equatable {
+    var event: String?
+    var id: String?
+    var data: String
+}
+
+/// Complete events in an SSE text, comments (heartbeats) skipped.
+private func parseEvents(_ text: String) -> [ServerSentEvent] {
+    var blocks = text.components(separatedBy: "\n\n")
+    blocks.removeLast()  // incomplete, or empty after the final blank line
+    return blocks.compactMap { block in
+        let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+        guard !lines.allSatisfy({ $0.hasPrefix(":") }) else { return nil }
+        var event = ServerSentEvent(data: "")
+        var data: [String] = []
+        for line in lines {
+            if line.hasPrefix("event: ") { event.event = String(line.dropFirst(7)) }
+            if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
+            if line.hasPrefix("data: ") { data.append(String(line.dropFirst(6))) }
+        }
+        event.data = data.joined(separator: "\n")
+        return event
+    }
+}
+
+@Suite("HTTP/1.1 server on libmicrohttpd")
+struct HTTP1ServerTests {
+    @Test("GET and POST round trip through URLSession: method, decoded path and query, headers, body, status")
+    func roundTrip() async throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        #expect(server.port == port)
+        let session = URLSession(configuration: .ephemeral)
+
+        let query = "name=J%C3%BCrgen&expr=1%2B2%3D3&amp=a%26b&empty="
+        var get = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/items/a%20b?\(query)")!)
+        get.setValue("Value-1", forHTTPHeaderField: "X-Custom-Header")
+        get.timeoutInterval = 5
+        let (getBody, getResponse) = try await session.data(for: get)
+        let getHTTP = try #require(getResponse as? HTTPURLResponse)
+        #expect(getHTTP.statusCode == 200)
+        #expect(getHTTP.value(forHTTPHeaderField: "X-Echo-Method") == "GET")
+        #expect(getHTTP.value(forHTTPHeaderField: "Content-Length") == "0")
+        #expect(getBody.isEmpty)
+        let seenGet = try #require(handler.lastRequest)
+        #expect(seenGet.method == "GET")
+        #expect(seenGet.path == "/items/a b")
+        #expect(seenGet.query == ["name": "Jürgen", "expr": "1+2=3", "amp": "a&b", "empty": ""])
+        #expect(seenGet.headers["x-custom-header"] == "Value-1")
+        #expect(seenGet.headers["host"] == "127.0.0.1:\(port)")
+        #expect(seenGet.headers.keys.allSatisfy { $0 == $0.lowercased() })
+        #expect(seenGet.body.isEmpty)
+
+        let payload = (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        var post = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/api/things")!)
+        post.httpMethod = "POST"
+        post.httpBody = Data(payload)
+        post.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        post.timeoutInterval = 5
+        let (postBody, postResponse) = try await session.data(for: post)
+        let postHTTP = try #require(postResponse as? HTTPURLResponse)
+        #expect(postHTTP.statusCode == 201)
+        #expect(postHTTP.value(forHTTPHeaderField: "X-Echo-Path") == "/api/things")
+        #expect(postHTTP.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
+        #expect(postHTTP.value(forHTTPHeaderField: "Content-Length") == "3000")
+        #expect(Array(postBody) == payload)
+        let seenPost = try #require(handler.lastRequest)
+        #expect(seenPost.method == "POST")
+        #expect(seenPost.path == "/api/things")
+        #expect(seenPost.query.isEmpty)
+        #expect(seenPost.headers["content-type"] == "application/json")
+        #expect(seenPost.body == payload)
+        #expect(handler.requestCount == 2)
+    }
+
+    @Test("keep-alive: sequential and pipelined requests on one TCP connection are all answered")
+    func keepAlive() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let connection = try RawConnection(port: port)
+
+        try connection.send("GET /json HTTP/1.1\r\nHost: test\r\n\r\n")
+        let first = try connection.readResponse()
+        #expect(first.status == 200)
+        #expect(first.headers["content-type"] == "application/json; charset=utf-8")
+        #expect(first.headers["content-length"] == "11")
+        #expect(first.headers["connection"] == nil)
+        #expect(first.text == #"{"ok":true}"#)
+
+        try connection.send("GET /text HTTP/1.1\r\nHost: test\r\n\r\n")
+        let second = try connection.readResponse()
+        #expect(second.status == 418)
+        #expect(second.headers["content-type"] == "text/plain; charset=utf-8")
+        #expect(second.text == "short and stout")
+
+        try connection.send(
+            "POST /one HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\n\r\nabcGET /two HTTP/1.1\r\nHost: test\r\n\r\n")
+        let third = try connection.readResponse()
+        #expect(third.status == 201)
+        #expect(third.text == "abc")
+        let fourth = try connection.readResponse()
+        #expect(fourth.status == 200)
+        #expect(fourth.headers["x-echo-path"] == "/two")
+        #expect(handler.requestCount == 4)
+    }
+
+    @Test("a body over the limit gets 413 naming the limit, the handler is not called, and serving goes on")
+    func bodyTooLarge() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler, maxBodyBytes: 1024)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+
+        func expectTooLarge(_ response: RawResponse) throws {
+            #expect(response.status == 413)
+            #expect(response.headers["content-type"] == "application/json; charset=utf-8")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            let error = try #require(json["error"] as? [String: Any])
+            #expect(error["code"] as? String == "body_too_large")
+            #expect((error["message"] as? String)?.contains("1024") == true)
+        }
+
+        // Declared by Content-Length: refused before the body is read; the connection then closes.
+        let declared = try RawConnection(port: port)
+        try declared.send(
+            "POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 4096\r\n\r\n" + String(repeating: "x", count: 4096))
+        try expectTooLarge(try declared.readResponse())
+
+        // Chunked, so no size up front: the body is read and dropped, and the connection stays usable.
+        let chunked = try RawConnection(port: port)
+        let chunk = String(repeating: "y", count: 600)
+        try chunked.send(
+            "POST /upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(repeating: "258\r\n\(chunk)\r\n", count: 3) + "0\r\n\r\n")
+        try expectTooLarge(try chunked.readResponse())
+        #expect(handler.requestCount == 0)
+        try chunked.send("GET /after HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try chunked.readResponse().headers["x-echo-path"] == "/after")
+
+        // Exactly at the limit is fine.
+        let atLimit = try RawConnection(port: port)
+        try atLimit.send(
+            "POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1024\r\n\r\n" + String(repeating: "z", count: 1024))
+        let accepted = try atLimit.readResponse()
+        #expect(accepted.status == 201)
+        #expect(accepted.body.count == 1024)
+        #expect(handler.requestCount == 2)
+        #expect(handler.requests.withLock { $0.map(\.path) } == ["/after", "/upload"])
+    }
+
+    @Test("malformed requests get a 4xx (or, for a line with no spaces, a closed connection) and serving goes on")
+    func malformedRequests() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+
+        for request in [
+            "GET / FOO/1.1\r\nHost: test\r\n\r\n", "GET /x\r\n\r\n", "GET  HTTP/1.1\r\n\r\n",
+            "GET /x HTTP/1.\r\nHost: test\r\n\r\n", "GET /x HTTP/1.1 extra\r\nHost: test\r\n\r\n",
+            "GET /x HTTP/1.1\r\nHost: test\r\nNo colon here\r\n\r\n",
+            "POST /x HTTP/1.1\r\nHost: test\r\nContent-Length: ten\r\n\r\n",
+        ] {
+            let connection = try RawConnection(port: port)
+            try connection.send(request)
+            let status = try connection.readResponse().status
+            #expect((400..<500).contains(status), "\(request.debugDescription) got \(status)")
+        }
+        // libmicrohttpd 0.9.75 drops a request line without any space rather than answering it.
+        for request in ["GARBAGE\r\n\r\n", "\u{1}\u{2}\u{FF}\r\n\r\n"] {
+            let connection = try RawConnection(port: port)
+            try connection.send(request)
+            #expect(connection.waitForClose(timeout: .seconds(5)), "\(request.debugDescription) left open")
+        }
+        // With a NUL in the line it waits for more until the connection timeout; the other connections carry on.
+        let stuck = try RawConnection(port: port)
+        try stuck.send("\u{0}\u{1}\r\n\r\n")
+        #expect(handler.requestCount == 0)
+
+        let connection = try RawConnection(port: port)
+        try connection.send("GET /still-here HTTP/1.1\r\nHost: test\r\n\r\n")
+        let response = try connection.readResponse()
+        #expect(response.status == 200)
+        #expect(response.headers["x-echo-path"] == "/still-here")
+    }
+
+    @Test("a handler's impossible status reaches the client as a 500")
+    func invalidStatus() throws {
+        let server = HTTPServer(handler: RecordingHandler())
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let connection = try RawConnection(port: port)
+        for (status, expected) in [(42, 500), (101, 500), (1000, 500), (299, 299)] {
+            try connection.send("GET /status/\(status) HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(try connection.readResponse().status == expected)
+        }
+    }
+
+    @Test("200 requests from 20 threads are all answered")
+    func concurrency() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler, threads: 4)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let results = Collector<String>()
+        let group = DispatchGroup()
+        for thread in 0..<20 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                // Half the threads open a connection per request, half keep one alive for all ten.
+                var shared: RawConnection? = nil
+                for index in 0..<10 {
+                    let path = "/c/\(thread)/\(index)"
+                    do {
+                        let connection = try shared ?? RawConnection(port: port)
+                        if thread % 2 == 0 { shared = connection }
+                        try connection.send(
+                            "POST \(path) HTTP/1.1\r\nHost: test\r\nContent-Length: \(path.utf8.count)\r\n\r\n\(path)")
+                        let response = try connection.readResponse(timeout: .seconds(20))
+                        let good =
+                            response.status == 201 && response.text == path
+                            && response.headers["x-echo-path"] == path
+                        results.append(good ? path : "wrong answer for \(path): \(response.status)")
+                    } catch {
+                        results.append("\(path): \(error)")
+                    }
+                }
+            }.start()
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        let expected = Set((0..<20).flatMap { thread in (0..<10).map { "/c/\(thread)/\($0)" } })
+        let answered = results.all
+        #expect(answered.count == 200)
+        #expect(Set(answered) == expected, "\(Set(answered).subtracting(expected).sorted().prefix(5))")
+        #expect(handler.requestCount == 200)
+    }
+
+    @Test("SSE: events from another thread arrive in order and framed, heartbeats flow, a departed client is freed")
+    func eventStream() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler, heartbeat: .milliseconds(100))
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let client = try RawConnection(port: port)
+        try client.send("GET /sse HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n\r\n")
+        let head = try client.readHead()
+        #expect(head.status == 200)
+        #expect(head.headers["content-type"] == "text/event-stream")
+        #expect(head.headers["cache-control"] == "no-cache")
+        #expect(head.headers["transfer-encoding"] == "chunked")
+        #expect(eventually { handler.firstStream != nil })
+        let stream = try #require(handler.firstStream)
+        #expect(server.openEventStreams == 1)
+        #expect(!stream.isClosed)
+
+        let count = 40
+        Thread {
+            for index in 0..<count {
+                stream.send(event: "step", id: "\(index)", data: "line one \(index)\nline two\r\nline three")
+                if index % 10 == 0 { usleep(20_000) }
+            }
+            stream.send(data: "")
+        }.start()
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while parseEvents(text).count < count + 1, let chunk = try client.readChunk(timeout: deadline - .now) {
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let events = parseEvents(text)
+        #expect(events.count == count + 1)
+        #expect(
+            events.prefix(count)
+                == (0..<count).map {
+                    ServerSentEvent(event: "step", id: "\($0)", data: "line one \($0)\nline two\nline three")
+                }[...])
+        #expect(events.last == ServerSentEvent(event: nil, id: nil, data: ""))
+        #expect(text.contains("event: step\nid: 7\ndata: line one 7\ndata: line two\ndata: line three\n\n"))
+
+        // Idle now: a heartbeat comment arrives within a few periods.
+        let idleFrom = text.endIndex
+        let pingDeadline = ContinuousClock.now + .seconds(5)
+        while !text[idleFrom...].contains(": ping\n\n"), let chunk = try client.readChunk(timeout: pingDeadline - .now)
+        {
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text[idleFrom...].contains(": ping\n\n"))
+        #expect(!stream.isClosed)
+
+        // The client goes away; a suspended connection notices nothing, but the next heartbeats fail to write.
+        client.close()
+        #expect(eventually(timeout: .seconds(5)) { stream.isClosed && server.openEventStreams == 0 })
+        stream.send(data: "after the client left")
+        #expect(server.openEventStreams == 0)
+    }
+
+    @Test("SSE: close() from the server ends the response cleanly and the connection serves on")
+    func eventStreamClosedByServer() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let client = try RawConnection(port: port)
+        try client.send("GET /sse HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readHead().status == 200)
+        #expect(eventually { handler.firstStream != nil })
+        let stream = try #require(handler.firstStream)
+        stream.send(id: "last", data: "bye")
+        stream.close()
+        #expect(stream.isClosed)
+        var text = ""
+        while let chunk = try client.readChunk() { text += String(decoding: chunk, as: UTF8.self) }
+        #expect(parseEvents(text) == [ServerSentEvent(event: nil, id: "last", data: "bye")])
+        #expect(eventually { server.openEventStreams == 0 })
+        try client.send("GET /next HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readResponse().headers["x-echo-path"] == "/next")
+    }
+
+    @Test("SSE: a client that stops reading has its stream closed once too many events wait")
+    func slowClient() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler, maximumQueuedEvents: 8)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let client = try RawConnection(port: port)
+        try client.send("GET /sse HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readHead().status == 200)
+        #expect(eventually { handler.firstStream != nil })
+        let stream = try #require(handler.firstStream)
+        #expect(stream.maximumQueued == 8)
+
+        // Far more than the socket buffers hold: with nobody reading, the queue must overflow.
+        let big = String(repeating: "x", count: 64 * 1024)
+        var sent = 0
+        while !stream.isClosed && sent < 2000 {
+            stream.send(data: big)
+            sent += 1
+            if sent % 8 == 0 { usleep(1_000) }
+        }
+        #expect(stream.isClosed)
+        #expect(sent < 2000)
+
+        // Reading again drains what was already in flight, then the connection drops without the final chunk.
+        var tail: [UInt8] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            guard let chunk = try? client.readChunk(timeout: deadline - .now) else { break }
+            tail = Array((tail + chunk).suffix(16))
+        }
+        #expect(client.sawEOF)
+        #expect(eventually { server.openEventStreams == 0 })
+    }
+
+    @Test("stop() with an SSE client connected returns promptly, frees the stream and closes the port")
+    func stopWithOpenStream() throws {
+        let handler = RecordingHandler()
+        // A long heartbeat, so only stop() can wake the suspended connection.
+        let server = HTTPServer(handler: handler, heartbeat: .seconds(60))
+        let port = try server.start(port: 0)
+        let client = try RawConnection(port: port)
+        try client.send("GET /sse HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try client.readHead().status == 200)
+        #expect(eventually { handler.firstStream != nil })
+        let stream = try #require(handler.firstStream)
+        stream.send(data: "one")
+        #expect(
+            parseEvents(String(decoding: try #require(try client.readChunk()), as: UTF8.self)).map(\.data) == ["one"])
+        usleep(50_000)  // let the reader find the queue empty and suspend
+
+        let started = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(stream.isClosed)
+        #expect(server.openEventStreams == 0)
+        #expect(client.waitForClose(timeout: .seconds(5)))
+        #expect(connectionRefused(port: port))
+        server.stop()  // idempotent
+        #expect(throws: HTTPServerError.self) { try server.start(port: 0) }
+    }
+
+    @Test("stopAccepting() refuses new connections while a request in flight completes")
+    func stopAccepting() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        let client = try RawConnection(port: port)
+        try client.send("GET /slow HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(eventually { handler.slowStarted.load(ordering: .sequentiallyConsistent) == 1 })
+
+        server.stopAccepting()
+        server.stopAccepting()
+        #expect(connectionRefused(port: port))
+        let response = try client.readResponse(timeout: .seconds(5))
+        #expect(response.status == 200)
+        #expect(response.text == "slow done")
+    }
+
+    @Test("start() names the address it cannot bind")
+    func bindErrors() throws {
+        let first = HTTPServer(handler: RecordingHandler())
+        let port = try first.start(port: 0)
+        defer { first.stop() }
+        let second = HTTPServer(handler: RecordingHandler())
+        let inUse = #expect(throws: HTTPServerError.self) { try second.start(port: port) }
+        #expect(inUse?.message.contains("127.0.0.1:\(port)") == true)
+        let badHost = #expect(throws: HTTPServerError.self) { try second.start(host: "localhost", port: 0) }
+        #expect(badHost?.message.contains("localhost:0") == true)
+        #expect(throws: HTTPServerError.self) { try first.start(port: 0) }
+        #expect(second.port == 0)
+    }
+}
