@@ -126,7 +126,9 @@ final class ServerCore: Sendable {
             throw HTTPServerError("cannot bind \(address): not an IPv4 address")
         }
         try state.withLock { state in
-            guard state.phase == .idle else { throw HTTPServerError("cannot bind \(address): server already started") }
+            guard state.phase == .idle else {
+                throw HTTPServerError("cannot bind \(address): this server was already started (a server starts once)")
+            }
             state.phase = .running
         }
         let retained = Unmanaged.passRetained(self).toOpaque()

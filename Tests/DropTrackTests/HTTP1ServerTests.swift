@@ -427,6 +427,34 @@ struct HTTP1ServerTests {
         #expect(response.headers["x-echo-path"] == "/still-here")
     }
 
+    @Test("clients that leave mid-request, mid-body or while their handler runs do not disturb the server")
+    func clientsLeavingMidRequest() throws {
+        let handler = RecordingHandler()
+        let server = HTTPServer(handler: handler, threads: 2)
+        let port = try server.start(port: 0)
+        defer { server.stop() }
+        for partial in [
+            "GET /half-a-line", "GET /x HTTP/1.1\r\nHost: te",
+            "POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 1000\r\n\r\nonly a little",
+            "POST /upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc",
+        ] {
+            let connection = try RawConnection(port: port)
+            try connection.send(partial)
+            connection.close()
+        }
+        // The handler still runs for a client gone after sending, and its answer goes nowhere.
+        let impatient = try RawConnection(port: port)
+        try impatient.send("GET /slow HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(eventually { handler.slowStarted.load(ordering: .sequentiallyConsistent) == 1 })
+        impatient.close()
+        #expect(eventually { handler.requestCount == 1 })
+
+        let connection = try RawConnection(port: port)
+        try connection.send("GET /still-here HTTP/1.1\r\nHost: test\r\n\r\n")
+        #expect(try connection.readResponse().headers["x-echo-path"] == "/still-here")
+        #expect(handler.requests.withLock { $0.map(\.path) } == ["/slow", "/still-here"])
+    }
+
     @Test("a handler's impossible status reaches the client as a 500")
     func invalidStatus() throws {
         let server = HTTPServer(handler: RecordingHandler())
