@@ -51,7 +51,9 @@ let package = Package(
         // The server's core: registry, mappers, outbox worker, retries, budget, scheduler.
         .target(
             name: "DropTrackDispatch",
-            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackProviders"],
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackProviders",
+            ],
             swiftSettings: strict),
         // The HTTP API over the dispatch core: routes, keys, rate limits, SSE, metrics, OpenAPI document.
         .target(

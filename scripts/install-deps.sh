@@ -22,11 +22,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PYTHON_TOOLS=(pyjwt cryptography aioapns firebase-admin)
+PYTHON_TOOLS=(pyjwt cryptography aioapns firebase-admin "schemathesis==4.32.5" "openapi-spec-validator==0.9.0")
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import jwt, cryptography, aioapns, firebase_admin" 2>/dev/null; then
+if ! .venv/bin/python -c "import jwt, cryptography, aioapns, firebase_admin, schemathesis, openapi_spec_validator" 2>/dev/null; then
   echo "installing Python peer clients: ${PYTHON_TOOLS[*]}" >&2
   .venv/bin/pip install -q "${PYTHON_TOOLS[@]}"
 fi

@@ -29,23 +29,41 @@ public struct APIError: Error, Equatable, CustomStringConvertible, Sendable {
         return .object(["error": .object(error)])
     }
 
-    static func invalid(_ field: String, _ message: String) -> APIError {
+    /// A field with a wrong value or type (400).
+    public static func invalid(_ field: String, _ message: String) -> APIError {
         APIError(400, "invalid_field", message, field: field)
     }
-    static func missing(_ field: String, _ what: String) -> APIError {
+    /// A required field that is absent (400).
+    public static func missing(_ field: String, _ what: String) -> APIError {
         APIError(400, "missing_field", "'\(field)' is required: \(what)", field: field)
     }
-    static func notFound(_ what: String, field: String? = nil) -> APIError {
+    /// Something that does not exist for this app (404).
+    public static func notFound(_ what: String, field: String? = nil) -> APIError {
         APIError(404, "not_found", what, field: field)
     }
 }
 
-/// Reads typed fields from a JSON request body, with errors that name the field.
-struct FieldReader {
-    let object: [String: JSONValue]
-    let prefix: String
+/// Runs a check of content whose rules the OpenAPI schema cannot state (they come from the app's
+/// configuration, the contract, or the clock): its refusals are 422, so a 400 always means the
+/// request broke the published schema.
+public func unprocessable<T>(_ body: () throws(APIError) -> T) throws(APIError) -> T {
+    do {
+        return try body()
+    } catch {
+        guard error.status == 400 else { throw error }
+        throw APIError(422, "invalid_content", error.message, field: error.field)
+    }
+}
 
-    init(_ value: JSONValue, prefix: String = "") throws(APIError) {
+/// Reads typed fields from a JSON request body, with errors that name the field.
+public struct FieldReader {
+    /// The object read.
+    public let object: [String: JSONValue]
+    /// The dotted path of the object in the request (`event`), for error fields.
+    public let prefix: String
+
+    /// Refuses anything but a JSON object.
+    public init(_ value: JSONValue, prefix: String = "") throws(APIError) {
         guard let object = value.objectValue else {
             throw APIError(
                 400, "invalid_body",
@@ -56,9 +74,13 @@ struct FieldReader {
         self.prefix = prefix
     }
 
-    func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+    /// The dotted path of a key.
+    public func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
 
-    func string(_ key: String, required: Bool = true, what: String = "a string") throws(APIError) -> String? {
+    /// A string field of at most `maxLength` characters (Unicode scalars); a required one must not be empty.
+    public func string(_ key: String, required: Bool = true, what: String = "a string", maxLength: Int = 200)
+        throws(APIError) -> String?
+    {
         guard let value = object[key], value != .null else {
             if required { throw APIError.missing(path(key), what) }
             return nil
@@ -66,13 +88,17 @@ struct FieldReader {
         guard let text = value.stringValue else {
             throw APIError.invalid(path(key), "'\(path(key))' must be a string, not a \(value.typeName)")
         }
-        if required && text.trimmingCharacters(in: .whitespaces).isEmpty {
+        if required && text.isEmpty {
             throw APIError.invalid(path(key), "'\(path(key))' must not be empty")
+        }
+        guard text.unicodeScalars.count <= maxLength else {
+            throw APIError.invalid(path(key), "'\(path(key))' is at most \(maxLength) characters")
         }
         return text
     }
 
-    func number(_ key: String) throws(APIError) -> Double? {
+    /// A number field, if present.
+    public func number(_ key: String) throws(APIError) -> Double? {
         guard let value = object[key], value != .null else { return nil }
         guard let number = value.numberValue else {
             throw APIError.invalid(path(key), "'\(path(key))' must be a number, not a \(value.typeName)")
@@ -80,7 +106,8 @@ struct FieldReader {
         return number
     }
 
-    func integer(_ key: String) throws(APIError) -> Int64? {
+    /// A whole-number field, if present.
+    public func integer(_ key: String) throws(APIError) -> Int64? {
         guard let number = try number(key) else { return nil }
         guard number == number.rounded(), abs(number) < 9e15 else {
             throw APIError.invalid(path(key), "'\(path(key))' must be a whole number")
@@ -88,7 +115,8 @@ struct FieldReader {
         return Int64(number)
     }
 
-    func object(_ key: String, required: Bool = false) throws(APIError) -> JSONValue? {
+    /// An object field; a required one must be present.
+    public func object(_ key: String, required: Bool = false) throws(APIError) -> JSONValue? {
         guard let value = object[key], value != .null else {
             if required { throw APIError.missing(path(key), "an object") }
             return nil
@@ -100,7 +128,7 @@ struct FieldReader {
     }
 
     /// Unknown keys are refused, so a misspelt field is an error and not silently ignored.
-    func refuseUnknown(_ allowed: Set<String>) throws(APIError) {
+    public func refuseUnknown(_ allowed: Set<String>) throws(APIError) {
         for key in object.keys.sorted() where !allowed.contains(key) {
             let close = allowed.min { distance(key, $0) < distance(key, $1) }
             let hint = close.map { distance(key, $0) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""

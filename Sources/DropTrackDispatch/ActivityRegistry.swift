@@ -48,15 +48,32 @@ public final class ActivityRegistry: Sendable {
 
     // MARK: Tokens
 
+    /// A token registration, checked and ready to store.
+    public struct TokenRegistration: Sendable {
+        var kind: TokenKind
+        var value: String
+        var fingerprint: String
+        var userId: String?
+        var deviceId: String
+        var attributesType: String?
+        var activityId: String?
+        var environment: String?
+    }
+
     /// Registers (or re-registers) a token. The same token again only refreshes `lastSeenAt`; a new
     /// token for the same device supersedes the old one (per attributes type, activity, or app).
     public func registerToken(
         app appID: String, kind: TokenKind, body: JSONValue
     ) throws(APIError) -> (token: TokenRecord, created: Bool) {
+        let registration = try checkToken(app: appID, kind: kind, body: body)
+        let now = clock.now()
+        return try transact { tx in try self.save(registration, app: appID, tx: tx, now: now) }
+    }
+
+    /// Checks a registration body without touching the store.
+    public func checkToken(app appID: String, kind: TokenKind, body: JSONValue) throws(APIError) -> TokenRegistration {
         let app = try app(appID)
         let reader = try FieldReader(body)
-        let now = clock.now()
-        let token: String
         var environment: String? = nil
         var userId: String? = nil
         var attributesType: String? = nil
@@ -75,10 +92,11 @@ public final class ActivityRegistry: Sendable {
             userId = try reader.string("userId")
         }
         let deviceId = try reader.string("deviceId") ?? ""
-        token = try reader.string("token") ?? ""
+        let token = try reader.string("token", maxLength: 4096) ?? ""
         if kind == .fcm {
-            guard token.count <= 4096, !token.contains(where: { $0.isWhitespace }) else {
-                throw APIError.invalid("token", "'token' must be an FCM registration token (no spaces)")
+            guard FCMMessage.isPlausibleToken(token) else {
+                throw APIError.invalid(
+                    "token", "'token' must be an FCM registration token (printable ASCII, no spaces)")
             }
         } else {
             guard APNsPush.isHexToken(token) else {
@@ -87,48 +105,71 @@ public final class ActivityRegistry: Sendable {
                     "'token' must be the hex of the ActivityKit token bytes (an even number of 0-9a-f; lengths vary)")
             }
             let name = try reader.string("environment") ?? ""
-            guard let parsed = APNsEnvironment(name: name) else {
-                throw APIError.invalid("environment", "'environment' must be sandbox or production, not '\(name)'")
+            guard let parsed = APNsEnvironment(rawValue: name) else {
+                throw APIError.invalid(
+                    "environment", "'environment' must be \"sandbox\" or \"production\", not '\(name)'")
             }
             environment = parsed.rawValue
         }
         let value = kind == .fcm ? token : token.lowercased()
-        let fingerprint = Fingerprint(of: value).value
-        return try transact { tx in
-            if let activityId {
-                guard let activity = try tx.activity(app: appID, id: activityId) else {
-                    throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
-                }
-                guard activity.state != .dismissed else {
-                    throw APIError(
-                        409, "activity_over", "activity '\(activityId)' is dismissed; its tokens are discarded",
-                        field: "activityId")
-                }
+        return TokenRegistration(
+            kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: userId, deviceId: deviceId,
+            attributesType: attributesType, activityId: activityId, environment: environment)
+    }
+
+    func save(_ registration: TokenRegistration, app appID: String, tx: any StoreTransaction, now: Date) throws -> (
+        token: TokenRecord, created: Bool
+    ) {
+        let kind = registration.kind
+        if let activityId = registration.activityId {
+            guard let activity = try tx.activity(app: appID, id: activityId) else {
+                throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
             }
-            if var existing = try tx.token(app: appID, fingerprint: fingerprint), existing.isValid {
-                existing.lastSeenAt = now
-                try tx.saveToken(existing)
-                return (existing, false)
+            guard activity.state != .dismissed else {
+                throw APIError(
+                    409, "activity_over", "activity '\(activityId)' is dismissed; its tokens are discarded",
+                    field: "activityId")
             }
-            let record = TokenRecord(
-                app: appID, kind: kind, token: value, fingerprint: fingerprint, userId: userId, deviceId: deviceId,
-                attributesType: attributesType, activityId: activityId, environment: environment, createdAt: now,
-                lastSeenAt: now)
-            let siblings: [TokenRecord]
-            if let activityId {
-                siblings = try tx.tokens(app: appID, activityId: activityId)
-            } else {
-                siblings = try tx.tokens(app: appID, userId: userId ?? "", kinds: [kind])
-            }
-            let superseded = siblings.filter {
-                $0.isValid && $0.deviceId == deviceId && $0.fingerprint != fingerprint && $0.kind == kind
-                    && $0.attributesType == attributesType
-            }
-            try tx.invalidateTokens(
-                app: appID, fingerprints: superseded.map(\.fingerprint), reason: "superseded", at: now)
-            try tx.saveToken(record)
-            return (record, true)
         }
+        if var existing = try tx.token(app: appID, fingerprint: registration.fingerprint), existing.isValid {
+            existing.lastSeenAt = now
+            try tx.saveToken(existing)
+            return (existing, false)
+        }
+        let record = TokenRecord(
+            app: appID, kind: kind, token: registration.value, fingerprint: registration.fingerprint,
+            userId: registration.userId, deviceId: registration.deviceId, attributesType: registration.attributesType,
+            activityId: registration.activityId, environment: registration.environment, createdAt: now,
+            lastSeenAt: now)
+        let superseded = try tx.tokens(app: appID, deviceId: registration.deviceId).filter {
+            $0.isValid && $0.kind == kind && $0.fingerprint != registration.fingerprint
+                && $0.attributesType == registration.attributesType && $0.activityId == registration.activityId
+                && $0.userId == registration.userId
+        }
+        try tx.invalidateTokens(
+            app: appID, fingerprints: superseded.map(\.fingerprint), reason: "superseded", at: now)
+        try tx.saveToken(record)
+        return (record, true)
+    }
+
+    /// Stores checked registrations in transactions of `batch`; each is an upsert, so running an
+    /// import again is harmless. Returns how many were new.
+    public func importTokens(
+        app appID: String, _ registrations: [TokenRegistration], batch: Int = 2000,
+        progress: (Int) -> Void = { _ in }
+    ) throws(APIError) -> Int {
+        var created = 0
+        for start in stride(from: 0, to: registrations.count, by: batch) {
+            let slice = registrations[start..<min(start + batch, registrations.count)]
+            let now = clock.now()
+            created += try transact { tx in
+                try slice.reduce(0) { count, registration in
+                    count + (try self.save(registration, app: appID, tx: tx, now: now).created ? 1 : 0)
+                }
+            }
+            progress(slice.count)
+        }
+        return created
     }
 
     /// Unregisters a token by fingerprint.
@@ -158,77 +199,28 @@ public final class ActivityRegistry: Sendable {
         ])
         let key =
             try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
+        // A malformed retry is refused (400) even when its key is known. A well-formed one gets the first
+        // answer even if it would now fail a check that depends on time or configuration (a staleDate that
+        // has since passed), since the start it asks for has already happened.
+        let built: ActivityRecord
+        do {
+            built = try buildStart(reader, app: app, contracts: contracts, key: key)
+        } catch {
+            guard error.status != 400,
+                let previous = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
+                let response = previous.startResponse
+            else { throw error }
+            return (response, false)
+        }
         if let previous = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
             let response = previous.startResponse
         {
             return (response, false)
         }
-        let activityId = try reader.string("activityId") ?? ""
-        guard activityId.count <= 200 else {
-            throw APIError.invalid("activityId", "'activityId' is at most 200 characters")
-        }
-        let userId = try reader.string("userId") ?? ""
-        let type = try reader.string("attributesType") ?? ""
-        try contracts.requireKnown(type, field: "attributesType")
-        let attributes = try contracts.attributes(
-            try reader.object("attributes", required: true) ?? .object([:]), type: type, field: "attributes")
-        let now = clock.now()
-        let schedule = try scheduleEntries(reader, type: type, contracts: contracts)
-        var state: JSONValue
-        var mapperState: JSONValue? = nil
-        if let given = try reader.object("contentState") {
-            guard reader.object["event"] == nil else {
-                throw APIError.invalid("event", "give either 'contentState' or 'event', not both")
-            }
-            state = try contracts.contentState(given, type: type, field: "contentState")
-        } else if let event = try reader.object("event") {
-            guard type == DeliveryAttributes.typeName else {
-                throw APIError.invalid("event", "events are for DeliveryAttributes; give 'contentState' for \(type)")
-            }
-            let eventReader = try FieldReader(event, prefix: "event")
-            try eventReader.refuseUnknown(["type", "data"])
-            let mapped = try DeliveryMapper.apply(
-                type: try eventReader.string("type") ?? "", data: try eventReader.object("data") ?? .object([:]),
-                current: .null, mapperState: nil, now: now)
-            state = mapped.contentState
-            mapperState = mapped.mapperState
-        } else if let first = schedule?.arrayValue?.first?["contentState"] {
-            state = first
-        } else {
-            throw APIError.missing(
-                "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
-        }
-        guard let alertValue = try reader.object("alert") else {
-            throw APIError.missing(
-                "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
-        }
-        let alertReader = try FieldReader(alertValue, prefix: "alert")
-        try alertReader.refuseUnknown(["title", "body", "sound"])
-        guard alertValue["title"] != nil || alertValue["body"] != nil else {
-            throw APIError.missing("alert.title", "a title or body for the banner")
-        }
-        let staleDate = try unixSeconds(reader, "staleDate", now: now, future: true)
-        let relevance = try reader.number("relevanceScore")
-        let startAt = try unixSeconds(reader, "startAt", now: now, future: false).map {
-            Date(timeIntervalSince1970: Double($0))
-        }
-        let endAt = try unixSeconds(reader, "endAt", now: now, future: true).map {
-            Date(timeIntervalSince1970: Double($0))
-        }
-        if let schedule, let first = Self.currentEntry(schedule, at: now) { state = first }
-        var memory = mapperState?.objectValue ?? [:]
-        memory["startAlert"] = alertValue
-        let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
-        let activity = ActivityRecord(
-            app: appID, id: activityId, userId: userId, attributesType: type, attributes: attributes,
-            contentState: state,
-            state: startAt.map { $0 > now } == true ? .pending : .active, version: 1, timestamp: nowUnix, event: .start,
-            priority: 10, alert: alertValue, staleDate: staleDate ?? defaultStale(now), relevanceScore: relevance,
-            idempotencyKey: key, priority10Times: [nowUnix], createdAt: now, updatedAt: now, startAt: startAt,
-            endAt: endAt ?? now.addingTimeInterval(configuration.maxActiveSeconds), schedule: schedule,
-            mapperState: .object(memory))
-        try checkSize(activity, app: app, contracts: contracts)
-        let built = activity
+        let activityId = built.id
+        let userId = built.userId
+        let type = built.attributesType
+        let now = built.createdAt
         do {
             return try store.transaction { tx in
                 if let raced = try tx.activity(app: appID, idempotencyKey: key), let response = raced.startResponse {
@@ -266,6 +258,109 @@ public final class ActivityRegistry: Sendable {
         }
     }
 
+    /// Reads and checks a start request into the activity it would create. The shape is checked
+    /// first (400s), then what depends on the app's contracts and the clock (422s).
+    func buildStart(_ reader: FieldReader, app: AppConfiguration, contracts: ContractBook, key: String)
+        throws(APIError) -> ActivityRecord
+    {
+        let appID = app.id
+        let activityId = try reader.string("activityId") ?? ""
+        let userId = try reader.string("userId") ?? ""
+        let type = try reader.string("attributesType") ?? ""
+        let givenAttributes = try reader.object("attributes", required: true) ?? .object([:])
+        let givenState = try reader.object("contentState")
+        let event = try reader.object("event")
+        if givenState != nil && event != nil {
+            throw APIError.invalid("event", "give either 'contentState' or 'event', not both")
+        }
+        var eventType = ""
+        var eventData = JSONValue.object([:])
+        if let event {
+            let eventReader = try FieldReader(event, prefix: "event")
+            try eventReader.refuseUnknown(["type", "data"])
+            eventType = try eventReader.string("type") ?? ""
+            guard DeliveryMapper.eventTypes.contains(eventType) else {
+                throw APIError.invalid(
+                    "event.type",
+                    "unknown event type '\(eventType)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))"
+                )
+            }
+            eventData = try eventReader.object("data") ?? .object([:])
+        }
+        let rawSchedule = try scheduleShape(reader)
+        guard givenState != nil || event != nil || rawSchedule != nil else {
+            throw APIError.missing(
+                "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
+        }
+        guard let alertValue = try reader.object("alert") else {
+            throw APIError.missing(
+                "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
+        }
+        try Self.checkAlert(alertValue)
+        let staleDate = try unixSeconds(reader, "staleDate")
+        let relevance = try reader.number("relevanceScore")
+        let startAt = try unixSeconds(reader, "startAt").map { Date(timeIntervalSince1970: Double($0)) }
+        let endAt = try unixSeconds(reader, "endAt").map { Date(timeIntervalSince1970: Double($0)) }
+
+        let now = clock.now()
+        try contracts.requireKnown(type, field: "attributesType")
+        let attributes = try contracts.attributes(givenAttributes, type: type, field: "attributes")
+        try requireFuture(staleDate, "staleDate", now: now)
+        try requireFuture(endAt.map { Int64($0.timeIntervalSince1970) }, "endAt", now: now)
+        let schedule = try rawSchedule.map { entries throws(APIError) in
+            try scheduleStates(entries, type: type, contracts: contracts)
+        }
+        var state: JSONValue
+        var mapperState: JSONValue? = nil
+        if let givenState {
+            state = try contracts.contentState(givenState, type: type, field: "contentState")
+        } else if event != nil {
+            guard type == DeliveryAttributes.typeName else {
+                throw APIError(
+                    422, "invalid_content", "events are for DeliveryAttributes; give 'contentState' for \(type)",
+                    field: "event")
+            }
+            let mapped = try DeliveryMapper.apply(
+                type: eventType, data: eventData, current: .null, mapperState: nil, now: now)
+            state = mapped.contentState
+            mapperState = mapped.mapperState
+        } else {
+            state = schedule?.arrayValue?.first?["contentState"] ?? .object([:])
+        }
+        if let schedule, let first = Self.currentEntry(schedule, at: now) { state = first }
+        var memory = mapperState?.objectValue ?? [:]
+        memory["startAlert"] = alertValue
+        let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
+        let activity = ActivityRecord(
+            app: appID, id: activityId, userId: userId, attributesType: type, attributes: attributes,
+            contentState: state,
+            state: startAt.map { $0 > now } == true ? .pending : .active, version: 1, timestamp: nowUnix, event: .start,
+            priority: 10, alert: alertValue, staleDate: staleDate ?? defaultStale(now), relevanceScore: relevance,
+            idempotencyKey: key, priority10Times: [nowUnix], createdAt: now, updatedAt: now, startAt: startAt,
+            endAt: endAt ?? now.addingTimeInterval(configuration.maxActiveSeconds), schedule: schedule,
+            mapperState: .object(memory))
+        try checkSize(activity, app: app, contracts: contracts)
+        return activity
+    }
+
+    /// An `alert`: `title` and `body` are text or a localized `{loc-key, loc-args}` object, and at
+    /// least one is given (iOS shows nothing for an alert without either).
+    static func checkAlert(_ alert: JSONValue) throws(APIError) {
+        let reader = try FieldReader(alert, prefix: "alert")
+        try reader.refuseUnknown(["title", "body", "sound"])
+        for key in ["title", "body"] {
+            guard let value = reader.object[key] else { continue }
+            guard value.stringValue != nil || value.objectValue != nil else {
+                throw APIError.invalid(
+                    "alert.\(key)", "'alert.\(key)' is a string or a {\"loc-key\", \"loc-args\"} object")
+            }
+        }
+        _ = try reader.string("sound", required: false)
+        guard alert["title"] != nil || alert["body"] != nil else {
+            throw APIError.missing("alert.title", "a title or body for the banner")
+        }
+    }
+
     static func startResponse(_ activity: ActivityRecord, destinations: [TokenRecord]) -> JSONValue {
         .object([
             "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
@@ -284,36 +379,50 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// A Unix-seconds field, refusing milliseconds and reference-date seconds (DT-018).
-    func unixSeconds(_ reader: FieldReader, _ key: String, now: Date, future: Bool) throws(APIError) -> Int64? {
+    func unixSeconds(_ reader: FieldReader, _ key: String) throws(APIError) -> Int64? {
         guard let value = try reader.integer(key) else { return nil }
         guard value > 1_000_000_000, value < 100_000_000_000 else {
             throw APIError.invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
         }
-        if future && Double(value) < now.timeIntervalSince1970 {
-            throw APIError.invalid(key, "'\(key)' is in the past; iOS would apply it at once")
-        }
         return value
     }
 
-    func scheduleEntries(_ reader: FieldReader, type: String, contracts: ContractBook) throws(APIError) -> JSONValue? {
+    func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(APIError) {
+        if let value, Double(value) < now.timeIntervalSince1970 {
+            throw APIError(422, "invalid_content", "'\(key)' is in the past; iOS would apply it at once", field: key)
+        }
+    }
+
+    /// The schedule's entries, checked for shape: `[{at, contentState}]`, sorted by time.
+    func scheduleShape(_ reader: FieldReader) throws(APIError) -> [(at: Int64, state: JSONValue, field: String)]? {
         guard let value = reader.object["schedule"], value != .null else { return nil }
         guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
             throw APIError.invalid(
                 "schedule", "'schedule' must be a list of 1 to 1000 {\"at\": unix, \"contentState\": {…}} entries")
         }
-        var checked: [JSONValue] = []
+        var shaped: [(at: Int64, state: JSONValue, field: String)] = []
         for (index, entry) in entries.enumerated() {
             let entryReader = try FieldReader(entry, prefix: "schedule[\(index)]")
             try entryReader.refuseUnknown(["at", "contentState"])
             guard let at = try entryReader.integer("at"), at > 1_000_000_000, at < 100_000_000_000 else {
                 throw APIError.invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
             }
-            let state = try contracts.contentState(
-                try entryReader.object("contentState", required: true) ?? .null, type: type,
-                field: "schedule[\(index)].contentState")
-            checked.append(.object(["at": .number(Double(at)), "contentState": state]))
+            let state = try entryReader.object("contentState", required: true) ?? .null
+            shaped.append((at, state, "schedule[\(index)].contentState"))
         }
-        return .array(checked.sorted { ($0["at"]?.numberValue ?? 0) < ($1["at"]?.numberValue ?? 0) })
+        return shaped.sorted { $0.at < $1.at }
+    }
+
+    /// The schedule with each content-state checked against the contract.
+    func scheduleStates(
+        _ entries: [(at: Int64, state: JSONValue, field: String)], type: String, contracts: ContractBook
+    ) throws(APIError) -> JSONValue {
+        var checked: [JSONValue] = []
+        for entry in entries {
+            let state = try contracts.contentState(entry.state, type: type, field: entry.field)
+            checked.append(.object(["at": .number(Double(entry.at)), "contentState": state]))
+        }
+        return .array(checked)
     }
 
     /// The schedule entry in force at `time`: the last one whose `at` has come.
@@ -445,6 +554,11 @@ public final class ActivityRegistry: Sendable {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["type", "data", "terminal"])
         let type = try reader.string("type", what: "the event type, e.g. delivery.step") ?? ""
+        guard DeliveryMapper.eventTypes.contains(type) else {
+            throw APIError.invalid(
+                "type",
+                "unknown event type '\(type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))")
+        }
         let data = try reader.object("data") ?? .object([:])
         let terminalMode = try reader.string("terminal", required: false) ?? "end"
         guard terminalMode == "end" || terminalMode == "update" else {
@@ -453,8 +567,10 @@ public final class ActivityRegistry: Sendable {
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
             guard activity.attributesType == DeliveryAttributes.typeName else {
-                throw APIError.invalid(
-                    "type", "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)")
+                throw APIError(
+                    422, "invalid_content",
+                    "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)",
+                    field: "type")
             }
             let mapped = try DeliveryMapper.apply(
                 type: type, data: data, current: activity.contentState, mapperState: activity.mapperState, now: now)
@@ -479,13 +595,15 @@ public final class ActivityRegistry: Sendable {
             throw APIError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
         }
         let alert = try reader.object("alert")
+        if let alert { try Self.checkAlert(alert) }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
             let contracts = self.contracts(app)
             let state = try contracts.contentState(
                 try reader.object("contentState", required: true) ?? .null, type: activity.attributesType,
                 field: "contentState")
-            if let stale = try self.unixSeconds(reader, "staleDate", now: now, future: true) {
+            if let stale = try self.unixSeconds(reader, "staleDate") {
+                try self.requireFuture(stale, "staleDate", now: now)
                 activity.staleDate = stale
             } else if let fallback = self.defaultStale(now) {
                 activity.staleDate = fallback
@@ -507,11 +625,13 @@ public final class ActivityRegistry: Sendable {
         switch reader.object["dismissal"] {
         case nil, .null, .string("default"): dismissal = .default
         case .string("immediate"): dismissal = .immediate
-        case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000: dismissal = .at(Int64(value))
+        case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000 && value == value.rounded():
+            dismissal = .at(Int64(value))
         default:
             throw APIError.invalid("dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
         }
         let alert = try reader.object("alert")
+        if let alert { try Self.checkAlert(alert) }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
             var state = activity.contentState

@@ -5,7 +5,7 @@ import Synchronization
 /// Send outcomes as they happen, per app, for `GET /v1/events` (SSE). Subscribers get JSON lines;
 /// tokens appear only as fingerprints.
 public final class EventBus: Sendable {
-    public typealias Subscriber = @Sendable (_ event: String, _ data: String) -> Void
+    public typealias Subscriber = @Sendable (_ event: String, _ payload: JSONValue, _ data: String) -> Void
 
     private let subscribers = Mutex<[String: [Int: Subscriber]]>([:])
     private let counter = Mutex(0)
@@ -32,6 +32,6 @@ public final class EventBus: Sendable {
         let targets = subscribers.withLock { Array(($0[app] ?? [:]).values) }
         guard !targets.isEmpty else { return }
         let data = String(decoding: payload.serialized(), as: UTF8.self)
-        for target in targets { target(event, data) }
+        for target in targets { target(event, payload, data) }
     }
 }

@@ -31,6 +31,10 @@ struct ContractBook {
 
     /// Checks static attributes; returns them in ActivityKit's form.
     func attributes(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
+        try unprocessable { () throws(APIError) in try checkedAttributes(value, type: type, field: field) }
+    }
+
+    private func checkedAttributes(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
         if type == DeliveryAttributes.typeName {
             guard let orderId = value["orderId"]?.stringValue, !orderId.isEmpty else {
                 throw APIError.invalid("\(field).orderId", "DeliveryAttributes needs 'orderId' (a non-empty string)")
@@ -48,6 +52,10 @@ struct ContractBook {
 
     /// Checks a content-state given directly; returns it in ActivityKit's form.
     func contentState(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
+        try unprocessable { () throws(APIError) in try checkedContentState(value, type: type, field: field) }
+    }
+
+    private func checkedContentState(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
         if type == DeliveryAttributes.typeName {
             do {
                 let data = value.encoded()
@@ -152,6 +160,15 @@ enum DeliveryMapper {
     /// Applies `delivery.step` (`{"step": "picked_up" | 1…7, "courierName"?}`), `delivery.reassign`
     /// (`{"courierName"}`) or `delivery.eta` (`{"minutes"}` or `{"etaEpochMillis"}`).
     static func apply(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
+        throws(APIError)
+        -> MappedState
+    {
+        try unprocessable { () throws(APIError) in
+            try map(type: type, data: data, current: current, mapperState: mapperState, now: now)
+        }
+    }
+
+    private static func map(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
         throws(APIError)
         -> MappedState
     {

@@ -40,6 +40,8 @@ public protocol StoreTransaction {
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord]
     /// The update tokens registered for an activity (valid or not).
     func tokens(app: String, activityId: String) throws -> [TokenRecord]
+    /// The tokens registered from one device (valid or not): what a new token may supersede.
+    func tokens(app: String, deviceId: String) throws -> [TokenRecord]
     /// Several tokens by fingerprint (missing ones are left out).
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
     /// Marks tokens invalid, keeping the first reason given.

@@ -91,6 +91,10 @@ final class MemoryTransaction: StoreTransaction {
             .sorted { $0.createdAt < $1.createdAt }
     }
 
+    func tokens(app: String, deviceId: String) throws -> [TokenRecord] {
+        data.tokens.values.filter { $0.app == app && $0.deviceId == deviceId }.sorted { $0.createdAt < $1.createdAt }
+    }
+
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
         fingerprints.compactMap { data.tokens[Self.key(app, $0)] }
     }

@@ -88,9 +88,10 @@ protocol SQLConnection: AnyObject {
     func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
 }
 
-/// The store's schema, version 1, in both dialects.
+/// The store's schema in both dialects. Every statement is idempotent, so a store at an older
+/// version is brought up to date by running them all again.
 enum SQLSchema {
-    static let version = 1
+    static let version = 2
 
     static func statements(for dialect: SQLDialect) -> [String] {
         let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
@@ -106,6 +107,8 @@ enum SQLSchema {
             """,
             "CREATE INDEX IF NOT EXISTS tokens_user ON tokens (app, user_id, kind)",
             "CREATE INDEX IF NOT EXISTS tokens_activity ON tokens (app, activity_id)",
+            // Version 2: what a new token supersedes is looked up by device.
+            "CREATE INDEX IF NOT EXISTS tokens_device ON tokens (app, device_id)",
             """
             CREATE TABLE IF NOT EXISTS activities (
               app TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, attributes_type TEXT NOT NULL,
@@ -217,6 +220,13 @@ final class SQLTransaction: StoreTransaction {
         try query(
             "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
             [.text(app), .text(activityId)]
+        ).map(token)
+    }
+
+    func tokens(app: String, deviceId: String) throws -> [TokenRecord] {
+        try query(
+            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND device_id = ? ORDER BY created_at",
+            [.text(app), .text(deviceId)]
         ).map(token)
     }
 

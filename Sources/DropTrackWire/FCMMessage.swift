@@ -76,6 +76,11 @@ public struct FCMMessage: Sendable, Equatable {
         self.apnsHeaders = apnsHeaders
     }
 
+    /// A registration token as FCM issues them: printable ASCII without spaces, at most 4096 bytes.
+    public static func isPlausibleToken(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count <= 4096 && token.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+    }
+
     /// Checks what FCM would refuse, before sending, naming the key and the fix.
     public func validate() throws(FCMRequestError) {
         switch target {

@@ -52,7 +52,7 @@ enum EmulateAPNsCommand: Command {
             ],
             switches: ["strict-signatures", "require-registered-tokens"], environmentPrefix: "DROPTRACK_EMULATE_APNS_")
         let listen = args.value("listen") ?? "127.0.0.1:0"
-        guard let (host, port) = parseListen(listen) else {
+        guard let (host, port) = parseListenAddress(listen) else {
             throw UsageError("--listen must be HOST:PORT with an IPv4 address, e.g. 127.0.0.1:0")
         }
         let keyFiles = try args.required("auth-key-pub").split(separator: ",").map(String.init)
@@ -95,13 +95,6 @@ enum EmulateAPNsCommand: Command {
         print("APNs emulator stopped after \(emulator.requestCount) requests")
         return 0
     }
-}
-
-/// `HOST:PORT` for a listening address.
-func parseListen(_ text: String) -> (String, Int)? {
-    let parts = text.split(separator: ":")
-    guard parts.count == 2, let port = Int(parts[1]), (0...65535).contains(port) else { return nil }
-    return (String(parts[0]), port)
 }
 
 /// The TLS context for an emulator: the given certificate, or a fresh development CA whose file

@@ -176,7 +176,7 @@ enum EmulateFCMCommand: Command {
             valued: ["listen", "service-account-pub", "project", "client-email", "tls-cert", "tls-key", "faults"],
             switches: ["accept-unknown-tokens"], environmentPrefix: "DROPTRACK_EMULATE_FCM_")
         let listen = args.value("listen") ?? "127.0.0.1:0"
-        guard let (host, port) = parseListen(listen) else {
+        guard let (host, port) = parseListenAddress(listen) else {
             throw UsageError("--listen must be HOST:PORT, e.g. 127.0.0.1:4443")
         }
         let key: PublicKey

@@ -1,0 +1,302 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackHTTP1
+import DropTrackStore
+import Foundation
+import Synchronization
+
+/// The HTTP API: routes, bearer-key authentication, per-key rate limits, request ids, structured
+/// request logs and metrics. Every refusal is a JSON `{"error": {"code", "message", "field"?}}`
+/// naming what to fix; bad input is always a 4xx.
+public final class APIRouter: HTTPHandler {
+    let registry: ActivityRegistry
+    let keyring: APIKeyring
+    let limiter: RateLimiter
+    let events: EventBus
+    let metrics: MetricsRegistry
+    let logger: Logger
+    let rawPush: RawPush
+    let readiness: @Sendable () -> Readiness
+    let clock: any WallClock
+    private let requestCounter = Atomic<Int>(0)
+    private let requestPrefix = String(UUID().uuidString.prefix(8)).lowercased()
+
+    /// Whether the server takes work: `/readyz` answers 200 only when ready.
+    public enum Readiness: Sendable, Equatable {
+        case ready
+        case notReady(String)
+    }
+
+    /// Creates the router over the server's parts.
+    public init(
+        registry: ActivityRegistry, configuration: ServerConfiguration, events: EventBus, metrics: MetricsRegistry,
+        logger: Logger, transport: any PushTransport, clock: any WallClock,
+        readiness: @escaping @Sendable () -> Readiness
+    ) {
+        self.registry = registry
+        self.keyring = APIKeyring(apps: configuration.apps)
+        self.limiter = RateLimiter(rate: configuration.requestsPerSecondPerKey, clock: clock)
+        self.events = events
+        self.metrics = metrics
+        self.logger = logger.with(["component": "api"])
+        self.rawPush = RawPush(configuration: configuration, transport: transport, clock: clock)
+        self.readiness = readiness
+        self.clock = clock
+        metrics.declareCounter("droptrack_http_requests_total", help: "API requests by route, method and status.")
+        metrics.declareHistogram(
+            "droptrack_http_request_duration_seconds", help: "API request handling time by route.",
+            buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5])
+    }
+
+    /// What one request resolved to, for the log line and the metrics.
+    struct Outcome {
+        var reply: HTTPReply
+        var route: String
+        var app: String? = nil
+    }
+
+    public func handle(_ request: HTTPRequest) -> HTTPReply {
+        let started = ContinuousClock.now
+        let requestID = Self.acceptableRequestID(request.headers["x-request-id"]) ?? nextRequestID()
+        var outcome = route(request)
+        let status: Int
+        switch outcome.reply {
+        case .response(var response):
+            response.headers.append((name: "X-Request-Id", value: requestID))
+            status = response.status
+            outcome.reply = .response(response)
+        case .eventStream:
+            status = 200
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.increment(
+            "droptrack_http_requests_total",
+            ["route": outcome.route, "method": request.method, "status": String(status)])
+        metrics.observe("droptrack_http_request_duration_seconds", seconds, ["route": outcome.route])
+        var fields = [
+            "requestId": requestID, "method": request.method, "route": outcome.route, "status": String(status),
+            "ms": String(format: "%.2f", seconds * 1000),
+        ]
+        if let app = outcome.app { fields["app"] = app }
+        if status >= 500 {
+            logger.error("http.request", fields)
+        } else if outcome.route.hasPrefix("/v1/") {
+            logger.info("http.request", fields)
+        } else {
+            logger.debug("http.request", fields)
+        }
+        return outcome.reply
+    }
+
+    private func nextRequestID() -> String {
+        let number = requestCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        return "\(requestPrefix)-\(number)"
+    }
+
+    /// A caller's own request id is echoed when it is short and plain (it lands in logs).
+    static func acceptableRequestID(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= 64,
+            value.utf8.allSatisfy({ byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            })
+        else { return nil }
+        return value
+    }
+
+    // MARK: Routing
+
+    func route(_ request: HTTPRequest) -> Outcome {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if let operational = operational(request, parts: parts) { return operational }
+        guard parts.first == "v1" else {
+            return Outcome(
+                reply: error(APIError(404, "no_route", "no endpoint \(request.path); see /openapi.json")),
+                route: "unmatched")
+        }
+        let (template, methods) = Self.template(parts)
+        guard let template else {
+            return Outcome(
+                reply: error(APIError(404, "no_route", "no endpoint \(request.path); see /openapi.json")),
+                route: "unmatched")
+        }
+        guard methods.contains(request.method) else {
+            var response = errorResponse(
+                APIError(
+                    405, "method_not_allowed",
+                    "\(template) takes \(methods.sorted().joined(separator: " or ")), not \(request.method)"))
+            response.headers.append((name: "Allow", value: methods.sorted().joined(separator: ", ")))
+            return Outcome(reply: .response(response), route: template)
+        }
+        guard let caller = keyring.app(forAuthorization: request.headers["authorization"]) else {
+            var response = errorResponse(
+                APIError(
+                    401, "unauthorized",
+                    "send 'Authorization: Bearer <API key>' with a key of your app (droptrack apps add prints one)"))
+            response.headers.append((name: "WWW-Authenticate", value: "Bearer"))
+            return Outcome(reply: .response(response), route: template)
+        }
+        if let wait = limiter.take(caller.keyFingerprint) {
+            var response = errorResponse(
+                APIError(
+                    429, "rate_limited",
+                    "more than \(limiter.rate) requests per second with this key; retry after the Retry-After seconds"))
+            response.headers.append((name: "Retry-After", value: String(max(1, Int(wait.rounded(.up))))))
+            return Outcome(reply: .response(response), route: template, app: caller.app)
+        }
+        let reply: HTTPReply
+        do {
+            reply = try serve(request, template: template, parts: parts, app: caller.app)
+        } catch {
+            reply = self.error(error)
+        }
+        return Outcome(reply: reply, route: template, app: caller.app)
+    }
+
+    /// Health, readiness, metrics and the OpenAPI document: no key needed, no tenant data.
+    func operational(_ request: HTTPRequest, parts: [String]) -> Outcome? {
+        guard parts.count == 1, ["healthz", "readyz", "metrics", "openapi.json"].contains(parts[0]) else { return nil }
+        let route = "/" + parts[0]
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var response = errorResponse(
+                APIError(405, "method_not_allowed", "\(route) takes GET, not \(request.method)"))
+            response.headers.append((name: "Allow", value: "GET, HEAD"))
+            return Outcome(reply: .response(response), route: route)
+        }
+        let reply: HTTPReply
+        switch parts[0] {
+        case "healthz":
+            reply = json(200, .object(["status": .string("ok")]))
+        case "readyz":
+            switch readiness() {
+            case .ready: reply = json(200, .object(["status": .string("ready")]))
+            case .notReady(let why):
+                reply = json(503, .object(["status": .string("not_ready"), "reason": .string(why)]))
+            }
+        case "metrics":
+            reply = .response(.text(200, metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
+        default:
+            reply = .response(.json(200, OpenAPIDocument.bytes))
+        }
+        return Outcome(reply: reply, route: route)
+    }
+
+    /// The route template of a `/v1` path and the methods it takes.
+    static func template(_ parts: [String]) -> (String?, Set<String>) {
+        switch parts {
+        case ["v1", "tokens", "push-to-start"]: ("/v1/tokens/push-to-start", ["POST"])
+        case ["v1", "tokens", "activity"]: ("/v1/tokens/activity", ["POST"])
+        case ["v1", "tokens", "fcm"]: ("/v1/tokens/fcm", ["POST"])
+        case let p where p.count == 3 && p[1] == "tokens": ("/v1/tokens/{fingerprint}", ["DELETE"])
+        case ["v1", "activities"]: ("/v1/activities", ["POST"])
+        case let p where p.count == 3 && p[1] == "activities": ("/v1/activities/{id}", ["GET", "PATCH"])
+        case let p where p.count == 4 && p[1] == "activities" && p[3] == "events":
+            ("/v1/activities/{id}/events", ["POST"])
+        case let p where p.count == 4 && p[1] == "activities" && p[3] == "end": ("/v1/activities/{id}/end", ["POST"])
+        case ["v1", "push"]: ("/v1/push", ["POST"])
+        case ["v1", "events"]: ("/v1/events", ["GET"])
+        default: (nil, [])
+        }
+    }
+
+    func serve(_ request: HTTPRequest, template: String, parts: [String], app: String) throws(APIError) -> HTTPReply {
+        switch template {
+        case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm":
+            let kind: TokenKind =
+                switch parts[2] {
+                case "push-to-start": .pushToStart
+                case "activity": .activity
+                default: .fcm
+                }
+            let (token, created) = try registry.registerToken(app: app, kind: kind, body: try body(request))
+            return json(
+                created ? 201 : 200,
+                .object([
+                    "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
+                    "created": .bool(created),
+                ]))
+        case "/v1/tokens/{fingerprint}":
+            try registry.deleteToken(app: app, fingerprint: parts[2])
+            return .response(HTTPResponse(status: 204))
+        case "/v1/activities":
+            let (response, created) = try registry.startActivity(app: app, body: try body(request))
+            return json(created ? 201 : 200, response)
+        case "/v1/activities/{id}":
+            if request.method == "GET" {
+                let limit = try Self.limit(request.query["timelineLimit"])
+                return json(200, try registry.describe(app: app, activityId: parts[2], timelineLimit: limit))
+            }
+            return json(200, try registry.updateActivity(app: app, activityId: parts[2], body: try body(request)))
+        case "/v1/activities/{id}/events":
+            return json(200, try registry.applyEvent(app: app, activityId: parts[2], body: try body(request)))
+        case "/v1/activities/{id}/end":
+            return json(200, try registry.endActivity(app: app, activityId: parts[2], body: try body(request)))
+        case "/v1/push":
+            return json(200, try rawPush.send(app: app, body: try body(request)))
+        case "/v1/events":
+            return eventStream(app: app, activityFilter: request.query["activityId"])
+        default:
+            throw APIError(404, "no_route", "no endpoint \(request.path)")
+        }
+    }
+
+    static func limit(_ text: String?) throws(APIError) -> Int {
+        guard let text else { return 200 }
+        guard let value = Int(text), value >= 0, value <= 10_000 else {
+            throw APIError(
+                400, "invalid_field", "'timelineLimit' is a whole number from 0 to 10000", field: "timelineLimit")
+        }
+        return value
+    }
+
+    /// The request body as JSON, refusing other media types and malformed text with the position.
+    func body(_ request: HTTPRequest) throws(APIError) -> JSONValue {
+        if let type = request.headers["content-type"], !type.lowercased().contains("json") {
+            throw APIError(415, "unsupported_media_type", "send the body as application/json, not \(type)")
+        }
+        guard !request.body.isEmpty else {
+            throw APIError(400, "invalid_body", "the body is empty; send a JSON object")
+        }
+        do {
+            return try JSONValue.parse(bytes: request.body)
+        } catch {
+            throw APIError(400, "malformed_json", "the body is not valid JSON: \(error)")
+        }
+    }
+
+    // MARK: Server-Sent Events
+
+    func eventStream(app: String, activityFilter: String?) -> HTTPReply {
+        .eventStream { [events] stream in
+            let handle = Mutex<Int?>(nil)
+            let id = events.subscribe(app: app) { event, payload, data in
+                if stream.isClosed {
+                    if let id = handle.withLock({ $0 }) { events.unsubscribe(app: app, id: id) }
+                    return
+                }
+                if let activityFilter, payload["activityId"]?.stringValue != activityFilter { return }
+                stream.send(event: event, data: data)
+            }
+            handle.withLock { $0 = id }
+            stream.send(event: "ready", data: #"{"app":\#(Self.quoted(app))}"#)
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        String(decoding: JSONValue.string(text).serialized(), as: UTF8.self)
+    }
+
+    // MARK: Responses
+
+    func json(_ status: Int, _ value: JSONValue) -> HTTPReply { .response(.json(status, value.serialized())) }
+
+    func errorResponse(_ error: APIError) -> HTTPResponse { .json(error.status, error.body.serialized()) }
+
+    func error(_ error: APIError) -> HTTPReply {
+        var response = errorResponse(error)
+        if error.status == 503 { response.headers.append((name: "Retry-After", value: "1")) }
+        return .response(response)
+    }
+}

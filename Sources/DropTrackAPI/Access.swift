@@ -1,0 +1,109 @@
+import DropTrackCore
+import DropTrackDispatch
+import Foundation
+import Synchronization
+
+/// Finds the app an API key belongs to. Only SHA-256 hashes of keys are held, and every stored
+/// hash is compared in full, so neither the answer time nor an early exit tells how close a guess
+/// came.
+public struct APIKeyring: Sendable {
+    struct Entry: Sendable {
+        var digest: [UInt8]
+        var app: String
+    }
+
+    let entries: [Entry]
+
+    /// Builds the keyring from the apps' `apiKeyHashes` (`sha256:<hex>`).
+    public init(apps: [AppConfiguration]) {
+        var entries: [Entry] = []
+        for app in apps {
+            for hash in app.apiKeyHashes {
+                guard hash.hasPrefix("sha256:"), let digest = Self.bytes(hex: String(hash.dropFirst(7))),
+                    digest.count == 32
+                else { continue }
+                entries.append(Entry(digest: digest, app: app.id))
+            }
+        }
+        self.entries = entries
+    }
+
+    /// The app whose key this is, or nil.
+    public func app(forKey key: String) -> String? {
+        let digest = SHA256.hash(Array(key.utf8))
+        var found: String? = nil
+        for entry in entries {
+            var difference: UInt8 = 0
+            for index in 0..<32 { difference |= entry.digest[index] ^ digest[index] }
+            if difference == 0 { found = entry.app }
+        }
+        return found
+    }
+
+    /// The app named by an `Authorization: Bearer <key>` header value.
+    public func app(forAuthorization header: String?) -> (app: String, keyFingerprint: String)? {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        let key = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard !key.isEmpty, let app = app(forKey: key) else { return nil }
+        return (app, Fingerprint(of: key).value)
+    }
+
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// A token bucket per API key: `rate` requests per second on average, bursts up to `burst`.
+/// Buckets are per process; with several replicas each enforces its own share.
+public final class RateLimiter: Sendable {
+    struct Bucket {
+        var tokens: Double
+        var updated: Date
+    }
+
+    let rate: Double
+    let burst: Double
+    let clock: any WallClock
+    private let buckets = Mutex<[String: Bucket]>([:])
+
+    /// `rate` ≤ 0 turns limiting off.
+    public init(rate: Double, burst: Double? = nil, clock: any WallClock) {
+        self.rate = rate
+        self.burst = burst ?? max(10, rate * 2)
+        self.clock = clock
+    }
+
+    /// Takes one request from the key's bucket; nil if allowed, else the seconds until one is.
+    public func take(_ key: String) -> Double? {
+        guard rate > 0 else { return nil }
+        let now = clock.now()
+        return buckets.withLock { buckets -> Double? in
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+            bucket.tokens = min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * rate)
+            bucket.updated = now
+            defer { buckets[key] = bucket }
+            guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / rate }
+            bucket.tokens -= 1
+            return nil
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackHTTP1
+import DropTrackStore
+import Foundation
+import Synchronization
+
+/// The whole dispatch server in one process: the store, the registry, the outbox dispatcher, the
+/// scheduler and the HTTP API, started and stopped in the right order.
+public final class DropTrackServer: Sendable {
+    /// The configuration it runs with.
+    public let configuration: ServerConfiguration
+    /// The store every part shares.
+    public let store: any DeliveryStore
+    /// Business operations (what the API calls).
+    public let registry: ActivityRegistry
+    /// The outbox worker.
+    public let dispatcher: Dispatcher
+    /// Send outcomes, per app (the SSE stream).
+    public let events: EventBus
+    /// Prometheus metrics.
+    public let metrics: MetricsRegistry
+    let scheduler: SchedulerLoop
+    let transport: any PushTransport
+    let http: HTTPServer
+    let logger: Logger
+    private let lifecycle = Lifecycle()
+
+    enum Phase: Sendable {
+        case created, running, draining, stopped
+    }
+
+    final class Lifecycle: Sendable {
+        let phase = Mutex(Phase.created)
+    }
+
+    /// Builds the server. `transport` defaults to the real providers (or the emulators the
+    /// configuration points at); `store` defaults to the one `configuration.store` names.
+    public init(
+        configuration: ServerConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger,
+        transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
+        heartbeat: Duration = .seconds(15)
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        let store = try store ?? Self.openStore(configuration.store)
+        self.store = store
+        let transport = try transport ?? ProviderTransport(configuration: configuration, logger: logger)
+        self.transport = transport
+        let metrics = MetricsRegistry()
+        self.metrics = metrics
+        let events = EventBus()
+        self.events = events
+        let dispatcher = Dispatcher(
+            store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
+            events: events, logger: logger)
+        self.dispatcher = dispatcher
+        registry = ActivityRegistry(
+            store: store, configuration: configuration, clock: clock, wake: { dispatcher.wake() })
+        scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
+        let lifecycle = self.lifecycle
+        let router = APIRouter(
+            registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
+            transport: transport, clock: clock,
+            readiness: {
+                guard lifecycle.phase.withLock({ $0 }) == .running else { return .notReady("shutting down") }
+                do {
+                    _ = try store.transaction { try $0.outboxStats() }
+                } catch {
+                    return .notReady("the store does not answer")
+                }
+                return .ready
+            })
+        http = HTTPServer(
+            handler: router, maxBodyBytes: configuration.maxBodyBytes, threads: httpThreads, heartbeat: heartbeat)
+        Self.declareStoreGauges(metrics, store: store, clock: clock)
+    }
+
+    /// Opens the store a configuration names: `memory` or `sqlite:PATH`.
+    public static func openStore(_ spec: String) throws -> any DeliveryStore {
+        if spec == "memory" { return MemoryStore() }
+        if spec.hasPrefix("sqlite:") { return try SQLiteStore(path: String(spec.dropFirst("sqlite:".count))) }
+        throw ConfigurationError(
+            key: "store", "store '\(spec)' is not supported by this build; use sqlite:PATH or memory")
+    }
+
+    static func declareStoreGauges(_ metrics: MetricsRegistry, store: any DeliveryStore, clock: any WallClock) {
+        let read: @Sendable () -> OutboxStats? = { try? store.transaction { try $0.outboxStats() } }
+        metrics.declareGauge("droptrack_outbox_depth", help: "Sends waiting in the outbox (not dead letters).") {
+            [([:], Double(read()?.depth ?? 0))]
+        }
+        metrics.declareGauge("droptrack_outbox_oldest_age_seconds", help: "Age of the oldest waiting send.") {
+            let oldest = read()?.oldestQueuedAt
+            return [([:], oldest.map { max(0, clock.now().timeIntervalSince($0)) } ?? 0)]
+        }
+        metrics.declareGauge("droptrack_outbox_dead_letters", help: "Dead letters kept in the outbox for inspection.") {
+            [([:], Double(read()?.deadLetters ?? 0))]
+        }
+    }
+
+    /// The bound API port once started.
+    public var port: Int { http.port }
+
+    /// Starts the dispatcher, the scheduler and the API; returns the bound port.
+    @discardableResult
+    public func start() throws -> Int {
+        guard let (host, port) = parseListenAddress(configuration.listen) else {
+            throw ConfigurationError(
+                key: "listen", "listen must be HOST:PORT with an IPv4 address, e.g. 127.0.0.1:8787")
+        }
+        dispatcher.start()
+        scheduler.start()
+        let bound = try http.start(host: host, port: port)
+        lifecycle.phase.withLock { $0 = .running }
+        logger.notice("server.started", ["listen": "\(host):\(bound)", "apps": String(configuration.apps.count)])
+        return bound
+    }
+
+    /// Stops taking requests, lets the sends in flight finish (up to `timeout`), writes their
+    /// outcomes, and closes everything. `progress` is told the sends still in flight while it waits.
+    /// Returns the sends left unfinished; their outbox rows come back after the lease.
+    @discardableResult
+    public func shutdown(timeout: Duration = .seconds(20), progress: (@Sendable (Int) -> Void)? = nil) -> Int {
+        let previous = lifecycle.phase.withLock { phase -> Phase in
+            defer { if phase == .running || phase == .created { phase = .draining } }
+            return phase
+        }
+        guard previous == .running || previous == .created else { return 0 }
+        http.stopAccepting()
+        scheduler.stop()
+        let left = Mutex<Int?>(nil)
+        let dispatcher = self.dispatcher
+        let thread = Thread { left.withLock { $0 = dispatcher.stop(timeout: timeout) } }
+        thread.start()
+        while left.withLock({ $0 }) == nil {
+            progress?(dispatcher.inFlight)
+            usleep(100_000)
+        }
+        let unfinished = left.withLock { $0 } ?? 0
+        http.stop()
+        transport.shutdown()
+        lifecycle.phase.withLock { $0 = .stopped }
+        logger.notice("server.stopped", ["unfinishedSends": String(unfinished)])
+        return unfinished
+    }
+
+}

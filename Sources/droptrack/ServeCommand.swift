@@ -1,0 +1,281 @@
+import DropTrackAPI
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackStore
+import Foundation
+import Synchronization
+
+/// `droptrack serve`: the dispatch server.
+enum ServeCommand: Command {
+    static let path = ["serve"]
+    static let abstract = "run the dispatch server: token registry, activities, durable delivery, HTTP API"
+    static let help = """
+        USAGE: droptrack serve [--config FILE] [--listen HOST:PORT] [--store SPEC] [--apns-host HOST:PORT]
+                 [--fcm-base-url URL] [--ca-file FILE] [--log-level LEVEL] [--drain-seconds N]
+
+        Serves the HTTP API (see /openapi.json), sends through APNs and FCM with each app's own
+        credentials, and keeps the outbox in the store so a crash loses nothing. Logs are JSON lines
+        on stderr. On SIGTERM or SIGINT it stops accepting requests, lets the sends in flight finish
+        (showing progress), and exits 0.
+
+        OPTIONS:
+          --config FILE        the configuration file (JSON; `droptrack apps add` writes apps into it)
+          --listen HOST:PORT   API address (default 127.0.0.1:8787)
+          --store SPEC         sqlite:PATH (default sqlite:droptrack.sqlite) or memory
+          --apns-host H:P      send every app's APNs traffic here (an emulator)
+          --fcm-base-url URL   send every app's FCM traffic here (an emulator)
+          --ca-file FILE       CA to trust for APNs and FCM (an emulator's)
+          --log-level LEVEL    trace, debug, info, notice, warning or error
+          --drain-seconds N    how long to wait for sends in flight on shutdown (default 20)
+
+        Every option can also be set as DROPTRACK_<OPTION> (DROPTRACK_CONFIG, DROPTRACK_STORE, …);
+        options win over variables, which win over the file. The README lists every key.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(
+            arguments,
+            valued: [
+                "config", "listen", "store", "apns-host", "fcm-base-url", "ca-file", "log-level", "drain-seconds",
+            ],
+            switches: [], environmentPrefix: "DROPTRACK_")
+        let configuration = try loadConfiguration(args)
+        let level = LogLevel(name: configuration.logLevel) ?? .info
+        let logger = Logger(handler: JSONLinesLogHandler(), minimumLevel: level, metadata: [:])
+        if configuration.apps.isEmpty {
+            logger.warning(
+                "config.no_apps", ["hint": "add one with: droptrack apps add --config FILE --id ID --bundle-id ID"])
+        }
+        let server: DropTrackServer
+        do {
+            server = try DropTrackServer(configuration: configuration, logger: logger)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let port: Int
+        do { port = try server.start() } catch { throw CommandFailure("\(error)") }
+        print("droptrack serving on http://\(parseListenAddress(configuration.listen)?.host ?? "127.0.0.1"):\(port)")
+        fflush(nil)
+        await waitForTerminationSignal()
+        let drain = Double(args.value("drain-seconds") ?? "20") ?? 20
+        let inFlight = server.dispatcher.inFlight
+        let drainProgress = DrainProgress(inFlight: inFlight)
+        let left = server.shutdown(timeout: .seconds(drain)) { drainProgress.update(inFlight: $0) }
+        drainProgress.reporter.finish()
+        if left > 0 {
+            printError("droptrack serve: \(left) sends were still in flight; they go again after their lease")
+        }
+        return 0
+    }
+
+    /// The file (`--config` or `DROPTRACK_CONFIG`), then `DROPTRACK_*` variables, then options.
+    static func loadConfiguration(_ args: Arguments) throws -> ServerConfiguration {
+        do {
+            var configuration = try ServerConfiguration.load(file: args.value("config"))
+            if let value = args.value("listen") { configuration.listen = value }
+            if let value = args.value("store") { configuration.store = value }
+            if let value = args.value("apns-host") { configuration.apnsHost = value }
+            if let value = args.value("fcm-base-url") { configuration.fcmBaseURL = value }
+            if let value = args.value("ca-file") { configuration.caFile = value }
+            if let value = args.value("log-level") { configuration.logLevel = value }
+            try configuration.validate()
+            return configuration
+        } catch {
+            throw CommandFailure("configuration: \(error.message)")
+        }
+    }
+}
+
+/// Turns the falling count of sends in flight into progress lines.
+final class DrainProgress: Sendable {
+    let reporter: ProgressReporter
+    private let last: Mutex<Int>
+
+    init(inFlight: Int) {
+        reporter = ProgressReporter(label: "draining sends", total: max(inFlight, 1))
+        last = Mutex(inFlight)
+    }
+
+    func update(inFlight: Int) {
+        let done = last.withLock { last -> Int in
+            defer { last = inFlight }
+            return max(0, last - inFlight)
+        }
+        if done > 0 { reporter.advance(by: done) }
+    }
+}
+
+/// `droptrack apps add`: adds an app (tenant) to a configuration file and prints its API key once.
+enum AppsAddCommand: Command {
+    static let path = ["apps", "add"]
+    static let abstract = "add an app to a config file and print its new API key (only its hash is stored)"
+    static let help = """
+        USAGE: droptrack apps add --config FILE --id ID [--bundle-id ID]
+                 [--apns-key-file FILE --apns-key-id ID --apns-team-id ID] [--apns-environment sandbox|production]
+                 [--fcm-service-account FILE] [--priority10-per-hour N]
+
+        Adds the app to FILE (creating it when missing), stores the SHA-256 hash of a new API key, and
+        prints the key on stdout: it is shown once and cannot be recovered. Running it again for an
+        existing id adds another key to that app (for rotation) and leaves the rest unchanged.
+
+        OPTIONS:
+          --config FILE              the configuration file to write
+          --id ID                    the app id (letters, digits, '-')
+          --bundle-id ID             the iOS bundle id (needed with APNs credentials)
+          --apns-key-file FILE       the APNs auth key (.p8)
+          --apns-key-id ID           its key id
+          --apns-team-id ID          the Apple team id
+          --apns-environment ENV     sandbox (default) or production
+          --fcm-service-account FILE the Firebase service-account JSON
+          --priority10-per-hour N    this app's cap on priority-10 updates per activity per hour
+
+        Every option can also be set as DROPTRACK_APPS_<OPTION>.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(
+            arguments,
+            valued: [
+                "config", "id", "bundle-id", "apns-key-file", "apns-key-id", "apns-team-id", "apns-environment",
+                "fcm-service-account", "priority10-per-hour",
+            ],
+            switches: [], environmentPrefix: "DROPTRACK_APPS_")
+        let file = try args.required("config")
+        let id = try args.required("id")
+        var document: [String: Any] = [:]
+        if let data = FileManager.default.contents(atPath: file) {
+            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw CommandFailure("\(file) is not a JSON object; fix or remove it")
+            }
+            document = object
+        }
+        var apps = document["apps"] as? [[String: Any]] ?? []
+        let key = AppConfiguration.newAPIKey(app: id)
+        if let index = apps.firstIndex(where: { $0["id"] as? String == id }) {
+            apps[index]["apiKeyHashes"] = (apps[index]["apiKeyHashes"] as? [String] ?? []) + [key.hash]
+        } else {
+            var app: [String: Any] = ["id": id, "apiKeyHashes": [key.hash]]
+            if let bundle = args.value("bundle-id") { app["bundleId"] = bundle }
+            let apnsValues = ["apns-key-file", "apns-key-id", "apns-team-id"].map { args.value($0) }
+            if apnsValues.contains(where: { $0 != nil }) {
+                guard apnsValues.allSatisfy({ $0 != nil }) else {
+                    throw UsageError("APNs needs --apns-key-file, --apns-key-id and --apns-team-id together")
+                }
+                app["apns"] = [
+                    "keyFile": apnsValues[0]!, "keyId": apnsValues[1]!, "teamId": apnsValues[2]!,
+                    "environment": args.value("apns-environment") ?? "sandbox",
+                ]
+            }
+            if let account = args.value("fcm-service-account") { app["fcm"] = ["serviceAccountFile": account] }
+            if let cap = try args.integer("priority10-per-hour") { app["priority10PerHour"] = cap }
+            apps.append(app)
+        }
+        document["apps"] = apps
+        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        let staged = file + ".new"
+        try data.write(to: URL(fileURLWithPath: staged))
+        do {
+            _ = try ServerConfiguration.load(file: staged, environment: [:])
+        } catch {
+            try? FileManager.default.removeItem(atPath: staged)
+            throw CommandFailure("the app would make the configuration invalid: \(error.message)")
+        }
+        guard rename(staged, file) == 0 else { throw CommandFailure("cannot replace \(file)") }
+        print(key.key)
+        printError("app \(id) saved in \(file); the API key above is shown once (its hash is stored)")
+        return 0
+    }
+}
+
+/// `droptrack tokens import`: registers many tokens straight into the store.
+enum TokensImportCommand: Command {
+    static let path = ["tokens", "import"]
+    static let abstract = "register many tokens from a JSON-lines file straight into the store"
+    static let help = """
+        USAGE: droptrack tokens import --config FILE --app ID --file TOKENS.jsonl [--store SPEC]
+
+        Each line is one registration, as the API takes it plus its kind:
+          {"kind": "push-to-start", "userId", "deviceId", "token", "environment", "attributesType"}
+          {"kind": "activity", "activityId", "deviceId", "token", "environment"}
+          {"kind": "fcm", "userId", "deviceId", "token"}
+        Every line is checked first; if any is wrong, the errors are printed with their line numbers
+        and nothing is written. Registration is an upsert, so importing a file again is harmless.
+        Shows a count, a rate and an ETA while it writes. Safe while the server runs (SQLite WAL).
+
+        OPTIONS:
+          --config FILE   the server's configuration file (for the app and the store)
+          --app ID        the app the tokens belong to
+          --file FILE     the JSON-lines file (- for stdin)
+          --store SPEC    override the configured store
+
+        Every option can also be set as DROPTRACK_TOKENS_<OPTION>.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(
+            arguments, valued: ["config", "app", "file", "store"], switches: [],
+            environmentPrefix: "DROPTRACK_TOKENS_")
+        var configuration: ServerConfiguration
+        do {
+            configuration = try ServerConfiguration.load(file: try args.required("config"))
+        } catch let error as ConfigurationError {
+            throw CommandFailure("configuration: \(error.message)")
+        }
+        if let store = args.value("store") { configuration.store = store }
+        let appID = try args.required("app")
+        guard configuration.apps.contains(where: { $0.id == appID }) else {
+            throw CommandFailure("no app '\(appID)' in the configuration")
+        }
+        let path = try args.required("file")
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure("cannot read \(path)")
+            }
+            data = contents
+        }
+        let store = try DropTrackServer.openStore(configuration.store)
+        let registry = ActivityRegistry(store: store, configuration: configuration, clock: SystemWallClock())
+        var registrations: [ActivityRegistry.TokenRegistration] = []
+        var problems: [String] = []
+        var lineNumber = 0
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNumber += 1
+            guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) else { continue }
+            do {
+                let value = try JSONValue.parse(bytes: Array(line))
+                guard var object = value.objectValue else {
+                    throw APIError(400, "invalid_body", "each line must be a JSON object")
+                }
+                guard case .string(let kindName)? = object.removeValue(forKey: "kind"),
+                    let kind = TokenKind(rawValue: kindName)
+                else {
+                    throw APIError.invalid("kind", "'kind' is \"push-to-start\", \"activity\" or \"fcm\"")
+                }
+                registrations.append(try registry.checkToken(app: appID, kind: kind, body: .object(object)))
+            } catch let error as APIError {
+                problems.append("line \(lineNumber): \(error.field.map { "\($0): " } ?? "")\(error.message)")
+            } catch {
+                problems.append("line \(lineNumber): not JSON (\(error))")
+            }
+        }
+        guard problems.isEmpty else {
+            for problem in problems.prefix(20) { printError(problem) }
+            if problems.count > 20 { printError("… and \(problems.count - 20) more") }
+            throw CommandFailure("\(problems.count) of \(lineNumber) lines are wrong; nothing was written")
+        }
+        let reporter = ProgressReporter(label: "importing tokens", total: registrations.count)
+        let created: Int
+        do {
+            created = try registry.importTokens(app: appID, registrations) { reporter.advance(by: $0) }
+        } catch {
+            throw CommandFailure("\(error.message) (the lines before the failing batch are stored; run again)")
+        }
+        reporter.finish()
+        print("\(registrations.count) tokens: \(created) new, \(registrations.count - created) already registered")
+        return 0
+    }
+}

@@ -1,0 +1,158 @@
+"""The whole DropTrack loop on one machine, as separate processes: development keys, the APNs and
+FCM emulators, and `droptrack serve` with a config written by `droptrack apps add`.
+
+Used by the API conformance run (schemathesis), the crash test and bench/fanout. Every process
+listens on 127.0.0.1 and is killed when the stack closes.
+"""
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_line(path, needle, process, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    if needle in line:
+                        return line
+        if process.poll() is not None:
+            raise RuntimeError(f"{path}: process exited {process.returncode}:\n{open(path).read()[-2000:]}")
+        time.sleep(0.05)
+    raise RuntimeError(f"{path}: no '{needle}' within {timeout}s:\n{open(path).read()[-2000:]}")
+
+
+class Stack:
+    """Keys, emulators and the server. `apps` names the apps to create (each gets an API key)."""
+
+    def __init__(self, droptrack, apps=("app1",), store="sqlite", server_env=None, apns_args=(), work=None):
+        self.droptrack = os.path.abspath(droptrack)
+        self.work = work or tempfile.mkdtemp(prefix="droptrack-stack-")
+        self.processes = {}
+        self.keys = {}
+        self.server_env = dict(server_env or {})
+        self.apns_args = list(apns_args)
+        self.app_ids = list(apps)
+        self.store = f"sqlite:{self.work}/droptrack.sqlite" if store == "sqlite" else store
+        self.api_port = None
+
+    # -- processes --------------------------------------------------------------------------------
+
+    def run(self, *args, **kwargs):
+        return subprocess.run([self.droptrack, *args], check=True, capture_output=True, text=True, **kwargs).stdout
+
+    def spawn(self, name, args, env=None, ready="listening on"):
+        log = f"{self.work}/{name}.log"
+        handle = open(log, "w")
+        process = subprocess.Popen([self.droptrack, *args], stdout=handle, stderr=subprocess.STDOUT,
+                                   env={**os.environ, **(env or {})})
+        self.processes[name] = process
+        return wait_for_line(log, ready, process)
+
+    def start(self):
+        self.fcm_port = free_port()
+        self.run("keys", "dev", "--out", f"{self.work}/keys", "--fcm-token-uri",
+                 f"https://localhost:{self.fcm_port}/token")
+        apns = json.load(open(f"{self.work}/keys/apns/apns.json"))
+        self.key_id, self.team_id, self.bundle_id = apns["keyId"], apns["teamId"], apns["bundleId"]
+        self.ca_file = f"{self.work}/keys/ca.pem"
+        self.start_emulators()
+        self.config = f"{self.work}/droptrack.json"
+        for app in self.app_ids:
+            self.keys[app] = self.run(
+                "apps", "add", "--config", self.config, "--id", app, "--bundle-id", self.bundle_id,
+                "--apns-key-file", f"{self.work}/keys/apns/AuthKey_{self.key_id}.p8", "--apns-key-id", self.key_id,
+                "--apns-team-id", self.team_id, "--fcm-service-account",
+                f"{self.work}/keys/fcm/service-account.json").strip()
+        self.start_server()
+        return self
+
+    def start_emulators(self):
+        line = self.spawn("apns", [
+            "emulate", "apns", "--listen", "127.0.0.1:0",
+            "--auth-key-pub", f"{self.work}/keys/apns/AuthKey_{self.key_id}.pub.pem", "--key-id", self.key_id,
+            "--team-id", self.team_id, "--bundle-id", self.bundle_id, "--tls-cert", f"{self.work}/keys/server.pem",
+            "--tls-key", f"{self.work}/keys/server-key.pem", *self.apns_args])
+        self.apns_host = line.split("listening on")[1].split()[0].strip()
+        self.spawn("fcm", [
+            "emulate", "fcm", "--listen", f"127.0.0.1:{self.fcm_port}", "--project", "droptrack-demo",
+            "--service-account-pub", f"{self.work}/keys/fcm/service-account.pub.pem",
+            "--tls-cert", f"{self.work}/keys/server.pem", "--tls-key", f"{self.work}/keys/server-key.pem"])
+
+    def server_environment(self):
+        return {
+            "DROPTRACK_CONFIG": self.config, "DROPTRACK_STORE": self.store, "DROPTRACK_APNS_HOST": self.apns_host,
+            "DROPTRACK_FCM_BASE_URL": f"https://localhost:{self.fcm_port}", "DROPTRACK_CA_FILE": self.ca_file,
+            "DROPTRACK_LISTEN": f"127.0.0.1:{self.api_port}", **self.server_env,
+        }
+
+    def start_server(self):
+        if self.api_port is None:
+            self.api_port = free_port()
+        self.spawn("server", ["serve"], env=self.server_environment(), ready="droptrack serving on")
+        self.base = f"http://127.0.0.1:{self.api_port}"
+
+    def kill_server(self, sig=signal.SIGKILL):
+        process = self.processes.pop("server")
+        process.send_signal(sig)
+        return process.wait(timeout=60)
+
+    def close(self):
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+        self.processes.clear()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- HTTP -------------------------------------------------------------------------------------
+
+    def api(self, method, path, body=None, app="app1", key=None, raw=None, headers=None, timeout=30):
+        """Calls the API; returns (status, parsed JSON or text, headers)."""
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {key if key is not None else self.keys[app]}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.status, decode(response.read()), dict(response.headers)
+        except urllib.error.HTTPError as error:
+            return error.code, decode(error.read()), dict(error.headers)
+
+    def emulator(self, which, path, body=None):
+        """GET (or POST with `body`) an emulator's admin endpoint."""
+        context = ssl.create_default_context(cafile=self.ca_file)
+        base = f"https://{self.apns_host}" if which == "apns" else f"https://localhost:{self.fcm_port}"
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(base + path, data=data, method="POST" if data else "GET")
+        with urllib.request.urlopen(request, context=context, timeout=60) as response:
+            return json.loads(response.read())
+
+
+def decode(raw):
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode(errors="replace")
