@@ -103,15 +103,16 @@ public final class DropTrackServer: Sendable {
     /// The bound API port once started.
     public var port: Int { http.port }
 
-    /// Starts the dispatcher, the scheduler and the API; returns the bound port.
+    /// Starts the dispatcher, the scheduler (unless `scheduler` is false: tests drive it with their own
+    /// clock) and the API; returns the bound port.
     @discardableResult
-    public func start() throws -> Int {
+    public func start(scheduler runScheduler: Bool = true) throws -> Int {
         guard let (host, port) = parseListenAddress(configuration.listen) else {
             throw ConfigurationError(
                 key: "listen", "listen must be HOST:PORT with an IPv4 address, e.g. 127.0.0.1:8787")
         }
         dispatcher.start()
-        scheduler.start()
+        if runScheduler { scheduler.start() }
         let bound = try http.start(host: host, port: port)
         lifecycle.phase.withLock { $0 = .running }
         logger.notice("server.started", ["listen": "\(host):\(bound)", "apps": String(configuration.apps.count)])

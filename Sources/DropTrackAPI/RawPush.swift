@@ -143,7 +143,14 @@ struct RawPush: Sendable {
         switch wire {
         case "apns-priority": "priority"
         case "device-token", "token": "token"
-        default: wire.hasPrefix("aps") ? "payload." + wire : wire
+        default:
+            if wire.hasPrefix("aps") {
+                "payload." + wire
+            } else if wire.hasPrefix("message.") {
+                String(wire.dropFirst("message.".count))
+            } else {
+                wire
+            }
         }
     }
 

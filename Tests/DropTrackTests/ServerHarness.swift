@@ -1,3 +1,4 @@
+import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
@@ -7,22 +8,27 @@ import DropTrackProviders
 import DropTrackStore
 import Foundation
 
-/// The server's core (registry, dispatcher, scheduler) wired to real APNs and FCM emulators over
-/// TLS, with a SQLite (or memory) store in a temp folder. Two apps: `app1` and `app2`.
+/// The whole server (`DropTrackServer`: registry, dispatcher, HTTP API on a free port) wired to real
+/// APNs and FCM emulators over TLS, with a SQLite (or memory) store in a temp folder. Two apps,
+/// `app1` and `app2`, whose API keys are `key-app1` and `key-app2`. The scheduler loop runs only
+/// when asked, so tests with a manual clock drive it themselves.
 final class ServerHarness: Sendable {
     let apns: APNsHarness
     let fcm: FCMHarness
     let directory: String
     let configuration: ServerConfiguration
-    let store: any DeliveryStore
-    let registry: ActivityRegistry
-    let dispatcher: Dispatcher
-    let metrics = MetricsRegistry()
-    let events = EventBus()
+    let server: DropTrackServer
+    let logs = InMemoryLogHandler()
     let clock: any WallClock
+    var store: any DeliveryStore { server.store }
+    var registry: ActivityRegistry { server.registry }
+    var dispatcher: Dispatcher { server.dispatcher }
+    var metrics: MetricsRegistry { server.metrics }
+    var events: EventBus { server.events }
+    var port: Int { server.port }
 
     init(
-        engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(),
+        engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
         tweak: (inout ServerConfiguration) -> Void = { _ in }
     )
         throws
@@ -60,20 +66,15 @@ final class ServerHarness: Sendable {
             backoffMaxSeconds: 0.2, schedulerIntervalSeconds: 0.1)
         tweak(&configuration)
         self.configuration = configuration
-        store = try engine.make()
-        let transport = try ProviderTransport(configuration: configuration, logger: .disabled)
-        dispatcher = Dispatcher(
-            store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
-            events: events,
-            logger: .disabled)
-        let dispatcher = self.dispatcher
-        registry = ActivityRegistry(
-            store: store, configuration: configuration, clock: clock, wake: { dispatcher.wake() })
-        dispatcher.start()
+        server = try DropTrackServer(
+            configuration: configuration, clock: clock,
+            logger: Logger(handler: logs, minimumLevel: .debug), store: try engine.make(), httpThreads: 2,
+            heartbeat: .milliseconds(200))
+        try server.start(scheduler: scheduler)
     }
 
     func stop() {
-        dispatcher.stop(timeout: .seconds(2))
+        server.shutdown(timeout: .seconds(2))
         apns.stop()
         fcm.stop()
         try? FileManager.default.removeItem(atPath: directory)
