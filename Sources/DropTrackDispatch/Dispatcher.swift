@@ -74,6 +74,9 @@ public final class Dispatcher: Sendable {
         metrics.declareCounter("droptrack_retries_total", help: "Sends rescheduled for another attempt.")
         metrics.declareCounter("droptrack_dead_letters_total", help: "Sends given up on.")
         metrics.declareCounter(
+            "droptrack_starts_in_doubt_total",
+            help: "Push-to-start sends whose outcome a crash lost; never resent, so no device gets two activities.")
+        metrics.declareCounter(
             "droptrack_tokens_invalidated_total", help: "Tokens invalidated by provider answers, by reason.")
         metrics.declareHistogram(
             "droptrack_send_latency_seconds", help: "Provider round trip per send.",
@@ -232,6 +235,16 @@ public final class Dispatcher: Sendable {
                         try skip("activity_dismissed", "not sent: the activity was dismissed")
                         continue
                     }
+                    if token.kind == .pushToStart && row.inDoubt {
+                        // Updates are resent after a crash (the timestamp makes a duplicate harmless), but
+                        // a second push-to-start would put a second Live Activity on the device.
+                        try skip(
+                            "outcome_unknown",
+                            "not sent again: the worker holding this start stopped before its outcome was written, so it may have reached the device"
+                        )
+                        metrics.increment("droptrack_starts_in_doubt_total")
+                        continue
+                    }
                     if token.kind == .pushToStart && activity.state == .ended {
                         try skip("activity_ended", "not sent: the activity ended before its start reached this device")
                         continue
@@ -307,7 +320,9 @@ public final class Dispatcher: Sendable {
                     var note: String? = nil
                     switch result.remedy {
                     case .none:
-                        try tx.completeOutbox(id: entry.id, sentVersion: work.version, now: now)
+                        // The send carried the newest version at claim time, which covers what the row asked for.
+                        try tx.completeOutbox(
+                            id: entry.id, sentVersion: max(work.version, entry.requestedVersion), now: now)
                         touched[entry.app + "/" + entry.activityId] = (
                             entry.app, entry.activityId, work.activityUpdatedAt
                         )

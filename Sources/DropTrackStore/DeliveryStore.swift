@@ -64,7 +64,8 @@ public protocol StoreTransaction {
     /// the row already there (which is how bursts coalesce into one send of the newest state).
     func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
         throws
-    /// Leases up to `limit` due rows of an app to `owner` until `until`; expired leases are due again.
+    /// Leases up to `limit` due rows of an app to `owner` until `until` (a claimed row is due again
+    /// when its lease ends). A row whose previous lease ran out with no outcome comes back `inDoubt`.
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry]
     /// Apps with rows due now.
     func appsWithDueWork(now: Date) throws -> [String]

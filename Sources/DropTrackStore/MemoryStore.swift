@@ -173,13 +173,14 @@ final class MemoryTransaction: StoreTransaction {
     }
 
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
-        let due = data.outbox.values.filter {
-            $0.app == app && $0.availableAt <= now && ($0.claimedUntil.map { $0 <= now } ?? true)
-        }.sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }.prefix(limit)
+        let due = data.outbox.values.filter { $0.app == app && $0.availableAt <= now }
+            .sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }.prefix(limit)
         var claimed: [OutboxEntry] = []
         for var entry in due {
+            entry.inDoubt = entry.claimedBy != nil
             entry.claimedBy = owner
             entry.claimedUntil = until
+            entry.availableAt = until
             entry.attempts += 1
             setOutbox(entry.id, entry)
             claimed.append(entry)
@@ -190,8 +191,7 @@ final class MemoryTransaction: StoreTransaction {
     func appsWithDueWork(now: Date) throws -> [String] {
         Array(
             Set(
-                data.outbox.values.filter { $0.availableAt <= now && ($0.claimedUntil.map { $0 <= now } ?? true) }.map(
-                    \.app))
+                data.outbox.values.filter { $0.availableAt <= now }.map(\.app))
         )
         .sorted()
     }

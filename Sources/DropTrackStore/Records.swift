@@ -186,11 +186,14 @@ public struct OutboxEntry: Sendable, Equatable {
     public var claimedUntil: Date?
     /// The last failure, in words.
     public var lastError: String?
+    /// True when this claim took the row over from a lease that ran out with no outcome written:
+    /// the worker died, and the send may or may not have reached the provider.
+    public var inDoubt: Bool
 
     public init(
         id: Int64 = 0, app: String, activityId: String, tokenFingerprint: String, requestedVersion: Int64,
         availableAt: Date, firstQueuedAt: Date, attempts: Int = 0, claimedBy: String? = nil, claimedUntil: Date? = nil,
-        lastError: String? = nil
+        lastError: String? = nil, inDoubt: Bool = false
     ) {
         self.id = id
         self.app = app
@@ -203,6 +206,7 @@ public struct OutboxEntry: Sendable, Equatable {
         self.claimedBy = claimedBy
         self.claimedUntil = claimedUntil
         self.lastError = lastError
+        self.inDoubt = inDoubt
     }
 }
 

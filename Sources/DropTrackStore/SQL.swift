@@ -130,7 +130,7 @@ enum SQLSchema {
               id \(serial), app TEXT NOT NULL, activity_id TEXT NOT NULL, token_fingerprint TEXT NOT NULL,
               requested_version \(big) NOT NULL, available_at \(real) NOT NULL, first_queued_at \(real) NOT NULL,
               attempts INTEGER NOT NULL DEFAULT 0, claimed_by TEXT, claimed_until \(real), last_error TEXT,
-              UNIQUE (app, activity_id, token_fingerprint))
+              in_doubt INTEGER NOT NULL DEFAULT 0, UNIQUE (app, activity_id, token_fingerprint))
             """,
             "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (app, available_at)",
             """
@@ -358,32 +358,33 @@ final class SQLTransaction: StoreTransaction {
     }
 
     private static let outboxColumns =
-        "id, app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at, attempts, claimed_by, claimed_until, last_error"
+        "id, app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at, attempts, claimed_by, claimed_until, last_error, in_doubt"
 
     private func outbox(_ row: SQLRow) -> OutboxEntry {
         OutboxEntry(
             id: row.int(0) ?? 0, app: row.text(1) ?? "", activityId: row.text(2) ?? "",
             tokenFingerprint: row.text(3) ?? "",
             requestedVersion: row.int(4) ?? 0, availableAt: row.date(5) ?? Date(), firstQueuedAt: row.date(6) ?? Date(),
-            attempts: Int(row.int(7) ?? 0), claimedBy: row.text(8), claimedUntil: row.date(9), lastError: row.text(10))
+            attempts: Int(row.int(7) ?? 0), claimedBy: row.text(8), claimedUntil: row.date(9), lastError: row.text(10),
+            inDoubt: row.int(11) == 1)
     }
 
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
         try query(
             """
-            UPDATE outbox SET claimed_by = ?, claimed_until = ?, attempts = attempts + 1 WHERE id IN (
-              SELECT id FROM outbox WHERE app = ? AND available_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-              ORDER BY available_at, id LIMIT ?\(dialect.claimLock))
+            UPDATE outbox SET in_doubt = CASE WHEN claimed_by IS NULL THEN 0 ELSE 1 END, claimed_by = ?,
+              claimed_until = ?, available_at = ?, attempts = attempts + 1
+            WHERE id IN (
+              SELECT id FROM outbox WHERE app = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?\(dialect.claimLock))
             RETURNING \(Self.outboxColumns)
             """,
-            [.text(owner), SQLValue(until), .text(app), SQLValue(now), SQLValue(now), .int(Int64(limit))]
+            [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))]
         ).map(outbox).sorted { $0.id < $1.id }
     }
 
     func appsWithDueWork(now: Date) throws -> [String] {
         try query(
-            "SELECT DISTINCT app FROM outbox WHERE available_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY app",
-            [SQLValue(now), SQLValue(now)]
+            "SELECT DISTINCT app FROM outbox WHERE available_at <= ? ORDER BY app", [SQLValue(now)]
         ).compactMap { $0.text(0) }
     }
 

@@ -312,6 +312,43 @@ struct DispatchTests {
         #expect(state == .object(["name": .string("TimerWidget"), "props": .string(#"{"label":"Tea"}"#)]))
     }
 
+    @Test("after a crash a start whose outcome is unknown is not sent again; updates are")
+    func inDoubtAfterCrash() throws {
+        let server = try ServerHarness { $0.leaseSeconds = 0.3 }
+        defer { server.stop() }
+        try startOrder(server, id: "o-crash")
+        let start = APNsHarness.randomToken()
+        let update = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u1","deviceId":"p","token":"\#(start)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+            ))
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(
+                #"{"activityId":"o-crash","deviceId":"p","token":"\#(update)","environment":"sandbox"}"#))
+        // A worker that died: it claimed both rows and wrote no outcome.
+        let now = Date()
+        try server.store.transaction { tx in
+            try tx.enqueue(
+                app: "app1", activityId: "o-crash", fingerprints: [Fingerprint(of: start).value], version: 1,
+                availableAt: now, now: now)
+            try tx.enqueue(
+                app: "app1", activityId: "o-crash", fingerprints: [Fingerprint(of: update).value], version: 1,
+                availableAt: now, now: now)
+            _ = try tx.claim(app: "app1", limit: 10, owner: "dead-worker", until: now + 0.3, now: now)
+        }
+        usleep(400_000)
+        server.dispatcher.wake()
+        try server.drain()
+        #expect(server.apns.emulator.records(forToken: start).isEmpty, "the start may have gone out: not resent")
+        #expect(server.apns.emulator.latestAccepted(forToken: update) != nil, "the update is resent")
+        let timeline = try server.registry.describe(app: "app1", activityId: "o-crash")["timeline"]?.arrayValue ?? []
+        #expect(timeline.contains { $0["reason"]?.stringValue == "outcome_unknown" })
+        #expect(server.metrics.value("droptrack_starts_in_doubt_total") == 1)
+    }
+
     func startOrder(_ server: ServerHarness, id: String, app: String = "app1") throws {
         _ = try server.registry.startActivity(
             app: app,

@@ -138,6 +138,15 @@ struct StoreContractTests {
             try $0.claim(app: "app", limit: 1, owner: "w2", until: now + 90, now: now + 31)
         }
         #expect(taken.count == 1 && taken[0].attempts == 2 && taken[0].claimedBy == "w2")
+        #expect(first.allSatisfy { !$0.inDoubt })
+        #expect(taken[0].inDoubt, "w1's lease ran out with no outcome: the send may have happened")
+        try store.transaction { try $0.rescheduleOutbox(id: taken[0].id, availableAt: now + 31, error: "503") }
+        let retried = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w3", until: now + 200, now: now + 100)
+        }
+        #expect(retried.count == 2)
+        #expect(retried.first { $0.id == taken[0].id }?.inDoubt == false, "an outcome was written: a plain retry")
+        #expect(retried.first { $0.id != taken[0].id }?.inDoubt == true)
     }
 
     @Test(
