@@ -148,7 +148,8 @@ class Stack:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(base + path, data=data, method="POST" if data else "GET")
         with urllib.request.urlopen(request, context=context, timeout=60) as response:
-            return json.loads(response.read())
+            raw = response.read()
+            return json.loads(raw) if raw else None
 
 
 def decode(raw):

@@ -361,14 +361,15 @@ public final class ActivityRegistry: Sendable {
         }
     }
 
+    /// The answer to a start, kept with the activity for replays. It counts the destinations
+    /// rather than listing them: a start may fan out to 100k devices, and `GET` lists them.
     static func startResponse(_ activity: ActivityRecord, destinations: [TokenRecord]) -> JSONValue {
         .object([
             "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
             "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
-            "destinations": .array(
-                destinations.map {
-                    .object(["fingerprint": .string($0.fingerprint), "kind": .string($0.kind.rawValue)])
-                }),
+            "destinations": .number(Double(destinations.count)),
+            "destinationsByKind": .object(
+                Dictionary(grouping: destinations, by: \.kind.rawValue).mapValues { .number(Double($0.count)) }),
             "startAt": activity.startAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
         ])
     }
@@ -465,7 +466,7 @@ public final class ActivityRegistry: Sendable {
     ) throws -> (notes: [String], destinations: Int) {
         var notes: [String] = []
         let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
-        let unsent = try tx.pendingOutbox(app: activity.app, activityId: activity.id) > 0
+        let unsent = try tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
         var priority = requestedPriority ?? (event != .update || alert != nil || terminal ? 10 : 5)
         var carriedAlert = alert
         if unsent {

@@ -120,6 +120,12 @@ public final class Dispatcher: Sendable {
         return state.withLock { $0.inFlight }
     }
 
+    /// Outcomes are written in batches of at least this many (or every few milliseconds), and rows
+    /// are claimed once this much room is free: one transaction per send would cap the fan-out at the
+    /// store's commit rate.
+    private var flushBatch: Int { max(1, min(256, configuration.maxInFlight / 8)) }
+    private var claimRoom: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight / 4)) }
+
     private func loop() {
         while true {
             flushCompletions()
@@ -130,17 +136,21 @@ public final class Dispatcher: Sendable {
                 return
             }
             var claimed = 0
-            if !stopping {
-                claimed = claimRound(capacity: configuration.maxInFlight - inFlight)
+            let room = configuration.maxInFlight - inFlight
+            if !stopping && (room >= claimRoom || inFlight == 0) {
+                claimed = claimRound(capacity: room)
             }
             if claimed == 0 {
                 condition.lock()
                 let pending = state.withLock { state -> Bool in
-                    let pending = state.signalled || !state.completions.isEmpty
+                    let pending = state.signalled || state.completions.count >= flushBatch
                     state.signalled = false
                     return pending
                 }
-                if !pending { _ = condition.wait(until: Date().addingTimeInterval(stopping ? 0.01 : 0.25)) }
+                if !pending {
+                    let wait = inFlight > 0 ? 0.005 : (stopping ? 0.01 : 0.25)
+                    _ = condition.wait(until: Date().addingTimeInterval(wait))
+                }
                 condition.unlock()
             }
         }
@@ -202,6 +212,9 @@ public final class Dispatcher: Sendable {
                     },
                     uniquingKeysWith: { first, _ in first })
                 var activities: [String: ActivityRecord?] = [:]
+                // One payload per activity version and kind, however many tokens it goes to.
+                var apnsPayloads: [String: (payload: [UInt8], priority: Int)] = [:]
+                var dataMaps: [String: [String: String]] = [:]
                 var prepared: [Prepared] = []
                 var skipped: [TimelineEntry] = []
                 for row in rows {
@@ -256,15 +269,25 @@ public final class Dispatcher: Sendable {
                         priority: token.kind == .pushToStart ? 10 : activity.priority, provider: provider,
                         activityUpdatedAt: activity.updatedAt)
                     if token.kind == .fcm {
-                        prepared.append(.fcm(work, builder.fcmMessage(activity: activity, token: token)))
+                        let data = dataMaps[activity.id] ?? builder.dataMap(activity)
+                        dataMaps[activity.id] = data
+                        prepared.append(.fcm(work, builder.fcmMessage(data: data, token: token)))
                     } else {
                         guard let bundle = app.bundleId else {
                             try tx.deadLetterOutbox(id: row.id, error: "app \(appID) has no bundleId for APNs")
                             continue
                         }
                         do {
+                            let start = token.kind == .pushToStart
+                            let key = activity.id + (start ? "|start" : "|update")
+                            let built = try apnsPayloads[key] ?? builder.apnsPayload(activity: activity, start: start)
+                            apnsPayloads[key] = built
                             prepared.append(
-                                .apns(work, try builder.apnsPush(activity: activity, token: token, bundleId: bundle)))
+                                .apns(
+                                    work,
+                                    builder.apnsPush(
+                                        payload: built.payload, priority: built.priority, token: token,
+                                        bundleId: bundle)))
                         } catch {
                             try tx.deadLetterOutbox(id: row.id, error: "cannot build the payload: \(error)")
                         }
@@ -282,14 +305,17 @@ public final class Dispatcher: Sendable {
     private func launch(_ send: Prepared, app: String) {
         state.withLock { $0.inFlight += 1 }
         let done: @Sendable (SendResult) -> Void = { [self] result in
-            condition.lock()
-            state.withLock {
+            let wake = state.withLock {
                 $0.completions.append(Completion(work: send.work, result: result))
                 $0.inFlight -= 1
                 $0.sent += 1
+                return $0.completions.count >= flushBatch || $0.inFlight == 0
             }
-            condition.signal()
-            condition.unlock()
+            if wake {
+                condition.lock()
+                condition.signal()
+                condition.unlock()
+            }
         }
         switch send {
         case .apns(_, let push): transport.send(app: app, apns: push, completion: done)
@@ -307,6 +333,8 @@ public final class Dispatcher: Sendable {
         guard !batch.isEmpty else { return }
         let now = clock.now()
         var published: [(String, JSONValue)] = []
+        // Event-stream payloads are built only for apps someone is watching.
+        let listening = Set(batch.map(\.work.entry.app)).filter { events.count(app: $0) > 0 }
         var lags: [Double] = []
         do {
             try store.transaction { tx in
@@ -363,13 +391,15 @@ public final class Dispatcher: Sendable {
                         reason: result.reason, remedy: remedyTaken, latencyMs: latency * 1000, priority: work.priority,
                         attempt: entry.attempts, note: note)
                     timeline.append(line)
-                    var payload = ActivityRegistry.timelineJSON(line).objectValue ?? [:]
-                    payload["activityId"] = .string(entry.activityId)
-                    if !result.isSuccess { payload["explanation"] = .string(result.explanation) }
-                    published.append((entry.app, .object(payload)))
+                    if listening.contains(entry.app) {
+                        var payload = ActivityRegistry.timelineJSON(line).objectValue ?? [:]
+                        payload["activityId"] = .string(entry.activityId)
+                        if !result.isSuccess { payload["explanation"] = .string(result.explanation) }
+                        published.append((entry.app, .object(payload)))
+                    }
                 }
                 try tx.appendTimeline(timeline)
-                for (_, activity) in touched where try tx.pendingOutbox(app: activity.app, activityId: activity.id) == 0
+                for (_, activity) in touched where try !tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
                 {
                     lags.append(now.timeIntervalSince(activity.updatedAt))
                 }

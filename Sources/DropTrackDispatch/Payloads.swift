@@ -9,14 +9,26 @@ struct PayloadBuilder {
     let contracts: ContractBook
     let fcmTTLSeconds: Double
 
-    /// The APNs push for a token, or nil when nothing should go to it any more.
+    /// The APNs push for a token: the payload (see `apnsPayload`) addressed to it.
     func apnsPush(activity: ActivityRecord, token: TokenRecord, bundleId: String) throws -> APNsPush {
+        let (payload, priority) = try apnsPayload(activity: activity, start: token.kind == .pushToStart)
+        return apnsPush(payload: payload, priority: priority, token: token, bundleId: bundleId)
+    }
+
+    /// A built payload addressed to a token.
+    func apnsPush(payload: [UInt8], priority: Int, token: TokenRecord, bundleId: String) -> APNsPush {
+        APNsPush(
+            deviceToken: token.token, bundleID: bundleId, payload: payload, priority: priority,
+            tokenEnvironment: token.environment.flatMap { APNsEnvironment(name: $0) })
+    }
+
+    /// The APNs payload and priority of an activity's newest version: a start (for push-to-start
+    /// tokens) or its update or end. It is the same for every token, so a fan-out builds it once.
+    func apnsPayload(activity: ActivityRecord, start: Bool) throws -> (payload: [UInt8], priority: Int) {
         let state = contracts.output(activity.contentState, type: activity.attributesType)
         let alert = activity.alert.flatMap(Self.alert)
-        var payload: LiveActivityPayload<JSONValue>
-        var priority = activity.priority
-        if token.kind == .pushToStart {
-            payload = LiveActivityPayload(
+        if start {
+            let payload = LiveActivityPayload(
                 event: .start, timestamp: activity.timestamp, contentState: state, staleDate: activity.staleDate,
                 relevanceScore: activity.relevanceScore,
                 alert: alert ?? LiveActivityAlert(title: "Live Activity started", body: ""),
@@ -24,22 +36,24 @@ struct PayloadBuilder {
                     attributesType: activity.attributesType, attributes: activity.attributes,
                     inputPushToken: activity.channelId == nil,
                     inputPushChannel: activity.channelId))
-            priority = 10
-        } else {
-            let event: LiveActivityEvent = activity.event == .end ? .end : .update
-            payload = LiveActivityPayload(
-                event: event, timestamp: activity.timestamp, contentState: state, staleDate: activity.staleDate,
-                dismissalDate: event == .end ? activity.dismissalDate : nil, relevanceScore: activity.relevanceScore,
-                alert: activity.event == .start ? nil : alert)
+            return (try payload.encoded(), 10)
         }
-        return APNsPush(
-            deviceToken: token.token, bundleID: bundleId, payload: try payload.encoded(), priority: priority,
-            tokenEnvironment: token.environment.flatMap { APNsEnvironment(name: $0) })
+        let event: LiveActivityEvent = activity.event == .end ? .end : .update
+        let payload = LiveActivityPayload(
+            event: event, timestamp: activity.timestamp, contentState: state, staleDate: activity.staleDate,
+            dismissalDate: event == .end ? activity.dismissalDate : nil, relevanceScore: activity.relevanceScore,
+            alert: activity.event == .start ? nil : alert)
+        return (try payload.encoded(), activity.priority)
     }
 
     /// The FCM message for an Android device.
     func fcmMessage(activity: ActivityRecord, token: TokenRecord) -> FCMMessage {
-        FCMMessage(target: .token(token.token), data: dataMap(activity), priority: .high, ttl: fcmTTLSeconds)
+        fcmMessage(data: dataMap(activity), token: token)
+    }
+
+    /// A built data map addressed to a device.
+    func fcmMessage(data: [String: String], token: TokenRecord) -> FCMMessage {
+        FCMMessage(target: .token(token.token), data: data, priority: .high, ttl: fcmTTLSeconds)
     }
 
     /// The Live Update data map: the DropTrack map for deliveries, otherwise every content-state

@@ -68,9 +68,12 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var lastTimestamp: Int64?
         var ended = false
         var latest: APNsEmulatorRecord?
+        /// Accepted pushes by event (`start`, `update`, `end`).
+        var acceptedByEvent: [String: Int] = [:]
 
         /// The device keeps the newest by timestamp; an older push does not replace it.
         mutating func accept(_ record: APNsEmulatorRecord, timestamp: Int64, isEnd: Bool) {
+            acceptedByEvent[record.event ?? "-", default: 0] += 1
             if timestamp >= lastTimestamp ?? Int64.min {
                 lastTimestamp = timestamp
                 latest = record
@@ -208,6 +211,18 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     /// for every token however many records have rotated out since.
     public func latestAccepted(forToken token: String) -> APNsEmulatorRecord? {
         state.withLock { $0.tokens[token.lowercased()]?.latest }
+    }
+
+    /// What every token's device holds: accepted pushes by event, and the newest accepted one.
+    public var devices: [EmulatedDevice] {
+        state.withLock { state in
+            state.tokens.compactMap { token, entry in
+                guard let latest = entry.latest else { return nil }
+                return EmulatedDevice(
+                    token: token, accepted: entry.acceptedByEvent, latestEvent: latest.event,
+                    latestTimestamp: latest.timestamp, latestContentState: latest.contentState)
+            }
+        }
     }
 
     /// The newest accepted push of every token, by token (in-process only: keys are raw tokens).

@@ -239,3 +239,15 @@ struct APNsHeaderSet {
         "apns-collapse-id", "apns-channel-id", "apns-request-id",
     ]
 }
+
+/// One emulated device's view, for `/_emulator/devices`: what it accepted and what it shows now.
+public struct EmulatedDevice: Sendable, Encodable {
+    /// The device token (the emulator is a test tool; it names tokens as they are).
+    public var token: String
+    /// Accepted pushes by event (`start`, `update`, `end`).
+    public var accepted: [String: Int]
+    /// The newest accepted push (by timestamp): its event, timestamp and content-state.
+    public var latestEvent: String?
+    public var latestTimestamp: Int64?
+    public var latestContentState: JSONValue?
+}

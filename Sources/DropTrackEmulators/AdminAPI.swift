@@ -69,6 +69,8 @@ extension APNsEmulator {
             return AdminAPI.json(record)
         case ("GET", "/_emulator/stats"):
             return AdminAPI.json(Stats(requests: requestCount, statuses: statusCounts, channels: channelIDs.count))
+        case ("GET", "/_emulator/devices"):
+            return AdminAPI.json(["devices": devices])
         case ("POST", "/_emulator/tokens"):
             guard let body = try? JSONDecoder().decode(TokenRegistration.self, from: Data(request.body)) else {
                 return AdminAPI.error(

@@ -80,6 +80,8 @@ public protocol StoreTransaction {
     func deleteOutbox(id: Int64) throws
     /// Rows still waiting for an activity.
     func pendingOutbox(app: String, activityId: String) throws -> Int
+    /// Whether any row still waits for an activity (cheap, however large the fan-out).
+    func hasPendingOutbox(app: String, activityId: String) throws -> Bool
     func outboxStats() throws -> OutboxStats
 
     // MARK: Timeline

@@ -238,6 +238,10 @@ final class MemoryTransaction: StoreTransaction {
         data.outbox.values.filter { $0.app == app && $0.activityId == activityId }.count
     }
 
+    func hasPendingOutbox(app: String, activityId: String) throws -> Bool {
+        data.outbox.values.contains { $0.app == app && $0.activityId == activityId }
+    }
+
     func outboxStats() throws -> OutboxStats {
         OutboxStats(
             depth: data.outbox.count, oldestQueuedAt: data.outbox.values.map(\.firstQueuedAt).min(),

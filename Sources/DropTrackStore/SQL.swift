@@ -384,7 +384,15 @@ final class SQLTransaction: StoreTransaction {
 
     func appsWithDueWork(now: Date) throws -> [String] {
         try query(
-            "SELECT DISTINCT app FROM outbox WHERE available_at <= ? ORDER BY app", [SQLValue(now)]
+            // A loose index scan: one probe per app instead of a pass over every queued row.
+            """
+            WITH RECURSIVE apps(app) AS (
+              SELECT MIN(app) FROM outbox
+              UNION ALL SELECT (SELECT MIN(app) FROM outbox WHERE app > apps.app) FROM apps WHERE app IS NOT NULL)
+            SELECT app FROM apps WHERE app IS NOT NULL
+              AND EXISTS (SELECT 1 FROM outbox o WHERE o.app = apps.app AND o.available_at <= ?)
+            ORDER BY app
+            """, [SQLValue(now)]
         ).compactMap { $0.text(0) }
     }
 
@@ -419,6 +427,11 @@ final class SQLTransaction: StoreTransaction {
         Int(
             try query("SELECT COUNT(*) FROM outbox WHERE app = ? AND activity_id = ?", [.text(app), .text(activityId)])
                 .first?.int(0) ?? 0)
+    }
+
+    func hasPendingOutbox(app: String, activityId: String) throws -> Bool {
+        !(try query("SELECT 1 FROM outbox WHERE app = ? AND activity_id = ? LIMIT 1", [.text(app), .text(activityId)]))
+            .isEmpty
     }
 
     func outboxStats() throws -> OutboxStats {

@@ -21,7 +21,8 @@ enum EmulateAPNsCommand: Command {
 
         Records and controls, as JSON over the same port (HTTP/2, or HTTP/1.1 for curl):
           GET  /_emulator/records[?token=HEX&after=N]   GET /_emulator/latest?token=HEX
-          GET  /_emulator/stats    POST /_emulator/tokens {"token","environment","attributesType","dead"}
+          GET  /_emulator/stats    GET /_emulator/devices (per token: accepted by event, newest state)
+          POST /_emulator/tokens {"token","environment","attributesType","dead"}
           PUT  /_emulator/faults   (same document as --faults)
 
         OPTIONS:
