@@ -25,5 +25,6 @@ echo "== independent checks"
 
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
+timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
 
 echo "== all tests passed"

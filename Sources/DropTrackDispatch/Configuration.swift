@@ -40,6 +40,10 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
     /// Priority-10 sends per activity per hour before extra ones go at 5 (default from the server).
     public var priority10PerHour: Int?
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, bundleId, apns, fcm, apiKeyHashes, schemas, priority10PerHour
+    }
+
     public init(
         id: String, bundleId: String? = nil, apns: APNs? = nil, fcm: FCM? = nil, apiKeyHashes: [String] = [],
         schemas: [String: AttributesSchema]? = nil, priority10PerHour: Int? = nil
@@ -145,7 +149,6 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// Log level: trace, debug, info, notice, warning, error.
     public var logLevel: String
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
-    public var dashboardDirectory: String?
 
     public init(
         listen: String = "127.0.0.1:8787", store: String = "sqlite:droptrack.sqlite", apps: [AppConfiguration] = [],
@@ -155,8 +158,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxAttempts: Int = 8, maxAgeSeconds: Double = 3600, backoffBaseSeconds: Double = 1,
         backoffMaxSeconds: Double = 300,
         priority10PerHour: Int = 12, schedulerIntervalSeconds: Double = 60, defaultStaleSeconds: Double = 0,
-        maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, logLevel: String = "info",
-        dashboardDirectory: String? = nil
+        maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, logLevel: String = "info"
     ) {
         self.listen = listen
         self.store = store
@@ -179,7 +181,6 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         self.maxActiveSeconds = maxActiveSeconds
         self.fcmTTLSeconds = fcmTTLSeconds
         self.logLevel = logLevel
-        self.dashboardDirectory = dashboardDirectory
     }
 
     /// Every key, its environment variable and its meaning (the README's table is made from this).
@@ -216,7 +217,6 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         ),
         ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
         ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
-        ("dashboardDirectory", "DROPTRACK_DASHBOARD_DIRECTORY", "folder of dashboard files to serve at /"),
         (
             "apps", "-",
             "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas"
@@ -233,6 +233,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ConfigurationError(key: nil, "cannot read config file \(file)")
             }
+            try refuseUnknownKeys(data, file: file)
             do {
                 configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
             } catch let error as DecodingError {
@@ -254,7 +255,6 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = environment["DROPTRACK_FCM_BASE_URL"] { configuration.fcmBaseURL = value }
         if let value = environment["DROPTRACK_CA_FILE"] { configuration.caFile = value }
         if let value = environment["DROPTRACK_LOG_LEVEL"] { configuration.logLevel = value }
-        if let value = environment["DROPTRACK_DASHBOARD_DIRECTORY"] { configuration.dashboardDirectory = value }
         if let value = try number("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = Int(value) }
         if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_KEY") {
             configuration.requestsPerSecondPerKey = value
@@ -275,6 +275,26 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
         try configuration.validate()
         return configuration
+    }
+
+    /// A misspelt key in the file would otherwise be ignored and its default used without a word.
+    static func refuseUnknownKeys(_ data: Data, file: String) throws(ConfigurationError) {
+        guard let document = try? JSONValue.parse(bytes: Array(data)), let top = document.objectValue else {
+            throw ConfigurationError(key: nil, "config file \(file) is not a JSON object")
+        }
+        func check(_ object: [String: JSONValue], known: [String], at path: String) throws(ConfigurationError) {
+            for key in object.keys.sorted() where !known.contains(key) {
+                let close = known.min { distance(key, $0) < distance(key, $1) }
+                let hint = close.map { distance(key, $0) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+                throw ConfigurationError(
+                    key: path + key, "config file \(file): unknown key '\(path + key)'\(hint)")
+            }
+        }
+        try check(top, known: CodingKeys.allCases.map(\.rawValue), at: "")
+        for (index, app) in (top["apps"]?.arrayValue ?? []).enumerated() {
+            guard let object = app.objectValue else { continue }
+            try check(object, known: AppConfiguration.CodingKeys.allCases.map(\.rawValue), at: "apps[\(index)].")
+        }
     }
 
     /// Checks the whole configuration, naming the key at fault.
@@ -320,13 +340,19 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
 
 /// A configuration that cannot work, naming the key or variable.
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    /// The configuration key or variable at fault.
     public var key: String?
+    /// What is wrong and how to fix it.
     public var message: String
     public init(key: String?, _ message: String) {
         self.key = key
         self.message = message
     }
-    public var description: String { message }
+    /// The message, led by the key at fault when the message does not name it.
+    public var description: String {
+        guard let key, !message.contains(key) else { return message }
+        return "\(key): \(message)"
+    }
 
     static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
@@ -344,11 +370,10 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 }
 
 extension ServerConfiguration {
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, store, apps, apnsHost, fcmBaseURL, caFile, maxBodyBytes, requestsPerSecondPerKey, maxInFlight
         case claimBatch, leaseSeconds, maxAttempts, maxAgeSeconds, backoffBaseSeconds, backoffMaxSeconds
         case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds, logLevel
-        case dashboardDirectory
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -383,7 +408,6 @@ extension ServerConfiguration {
             maxActiveSeconds: try c.decodeIfPresent(Double.self, forKey: .maxActiveSeconds)
                 ?? defaults.maxActiveSeconds,
             fcmTTLSeconds: try c.decodeIfPresent(Double.self, forKey: .fcmTTLSeconds) ?? defaults.fcmTTLSeconds,
-            logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel,
-            dashboardDirectory: try c.decodeIfPresent(String.self, forKey: .dashboardDirectory))
+            logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel)
     }
 }

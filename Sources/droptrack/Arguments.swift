@@ -123,23 +123,36 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// Blocks until SIGINT or SIGTERM.
-func waitForTerminationSignal() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+/// SIGINT and SIGTERM, caught from the moment this is created (create it before announcing that a
+/// server is up, so a signal sent right after the announcement is not lost).
+final class TerminationSignal: Sendable {
+    private let received = OnceFlag()
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    init() {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         let queue = DispatchQueue(label: "signals")
-        let once = OnceFlag()
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                if once.claim() { continuation.resume() }
+            source.setEventHandler { [received, semaphore] in
+                if received.claim() { semaphore.signal() }
             }
             source.resume()
             sources.append(source)
         }
         SignalSourceKeeper.keep(sources)
+    }
+
+    /// Returns once a signal has arrived.
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { [semaphore] in
+                semaphore.wait()
+                continuation.resume()
+            }
+        }
     }
 }
 

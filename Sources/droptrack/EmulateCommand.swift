@@ -84,6 +84,7 @@ enum EmulateAPNsCommand: Command {
         }
         let (tls, caFile) = try serverTLS(certificate: args.value("tls-cert"), key: args.value("tls-key"))
         let bound: Int
+        let termination = TerminationSignal()
         do { bound = try emulator.start(tls: tls, host: host, port: port) } catch {
             throw CommandFailure("cannot listen on \(listen): \(error)")
         }
@@ -91,7 +92,7 @@ enum EmulateAPNsCommand: Command {
         if let caFile { print("ca-file: \(caFile)") }
         print("records: https://\(host):\(bound)/_emulator/records")
         fflush(nil)
-        await waitForTerminationSignal()
+        await termination.wait()
         emulator.stop()
         print("APNs emulator stopped after \(emulator.requestCount) requests")
         return 0

@@ -195,6 +195,7 @@ enum EmulateFCMCommand: Command {
         }
         let (tls, caFile) = try serverTLS(certificate: args.value("tls-cert"), key: args.value("tls-key"))
         let bound: Int
+        let termination = TerminationSignal()
         do { bound = try emulator.start(tls: tls, host: host, port: port) } catch {
             throw CommandFailure("cannot listen on \(listen): \(error)")
         }
@@ -202,7 +203,7 @@ enum EmulateFCMCommand: Command {
         if let caFile { print("ca-file: \(caFile)") }
         print("token_uri: https://\(host):\(bound)/token   base-url: https://\(host):\(bound)")
         fflush(nil)
-        await waitForTerminationSignal()
+        await termination.wait()
         emulator.stop()
         return 0
     }

@@ -41,12 +41,16 @@ enum ServeCommand: Command {
             ],
             switches: [], environmentPrefix: "DROPTRACK_")
         let configuration = try loadConfiguration(args)
+        guard (Double(args.value("drain-seconds") ?? "20") ?? -1) >= 0 else {
+            throw UsageError("--drain-seconds must be a number of seconds")
+        }
         let level = LogLevel(name: configuration.logLevel) ?? .info
         let logger = Logger(handler: JSONLinesLogHandler(), minimumLevel: level, metadata: [:])
         if configuration.apps.isEmpty {
             logger.warning(
                 "config.no_apps", ["hint": "add one with: droptrack apps add --config FILE --id ID --bundle-id ID"])
         }
+        let termination = TerminationSignal()
         let server: DropTrackServer
         do {
             server = try DropTrackServer(configuration: configuration, logger: logger)
@@ -57,12 +61,12 @@ enum ServeCommand: Command {
         do { port = try server.start() } catch { throw CommandFailure("\(error)") }
         print("droptrack serving on http://\(parseListenAddress(configuration.listen)?.host ?? "127.0.0.1"):\(port)")
         fflush(nil)
-        await waitForTerminationSignal()
+        await termination.wait()
         let drain = Double(args.value("drain-seconds") ?? "20") ?? 20
         let inFlight = server.dispatcher.inFlight
-        let drainProgress = DrainProgress(inFlight: inFlight)
-        let left = server.shutdown(timeout: .seconds(drain)) { drainProgress.update(inFlight: $0) }
-        drainProgress.reporter.finish()
+        let drainProgress = inFlight > 0 ? DrainProgress(inFlight: inFlight) : nil
+        let left = server.shutdown(timeout: .seconds(drain)) { drainProgress?.update(inFlight: $0) }
+        drainProgress?.reporter.finish()
         if left > 0 {
             printError("droptrack serve: \(left) sends were still in flight; they go again after their lease")
         }
@@ -82,7 +86,7 @@ enum ServeCommand: Command {
             try configuration.validate()
             return configuration
         } catch {
-            throw CommandFailure("configuration: \(error.message)")
+            throw CommandFailure("configuration: \(error)")
         }
     }
 }
@@ -179,7 +183,7 @@ enum AppsAddCommand: Command {
             _ = try ServerConfiguration.load(file: staged, environment: [:])
         } catch {
             try? FileManager.default.removeItem(atPath: staged)
-            throw CommandFailure("the app would make the configuration invalid: \(error.message)")
+            throw CommandFailure("the app would make the configuration invalid: \(error)")
         }
         guard rename(staged, file) == 0 else { throw CommandFailure("cannot replace \(file)") }
         print(key.key)
@@ -220,7 +224,7 @@ enum TokensImportCommand: Command {
         do {
             configuration = try ServerConfiguration.load(file: try args.required("config"))
         } catch let error as ConfigurationError {
-            throw CommandFailure("configuration: \(error.message)")
+            throw CommandFailure("configuration: \(error)")
         }
         if let store = args.value("store") { configuration.store = store }
         let appID = try args.required("app")
