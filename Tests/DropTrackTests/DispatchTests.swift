@@ -176,6 +176,39 @@ struct DispatchTests {
         #expect(stamps == stamps.sorted())
     }
 
+    @Test("a large fan-out of one app does not hold up another app's single update")
+    func fairAcrossApps() throws {
+        let server = try ServerHarness {
+            $0.maxInFlight = 20
+            $0.claimBatch = 10
+        }
+        defer { server.stop() }
+        try startOrder(server, id: "big")
+        try startOrder(server, id: "small", app: "app2")
+        let registrations = try (0..<2000).map { index in
+            try server.registry.checkToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"big","deviceId":"fan-\#(index)","token":"\#(APNsHarness.randomToken())","environment":"sandbox"}"#
+                ))
+        }
+        _ = try server.registry.importTokens(app: "app1", registrations)
+        let lone = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app2", kind: .activity,
+            body: server.json(#"{"activityId":"small","deviceId":"one","token":"\#(lone)","environment":"sandbox"}"#))
+        server.apns.emulator.setFaults([APNsFault(kind: .delay, delayMilliseconds: 5)])
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "big", body: server.json(#"{"type":"delivery.step","data":{"step":2}}"#))
+        usleep(50_000)
+        _ = try server.registry.applyEvent(
+            app: "app2", activityId: "small", body: server.json(#"{"type":"delivery.step","data":{"step":2}}"#))
+        #expect(eventually(timeout: .seconds(10)) { server.apns.emulator.latestAccepted(forToken: lone) != nil })
+        let bigLeft = try server.store.transaction { try $0.pendingOutbox(app: "app1", activityId: "big") }
+        #expect(bigLeft > 1000, "app2's update went out while app1 still had \(bigLeft) of 2000 sends queued")
+        try server.drain(timeout: .seconds(60))
+    }
+
     @Test("one app can see and change nothing of another's")
     func tenantIsolation() throws {
         let server = try ServerHarness()
