@@ -63,6 +63,16 @@ let package = Package(
                 "DropTrackHTTP1",
             ],
             resources: [.embedInCode("openapi.json")], swiftSettings: strict),
+        // The whole loop on one machine: development keys, emulators, simulated phones, the server and
+        // its dashboard, driven from the browser.
+        .target(
+            name: "DropTrackDemo",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
+                "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI",
+            ],
+            resources: [.embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"), .embedInCode("Dashboard/dashboard.js")],
+            swiftSettings: strict),
         // Local APNs and FCM emulators and device simulators.
         .target(
             name: "DropTrackEmulators",
@@ -74,7 +84,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI",
+                "DropTrackAPI", "DropTrackDemo",
             ],
             swiftSettings: strict),
 
@@ -83,7 +93,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI",
+                "DropTrackAPI", "DropTrackDemo",
             ],
             swiftSettings: strict),
     ],

@@ -5,7 +5,8 @@
 #   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI);
 #   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin);
 #   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis) and
-#      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice.
+#      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice;
+#   6. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -26,5 +27,6 @@ echo "== independent checks"
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
 timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
+timeout 300 .venv/bin/python checks/dashboard_browser.py .build/debug/droptrack
 
 echo "== all tests passed"

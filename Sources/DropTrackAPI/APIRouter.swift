@@ -6,6 +6,12 @@ import DropTrackStore
 import Foundation
 import Synchronization
 
+/// Extra routes served before the API's own (the demo's dashboard and controls). Answers nil for
+/// a request it does not handle.
+public protocol RouteExtension: Sendable {
+    func reply(to request: HTTPRequest) -> (route: String, reply: HTTPReply)?
+}
+
 /// The HTTP API: routes, bearer-key authentication, per-key rate limits, request ids, structured
 /// request logs and metrics. Every refusal is a JSON `{"error": {"code", "message", "field"?}}`
 /// naming what to fix; bad input is always a 4xx.
@@ -19,6 +25,7 @@ public final class APIRouter: HTTPHandler {
     let rawPush: RawPush
     let readiness: @Sendable () -> Readiness
     let clock: any WallClock
+    let extensions: [any RouteExtension]
     private let requestCounter = Atomic<Int>(0)
     private let requestPrefix = String(UUID().uuidString.prefix(8)).lowercased()
 
@@ -31,9 +38,10 @@ public final class APIRouter: HTTPHandler {
     /// Creates the router over the server's parts.
     public init(
         registry: ActivityRegistry, configuration: ServerConfiguration, events: EventBus, metrics: MetricsRegistry,
-        logger: Logger, transport: any PushTransport, clock: any WallClock,
+        logger: Logger, transport: any PushTransport, clock: any WallClock, extensions: [any RouteExtension] = [],
         readiness: @escaping @Sendable () -> Readiness
     ) {
+        self.extensions = extensions
         self.registry = registry
         self.keyring = APIKeyring(apps: configuration.apps)
         self.limiter = RateLimiter(rate: configuration.requestsPerSecondPerKey, clock: clock)
@@ -111,6 +119,9 @@ public final class APIRouter: HTTPHandler {
     func route(_ request: HTTPRequest) -> Outcome {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if let operational = operational(request, parts: parts) { return operational }
+        for routes in extensions {
+            if let (route, reply) = routes.reply(to: request) { return Outcome(reply: reply, route: route) }
+        }
         guard parts.first == "v1" else {
             return Outcome(
                 reply: error(APIError(404, "no_route", "no endpoint \(request.path); see /openapi.json")),

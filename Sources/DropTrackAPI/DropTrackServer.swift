@@ -22,7 +22,10 @@ public final class DropTrackServer: Sendable {
     /// Prometheus metrics.
     public let metrics: MetricsRegistry
     let scheduler: SchedulerLoop
-    let transport: any PushTransport
+    /// How sends reach APNs and FCM (the demo sends its deliberately broken pushes through it).
+    public let transport: any PushTransport
+    /// The request handler, for callers in the same process (the demo's simulated apps).
+    public let router: APIRouter
     let http: HTTPServer
     let logger: Logger
     private let lifecycle = Lifecycle()
@@ -40,7 +43,7 @@ public final class DropTrackServer: Sendable {
     public init(
         configuration: ServerConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
-        heartbeat: Duration = .seconds(15)
+        heartbeat: Duration = .seconds(15), extensions: [any RouteExtension] = []
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -63,7 +66,7 @@ public final class DropTrackServer: Sendable {
         let lifecycle = self.lifecycle
         let router = APIRouter(
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
-            transport: transport, clock: clock,
+            transport: transport, clock: clock, extensions: extensions,
             readiness: {
                 guard lifecycle.phase.withLock({ $0 }) == .running else { return .notReady("shutting down") }
                 do {
@@ -73,6 +76,7 @@ public final class DropTrackServer: Sendable {
                 }
                 return .ready
             })
+        self.router = router
         http = HTTPServer(
             handler: router, maxBodyBytes: configuration.maxBodyBytes, threads: httpThreads, heartbeat: heartbeat)
         Self.declareStoreGauges(metrics, store: store, clock: clock)

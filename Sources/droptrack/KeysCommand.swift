@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackDemo
 import DropTrackCrypto
 import DropTrackProviders
 import Foundation
@@ -38,107 +39,16 @@ enum KeysDevCommand: Command {
         let bundleID = args.value("bundle-id") ?? "com.droptrack.demo"
         let tokenURI = args.value("fcm-token-uri") ?? "https://localhost:4443/token"
         guard tokenURI.hasPrefix("https://") else { throw UsageError("--fcm-token-uri must be an https URL") }
-        let summary = try DevelopmentKeys.write(
-            to: out, bundleID: bundleID, projectID: args.value("project") ?? "droptrack-demo", fcmTokenURI: tokenURI,
-            overwrite: args.flag("force"))
+        let summary: DevelopmentKeys
+        do {
+            summary = try DevelopmentKeys.write(
+                to: out, bundleID: bundleID, projectID: args.value("project") ?? "droptrack-demo",
+                fcmTokenURI: tokenURI, overwrite: args.flag("force"))
+        } catch let error as DevelopmentKeysError {
+            throw CommandFailure(error.message)
+        }
         print(summary.description)
         return 0
-    }
-}
-
-/// The files `keys dev` writes, and the code that writes them (also used by the demo).
-struct DevelopmentKeys: CustomStringConvertible {
-    var directory: String
-    var keyID: String
-    var teamID: String
-    var bundleID: String
-    var caFile: String { directory + "/ca.pem" }
-    var certificateFile: String { directory + "/server.pem" }
-    var certificateKeyFile: String { directory + "/server-key.pem" }
-    var apnsKeyFile: String { directory + "/apns/AuthKey_\(keyID).p8" }
-    var apnsPublicKeyFile: String { directory + "/apns/AuthKey_\(keyID).pub.pem" }
-    var projectID = "droptrack-demo"
-    var serviceAccountFile: String { directory + "/fcm/service-account.json" }
-    var serviceAccountPublicKeyFile: String { directory + "/fcm/service-account.pub.pem" }
-    var clientEmail: String { "droptrack-dev@\(projectID).iam.gserviceaccount.com" }
-
-    static func randomID(_ length: Int) -> String {
-        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        return String((0..<length).map { _ in alphabet.randomElement()! })
-    }
-
-    static func write(
-        to directory: String, bundleID: String, projectID: String = "droptrack-demo",
-        fcmTokenURI: String = "https://localhost:4443/token", overwrite: Bool
-    ) throws -> DevelopmentKeys {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: directory + "/ca.pem") && !overwrite {
-            throw CommandFailure("\(directory) already holds development keys; pass --force to replace them")
-        }
-        do {
-            try manager.createDirectory(atPath: directory + "/apns", withIntermediateDirectories: true)
-            try manager.createDirectory(atPath: directory + "/fcm", withIntermediateDirectories: true)
-        } catch {
-            throw CommandFailure("cannot create \(directory): \(error.localizedDescription)")
-        }
-        var keys = DevelopmentKeys(directory: directory, keyID: randomID(10), teamID: randomID(10), bundleID: bundleID)
-        keys.projectID = projectID
-        let certificates = try DevelopmentCertificates.generate()
-        let apnsKey = try PrivateKey.generate(.es256)
-        try save(certificates.caCertificatePEM, keys.caFile)
-        try save(certificates.serverCertificatePEM, keys.certificateFile)
-        try save(certificates.serverKeyPEM, keys.certificateKeyFile, secret: true)
-        try save(apnsKey.pkcs8PEM, keys.apnsKeyFile, secret: true)
-        try save(apnsKey.publicKeyPEM, keys.apnsPublicKeyFile)
-        let json = try JSONSerialization.data(
-            withJSONObject: ["keyId": keys.keyID, "teamId": keys.teamID, "bundleId": bundleID],
-            options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-        try save(String(decoding: json, as: UTF8.self), directory + "/apns/apns.json")
-        let serviceKey = try PrivateKey.generate(.rs256)
-        let account = GoogleServiceAccount.document(
-            projectID: projectID, privateKeyID: randomID(40).lowercased(), clientEmail: keys.clientEmail,
-            tokenURI: fcmTokenURI, privateKeyPEM: serviceKey.pkcs8PEM)
-        try save(String(decoding: account, as: UTF8.self), keys.serviceAccountFile, secret: true)
-        try save(serviceKey.publicKeyPEM, keys.serviceAccountPublicKeyFile)
-        return keys
-    }
-
-    private static func save(_ text: String, _ path: String, secret: Bool = false) throws {
-        do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            if secret { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
-        } catch {
-            throw CommandFailure("cannot write \(path): \(error.localizedDescription)")
-        }
-    }
-
-    /// Reads `DIR/apns/apns.json` back.
-    static func load(from directory: String) throws -> DevelopmentKeys {
-        let path = directory + "/apns/apns.json"
-        guard let data = FileManager.default.contents(atPath: path),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: String],
-            let keyID = object["keyId"], let teamID = object["teamId"], let bundleID = object["bundleId"]
-        else { throw CommandFailure("cannot read \(path); run `droptrack keys dev --out \(directory)` first") }
-        return DevelopmentKeys(directory: directory, keyID: keyID, teamID: teamID, bundleID: bundleID)
-    }
-
-    var description: String {
-        """
-        wrote development keys to \(directory)
-          CA to trust:      \(caFile)
-          TLS certificate:  \(certificateFile) (key \(certificateKeyFile))
-          APNs key:         \(apnsKeyFile)  key id \(keyID), team id \(teamID), bundle id \(bundleID)
-          APNs public key:  \(apnsPublicKeyFile)
-          FCM account:      \(serviceAccountFile)  project \(projectID)
-          FCM public key:   \(serviceAccountPublicKeyFile)
-
-        next:
-          droptrack emulate apns --listen 127.0.0.1:2197 --auth-key-pub \(apnsPublicKeyFile) \\
-            --key-id \(keyID) --team-id \(teamID) --bundle-id \(bundleID) \\
-            --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
-          droptrack emulate fcm --listen 127.0.0.1:4443 --service-account-pub \(serviceAccountPublicKeyFile) \
-            --project \(projectID) --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
-        """
     }
 }
 

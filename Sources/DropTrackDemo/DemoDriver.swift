@@ -1,0 +1,200 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackEmulators
+import DropTrackWire
+import Foundation
+import Synchronization
+
+/// The dashboard's buttons: what a delivery app's backend would call, and a few deliberately
+/// broken pushes that go to the emulator the way a misconfigured backend would send them.
+public final class DemoDriver: Sendable {
+    /// The deliberately broken pushes.
+    public enum BrokenPush: String, CaseIterable, Sendable {
+        /// `apns-topic` without `.push-type.liveactivity`.
+        case topic
+        /// An `eta` in Unix seconds where ActivityKit reads seconds since 2001.
+        case unixDate = "unix-date"
+        /// A push-to-start without `alert`.
+        case startWithoutAlert = "no-alert"
+        /// An update whose timestamp is older than the one the phone applied.
+        case oldTimestamp = "old-timestamp"
+    }
+
+    struct Order {
+        var activityID: String
+        var step: DeliveryStep
+        var courier: String
+    }
+
+    static let couriers = ["Sam", "Priya", "Diego", "Mei", "Tomás"]
+
+    let api: DemoAPI
+    let transport: any PushTransport
+    let bundleID: String
+    private let state = Mutex<(order: Order?, placed: Int, courier: Int)>((nil, 0, 0))
+
+    init(api: DemoAPI, transport: any PushTransport, bundleID: String) {
+        self.api = api
+        self.transport = transport
+        self.bundleID = bundleID
+    }
+
+    /// The current order's activity id, if any.
+    public var currentActivity: String? { state.withLock { $0.order?.activityID } }
+
+    /// Places a new order: a push-to-start to the iPhone and a start to the Android phone.
+    @discardableResult
+    public func place() -> (status: Int, body: JSONValue) {
+        let (id, courier) = state.withLock { state -> (String, String) in
+            state.placed += 1
+            state.courier = 0
+            let id = "A-\(1000 + state.placed)-\(String(UUID().uuidString.prefix(4)).lowercased())"
+            state.order = Order(activityID: id, step: .placed, courier: Self.couriers[0])
+            return (id, Self.couriers[0])
+        }
+        return api.call(
+            "POST", "/v1/activities",
+            .object([
+                "activityId": .string(id), "userId": .string(DemoStack.userID),
+                "attributesType": .string(DeliveryAttributes.typeName), "attributes": .object(["orderId": .string(id)]),
+                "event": .object([
+                    "type": .string("delivery.step"),
+                    "data": .object(["step": .string("placed"), "courierName": .string(courier)]),
+                ]),
+                "alert": .object(["title": .string("Order \(id) placed"), "body": .string("\(courier) is on it")]),
+                "idempotencyKey": .string("demo-start-\(id)"),
+            ]))
+    }
+
+    /// The next of the seven steps; the last stays on screen as a final update until `end`.
+    @discardableResult
+    public func next() -> (status: Int, body: JSONValue) {
+        guard
+            let (id, step) = state.withLock({ state -> (String, DeliveryStep)? in
+                guard let order = state.order, let next = order.step.next else { return nil }
+                state.order?.step = next
+                return (order.activityID, next)
+            })
+        else { return (409, Self.message("place an order first, or it is already delivered")) }
+        return api.call(
+            "POST", "/v1/activities/\(id)/events",
+            .object([
+                "type": .string("delivery.step"), "data": .object(["step": .string(step.name)]),
+                "terminal": .string("update"),
+            ]))
+    }
+
+    /// Hands the order to another rider.
+    @discardableResult
+    public func reassign() -> (status: Int, body: JSONValue) {
+        guard
+            let (id, courier) = state.withLock({ state -> (String, String)? in
+                guard let order = state.order else { return nil }
+                state.courier = (state.courier + 1) % Self.couriers.count
+                let courier = Self.couriers[state.courier == 0 ? 1 : state.courier]
+                state.order?.courier = courier
+                return (order.activityID, courier)
+            })
+        else { return (409, Self.message("place an order first")) }
+        return api.call(
+            "POST", "/v1/activities/\(id)/events",
+            .object(["type": .string("delivery.reassign"), "data": .object(["courierName": .string(courier)])]))
+    }
+
+    /// Ends the delivery with the default dismissal (it stays on the Lock Screen for up to 4 hours).
+    @discardableResult
+    public func end() -> (status: Int, body: JSONValue) {
+        guard let id = state.withLock({ $0.order?.activityID }) else {
+            return (409, Self.message("place an order first"))
+        }
+        return api.call("POST", "/v1/activities/\(id)/end", .object(["dismissal": .string("default")]))
+    }
+
+    /// Sends one deliberately broken push to `device` (the iPhone's token for it), straight through
+    /// the APNs client as a misconfigured backend would, and answers with APNs' status and the
+    /// findings that name the trap.
+    public func sendBroken(_ kind: BrokenPush, iphone: IPhoneSimulator) -> JSONValue {
+        let now = Int64(Date().timeIntervalSince1970)
+        let current = iphone.activities.last { $0.phase(at: Date()) != "dismissed" }
+        var push: APNsPush
+        switch kind {
+        case .startWithoutAlert:
+            guard let token = iphone.pushToStartToken(for: DeliveryAttributes.typeName) else {
+                return Self.message("the iPhone has no push-to-start token")
+            }
+            let state = DeliveryStep.placed.contentState(courierName: "Sam", riderReassigned: false, at: Date())
+            let payload: JSONValue = .object([
+                "aps": .object([
+                    "event": .string("start"), "timestamp": .number(Double(now)),
+                    "attributes-type": .string(DeliveryAttributes.typeName),
+                    "attributes": .object(["orderId": .string("NO-ALERT")]),
+                    "content-state": (try? JSONValue.parse(LiveActivityJSON.encode(state))) ?? .null,
+                ])
+            ])
+            push = APNsPush(deviceToken: token, bundleID: bundleID, payload: payload.serialized(), priority: 10)
+        case .topic, .unixDate, .oldTimestamp:
+            guard let current else { return Self.message("start an order first: this push goes to its update token") }
+            var state = current.contentState.objectValue ?? [:]
+            var timestamp = current.timestamp + 1
+            if kind == .unixDate { state["eta"] = .number(Double(now + 15 * 60)) }
+            if kind == .oldTimestamp { timestamp = current.timestamp - 120 }
+            if kind == .topic { state["status"] = .string("Wrong topic") }
+            let payload: JSONValue = .object([
+                "aps": .object([
+                    "event": .string("update"), "timestamp": .number(Double(timestamp)),
+                    "content-state": .object(state),
+                ])
+            ])
+            push = APNsPush(
+                deviceToken: current.updateToken, bundleID: bundleID, payload: payload.serialized(), priority: 10)
+            if kind == .topic { push.topic = bundleID }
+        }
+        let findings = Self.diagnose(push, now: Date(), lastTimestamp: kind == .startWithoutAlert ? nil : current?.timestamp)
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<SendResult?>(nil)
+        transport.send(app: DemoStack.appID, apns: push) { outcome in
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 10)
+        let outcome = result.withLock { $0 }
+        let findingList: [JSONValue] = findings.map { finding in
+            .object([
+                "trap": .string(finding.trap), "severity": .string(finding.severity.rawValue),
+                "message": .string(finding.message), "fix": .string(finding.fix),
+            ])
+        }
+        var answer: [String: JSONValue] = [:]
+        answer["kind"] = .string(kind.rawValue)
+        answer["destination"] = .string(push.destinationFingerprint)
+        answer["status"] = .number(Double(outcome?.status ?? 0))
+        answer["reason"] = .string(outcome?.reason ?? "timeout")
+        answer["explanation"] = .string(outcome?.explanation ?? "no answer within 10 s")
+        answer["findings"] = .array(findingList)
+        return .object(answer)
+    }
+
+    /// The silent-failure findings for a push: the pre-send checks and the payload lint.
+    static func diagnose(_ push: APNsPush, now: Date, lastTimestamp: Int64?) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        do {
+            try push.validate()
+        } catch {
+            findings.append(
+                LintFinding(
+                    trap: error.code == .badTopic ? "DT-001" : "DT-024", severity: .error, field: error.field,
+                    message: error.message, fix: "fix \(error.field) before sending"))
+        }
+        if let payload = try? JSONValue.parse(bytes: push.payload) {
+            findings += LiveActivityLint.check(
+                payload,
+                context: .init(
+                    now: now, lastTimestamp: lastTimestamp, contract: .delivery,
+                    contracts: [DeliveryAttributes.typeName: .delivery]))
+        }
+        return findings
+    }
+
+    static func message(_ text: String) -> JSONValue { .object(["error": .object(["message": .string(text)])]) }
+}

@@ -1,0 +1,176 @@
+import DropTrackAPI
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackEmulators
+import DropTrackHTTP1
+import Foundation
+import Synchronization
+
+/// The dashboard: its files at `/`, what the simulated phones show at `GET /demo/state`, the
+/// buttons at `POST /demo/actions/{place,next,reassign,end}` and `POST /demo/broken/{kind}`,
+/// switches at `POST /demo/settings`, and the live log at `GET /demo/events` (SSE). Demo only:
+/// no key, because it runs on loopback for one person.
+struct DemoRoutes: RouteExtension {
+    let control: DemoControl
+
+    static let files: [String: (type: String, bytes: [UInt8])] = [
+        "/": ("text/html; charset=utf-8", PackageResources.index_html),
+        "/index.html": ("text/html; charset=utf-8", PackageResources.index_html),
+        "/dashboard.css": ("text/css; charset=utf-8", PackageResources.dashboard_css),
+        "/dashboard.js": ("text/javascript; charset=utf-8", PackageResources.dashboard_js),
+    ]
+
+    func reply(to request: HTTPRequest) -> (route: String, reply: HTTPReply)? {
+        if request.method == "GET", let file = Self.files[request.path] {
+            return (
+                "/dashboard",
+                .response(
+                    HTTPResponse(
+                        status: 200, headers: [("Content-Type", file.type), ("Cache-Control", "no-store")],
+                        body: file.bytes))
+            )
+        }
+        guard request.path.hasPrefix("/demo/") else { return nil }
+        guard let demo = control.demo else {
+            return ("/demo", .response(.json(503, Array(#"{"error":{"message":"the demo is starting"}}"#.utf8))))
+        }
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch (request.method, parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : nil) {
+        case ("GET", "state", nil):
+            return ("/demo/state", json(200, Self.state(demo)))
+        case ("GET", "events", nil):
+            return ("/demo/events", events(demo))
+        case ("POST", "actions", let action?):
+            let result: (status: Int, body: JSONValue)
+            switch action {
+            case "place": result = demo.driver.place()
+            case "next": result = demo.driver.next()
+            case "reassign": result = demo.driver.reassign()
+            case "end": result = demo.driver.end()
+            default: return ("/demo/actions", json(404, DemoDriver.message("no action \(action)")))
+            }
+            return ("/demo/actions", json(200, .object(["status": .number(Double(result.status)), "body": result.body])))
+        case ("POST", "broken", let kind?):
+            guard let broken = DemoDriver.BrokenPush(rawValue: kind) else {
+                return ("/demo/broken", json(404, DemoDriver.message("no broken push \(kind)")))
+            }
+            let outcome = demo.driver.sendBroken(broken, iphone: demo.iphone)
+            demo.server.events.publish(app: DemoStack.appID, event: "broken", payload: outcome)
+            return ("/demo/broken", json(200, outcome))
+        case ("POST", "settings", nil):
+            let body = (try? JSONValue.parse(bytes: request.body)) ?? .null
+            if let enabled = body["liveActivitiesEnabled"]?.boolValue {
+                demo.iphone.updateSettings { $0.liveActivitiesEnabled = enabled }
+            }
+            if let allowed = body["androidLiveUpdatesAllowed"]?.boolValue {
+                demo.android.updateSettings { $0.userAllowsLiveUpdates = allowed }
+            }
+            demo.server.events.publish(app: DemoStack.appID, event: "device", payload: .object([:]))
+            return ("/demo/settings", json(200, Self.state(demo)))
+        default:
+            return ("/demo", json(404, DemoDriver.message("no demo endpoint \(request.method) \(request.path)")))
+        }
+    }
+
+    func json(_ status: Int, _ value: JSONValue) -> HTTPReply { .response(.json(status, value.serialized())) }
+
+    func events(_ demo: DemoStack) -> HTTPReply {
+        let bus = demo.server.events
+        return .eventStream { stream in
+            let handle = Mutex<Int?>(nil)
+            let id = bus.subscribe(app: DemoStack.appID) { event, _, data in
+                if stream.isClosed {
+                    if let id = handle.withLock({ $0 }) { bus.unsubscribe(app: DemoStack.appID, id: id) }
+                    return
+                }
+                stream.send(event: event, data: data)
+            }
+            handle.withLock { $0 = id }
+            stream.send(event: "ready", data: "{}")
+        }
+    }
+
+    static func notificationJSON(_ notification: LiveUpdateNotification) -> JSONValue {
+        let chip: String =
+            switch notification.chip {
+            case .none: ""
+            case .text(let text): text
+            case .timer: "timer"
+            case .time(let time): time
+            case .iconOnly: "icon"
+            }
+        let style = notification.progressStyle
+        return .object([
+            "tag": .string(notification.tag), "title": .string(notification.title), "text": .string(notification.text),
+            "subText": .string(notification.subText), "event": .string(notification.event),
+            "promoted": .bool(notification.promoted),
+            "notPromotedBecause": .array(notification.notPromotedBecause.map { .string($0) }),
+            "chip": .string(chip), "color": .string(notification.color),
+            "progress": .number(Double(style?.shownProgress ?? 0)), "max": .number(Double(style?.max ?? 100)),
+            "segments": .array(
+                (style?.shownSegments ?? []).map {
+                    .object(["length": .number(Double($0.length)), "color": $0.color.map { .string($0) } ?? .null])
+                }),
+            "points": .array(
+                (style?.shownPoints ?? []).map {
+                    .object(["position": .number(Double($0.position)), "color": $0.color.map { .string($0) } ?? .null])
+                }),
+        ])
+    }
+
+    /// What both phones show now, rendered from what they hold (not from what was sent).
+    static func state(_ demo: DemoStack) -> JSONValue {
+        let now = Date()
+        let activities = demo.iphone.activities.map { activity -> JSONValue in
+            var object: [String: JSONValue] = [
+                "id": .string(activity.id), "phase": .string(activity.phase(at: now)),
+                "orderId": activity.attributes["orderId"] ?? .null, "timestamp": .number(Double(activity.timestamp)),
+                "lastAlert": activity.lastAlert.map { .string($0) } ?? .null,
+                "contentState": activity.contentState,
+            ]
+            if let state = try? LiveActivityJSON.decode(
+                DeliveryAttributes.ContentState.self, from: activity.contentState.encoded())
+            {
+                object["view"] = .object([
+                    "status": .string(state.status),
+                    "litSegments": .number(Double(DeliveryWidgetLogic.litSegments(progress: state.progress))),
+                    "segmentCount": .number(Double(DeliveryWidgetLogic.segmentCount)),
+                    "percent": .string(DeliveryWidgetLogic.percentText(progress: state.progress)),
+                    "eta": .string(DeliveryWidgetLogic.minutesText(eta: state.eta, now: now)),
+                    "stops": .string(DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining)),
+                    "courier": .string(
+                        DeliveryWidgetLogic.courierLabel(
+                            courierName: state.courierName, riderReassigned: state.riderReassigned, compact: false)),
+                    "courierCompact": .string(
+                        DeliveryWidgetLogic.courierLabel(
+                            courierName: state.courierName, riderReassigned: state.riderReassigned, compact: true)),
+                    "reassigned": .bool(state.riderReassigned),
+                ])
+            }
+            return .object(object)
+        }
+        let notifications = demo.android.notifications.map(Self.notificationJSON)
+        let iphoneDrops = demo.iphone.drops.suffix(50).map { DemoStack.dropJSON($0, device: "iphone") }
+        let androidDrops = demo.android.drops.suffix(50).map { drop -> JSONValue in
+            .object([
+                "device": .string("android"), "reason": .string(drop.reason),
+                "trap": drop.trap.map { .string($0) } ?? .null,
+            ])
+        }
+        return .object([
+            "now": .number(now.timeIntervalSince1970.rounded()),
+            "order": demo.driver.currentActivity.map { .string($0) } ?? .null,
+            "iphone": .object([
+                "liveActivitiesEnabled": .bool(demo.iphone.settings.liveActivitiesEnabled),
+                "activities": .array(activities), "drops": .array(iphoneDrops),
+                "received": .number(Double(demo.iphone.received)),
+            ]),
+            "android": .object([
+                "liveUpdatesAllowed": .bool(demo.android.settings.userAllowsLiveUpdates),
+                "notifications": .array(notifications), "drops": .array(androidDrops),
+                "received": .number(Double(demo.android.received)),
+            ]),
+        ])
+    }
+}

@@ -1,0 +1,356 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackWire
+import Foundation
+import Synchronization
+
+/// What a simulated iPhone is set to.
+public struct IPhoneSettings: Sendable, Equatable, Codable {
+    /// Settings › the app › Live Activities; off means `areActivitiesEnabled()` is false and a
+    /// push-to-start is refused.
+    public var liveActivitiesEnabled: Bool
+    /// Priority-10 updates the system delivers per activity per hour before it holds the rest back
+    /// (Apple does not publish the figure; this is a parameter).
+    public var priority10Budget: Int
+    /// `NSSupportsLiveActivitiesFrequentUpdates`: a larger priority-10 budget.
+    public var frequentUpdates: Bool
+    /// The iOS major version: 17.2+ supports push-to-start, 18 adds channels and `input-push-token`.
+    public var osVersion: Int
+
+    public init(
+        liveActivitiesEnabled: Bool = true, priority10Budget: Int = 12, frequentUpdates: Bool = false,
+        osVersion: Int = 18
+    ) {
+        self.liveActivitiesEnabled = liveActivitiesEnabled
+        self.priority10Budget = priority10Budget
+        self.frequentUpdates = frequentUpdates
+        self.osVersion = osVersion
+    }
+
+    /// The budget in force: frequent updates multiply it (the factor is a modelling choice).
+    var effectiveBudget: Int { frequentUpdates ? priority10Budget * 4 : priority10Budget }
+}
+
+/// One Live Activity as the simulated phone holds it.
+public struct SimulatedActivity: Sendable, Equatable, Codable {
+    /// The phone's own id for it (as `Activity.id`).
+    public var id: String
+    public var attributesType: String
+    public var attributes: JSONValue
+    /// The content-state as last applied.
+    public var contentState: JSONValue
+    /// The update token ActivityKit issued for it (hex; in-process only).
+    public var updateToken: String
+    /// The newest `timestamp` applied.
+    public var timestamp: Int64
+    public var startedAt: Date
+    public var staleDate: Date?
+    public var relevanceScore: Double?
+    /// Set by an end push (or by the 8-hour limit).
+    public var endedAt: Date?
+    /// When it leaves the Lock Screen after it ended.
+    public var dismissAt: Date?
+    /// The banner of the newest alert it received.
+    public var lastAlert: String?
+    /// Priority-10 updates applied, for the budget.
+    public var priority10Times: [Date]
+
+    /// What the Lock Screen shows at `now`: active, stale, ended (still shown) or dismissed.
+    public func phase(at now: Date) -> String {
+        if let dismissAt, now >= dismissAt { return "dismissed" }
+        if endedAt != nil || now.timeIntervalSince(startedAt) >= IPhoneSimulator.maximumActiveSeconds {
+            return "ended"
+        }
+        if let staleDate, now >= staleDate { return "stale" }
+        return "active"
+    }
+}
+
+/// A push the phone received and did not apply, and why.
+public struct IPhoneDrop: Sendable, Equatable, Codable {
+    public var at: Date
+    /// The token it came to, as a fingerprint.
+    public var token: String
+    /// `start`, `update`, `end`, or what the payload said.
+    public var event: String
+    /// The activity it was for, when known.
+    public var activityId: String?
+    /// The trap id, when the catalog names the failure.
+    public var trap: String?
+    /// Why, in words.
+    public var reason: String
+}
+
+/// A simulated iPhone applying ActivityKit's rules to the pushes APNs hands it: push-to-start
+/// creates an activity (decoded with the contract types) and issues an update token; updates older
+/// than the one applied, undecodable content-state, oversize pushes and priority-10 updates over the
+/// budget are dropped with a reason; `stale-date`, dismissal policies and the 8-hour limit apply.
+/// The app's part (registering tokens with the server) is the `onToken` callback.
+public final class IPhoneSimulator: Sendable {
+    /// iOS ends an activity after 8 hours.
+    public static let maximumActiveSeconds: TimeInterval = 8 * 3600
+    /// An ended activity stays on the Lock Screen this long by default.
+    public static let defaultDismissalSeconds: TimeInterval = 4 * 3600
+
+    /// A token the app reports to its server: push-to-start (per attributes type) or the update
+    /// token of a new activity.
+    public enum TokenEvent: Sendable, Equatable {
+        case pushToStart(attributesType: String, token: String)
+        case activity(activityID: String, attributesType: String, attributes: JSONValue, token: String)
+    }
+
+    struct State {
+        var settings: IPhoneSettings
+        var pushToStartTokens: [String: String] = [:]
+        var activities: [String: SimulatedActivity] = [:]
+        var order: [String] = []
+        var drops: [IPhoneDrop] = []
+        var received = 0
+        var nextActivity = 1
+    }
+
+    /// The device id it registers with.
+    public let deviceID: String
+    private let clock: any WallClock
+    private let state: Mutex<State>
+    private let onToken: @Sendable (TokenEvent) -> Void
+
+    /// A phone with a push-to-start token for each of `attributesTypes`, reported through `onToken`.
+    public init(
+        deviceID: String, attributesTypes: [String] = [DeliveryAttributes.typeName], settings: IPhoneSettings = .init(),
+        clock: any WallClock = SystemWallClock(), onToken: @escaping @Sendable (TokenEvent) -> Void = { _ in }
+    ) {
+        self.deviceID = deviceID
+        self.clock = clock
+        self.onToken = onToken
+        var initial = State(settings: settings)
+        for type in attributesTypes { initial.pushToStartTokens[type] = Self.newToken(bytes: 32) }
+        state = Mutex(initial)
+    }
+
+    /// Reports the push-to-start tokens, as the app does at launch.
+    public func registerPushToStartTokens() {
+        for (type, token) in state.withLock({ $0.pushToStartTokens }).sorted(by: { $0.key < $1.key }) {
+            onToken(.pushToStart(attributesType: type, token: token))
+        }
+    }
+
+    /// Every token this phone answers to: push-to-start and activity update tokens.
+    public var tokens: Set<String> {
+        state.withLock { state in
+            Set(state.pushToStartTokens.values).union(state.activities.values.map(\.updateToken))
+        }
+    }
+
+    /// The push-to-start token for an attributes type.
+    public func pushToStartToken(for attributesType: String) -> String? {
+        state.withLock { $0.pushToStartTokens[attributesType] }
+    }
+
+    public var settings: IPhoneSettings { state.withLock { $0.settings } }
+
+    /// The user flips a switch.
+    public func updateSettings(_ change: (inout IPhoneSettings) -> Void) { state.withLock { change(&$0.settings) } }
+
+    /// Activities in the order they started, dismissed ones included.
+    public var activities: [SimulatedActivity] { state.withLock { state in state.order.compactMap { state.activities[$0] } } }
+
+    /// Pushes dropped, with reasons.
+    public var drops: [IPhoneDrop] { state.withLock { $0.drops } }
+
+    /// Pushes received (applied or dropped).
+    public var received: Int { state.withLock { $0.received } }
+
+    /// ActivityKit issues a new update token for an activity (token rotation); reported through `onToken`.
+    public func rotateToken(activityID: String) {
+        let event: TokenEvent? = state.withLock { state in
+            guard var activity = state.activities[activityID] else { return nil }
+            activity.updateToken = Self.newToken(bytes: 80)
+            state.activities[activityID] = activity
+            return .activity(
+                activityID: activityID, attributesType: activity.attributesType, attributes: activity.attributes,
+                token: activity.updateToken)
+        }
+        if let event { onToken(event) }
+    }
+
+    /// One push APNs delivered to `token`.
+    public func receive(token: String, payload: [UInt8], priority: Int) {
+        let now = clock.now()
+        let token = token.lowercased()
+        let issued: TokenEvent? = state.withLock { state in
+            state.received += 1
+            switch Self.apply(&state, token: token, payload: payload, priority: priority, now: now) {
+            case .applied: return nil
+            case .issued(let event): return event
+            case .dropped(let event, let activity, let trap, let reason):
+                state.drops.append(
+                    IPhoneDrop(
+                        at: now, token: Fingerprint(of: token).value, event: event, activityId: activity, trap: trap,
+                        reason: reason))
+                return nil
+            }
+        }
+        if let issued { onToken(issued) }
+    }
+
+    /// What a push did.
+    enum Outcome {
+        case applied
+        case issued(TokenEvent)
+        case dropped(event: String, activity: String?, trap: String?, reason: String)
+    }
+
+    static func newToken(bytes: Int) -> String {
+        String(hexEncoding: (0..<bytes).map { _ in UInt8.random(in: 0...255) })
+    }
+
+    private static func drop(_ event: String, _ activity: String?, _ trap: String?, _ reason: String) -> Outcome {
+        .dropped(event: event, activity: activity, trap: trap, reason: reason)
+    }
+
+    private static func apply(_ state: inout State, token: String, payload: [UInt8], priority: Int, now: Date)
+        -> Outcome
+    {
+        guard payload.count <= APNsLimits.devicePayloadBytes else {
+            return drop("-", nil, "DT-024", "the push is \(payload.count) bytes; ActivityKit drops pushes over 4096")
+        }
+        guard let document = try? JSONValue.parse(bytes: payload), let aps = document["aps"]?.objectValue else {
+            return drop("-", nil, nil, "the payload is not JSON with an 'aps' object")
+        }
+        let event = aps["event"]?.stringValue ?? "-"
+        let timestamp = aps["timestamp"]?.numberValue.map { Int64($0) }
+        if let type = state.pushToStartTokens.first(where: { $0.value == token })?.key {
+            guard event == "start" else {
+                return drop(event, nil, nil, "a push-to-start token only takes 'start' events, not '\(event)'")
+            }
+            return start(&state, type: type, aps: aps, timestamp: timestamp, now: now)
+        }
+        guard let id = state.activities.first(where: { $0.value.updateToken == token })?.key,
+            var activity = state.activities[id]
+        else {
+            return drop(event, nil, "DT-037", "no activity on this phone has this token (ended or never started)")
+        }
+        switch activity.phase(at: now) {
+        case "ended", "dismissed":
+            return drop(event, id, "DT-037", "the activity has ended; ActivityKit ignores pushes after the end")
+        default: break
+        }
+        guard event == "update" || event == "end" else {
+            return drop(event, id, nil, "an update token takes 'update' or 'end', not '\(event)'")
+        }
+        guard let timestamp else { return drop(event, id, "DT-019", "no 'timestamp': ActivityKit cannot order it") }
+        guard timestamp > activity.timestamp else {
+            return drop(
+                event, id, "DT-020",
+                "timestamp \(timestamp) is not newer than \(activity.timestamp), already applied; the update is ignored")
+        }
+        guard let stateValue = aps["content-state"] else {
+            return drop(event, id, "DT-013", "no 'content-state': nothing to show")
+        }
+        if let problem = decodeProblem(stateValue, type: activity.attributesType) {
+            return drop(event, id, problem.trap, "the content-state does not decode: \(problem.reason)")
+        }
+        if priority == 10 && event == "update" {
+            let recent = activity.priority10Times.filter { now.timeIntervalSince($0) < 3600 }
+            guard recent.count < state.settings.effectiveBudget else {
+                return drop(
+                    event, id, "DT-050",
+                    "priority-10 budget spent (\(recent.count) in the last hour); the system holds the update back")
+            }
+            activity.priority10Times = recent + [now]
+        }
+        activity.contentState = stateValue
+        activity.timestamp = timestamp
+        if let stale = aps["stale-date"]?.numberValue { activity.staleDate = Date(timeIntervalSince1970: stale) }
+        if let score = aps["relevance-score"]?.numberValue { activity.relevanceScore = score }
+        if let alert = aps["alert"] { activity.lastAlert = alertText(alert) }
+        if event == "end" {
+            activity.endedAt = now
+            if let dismissal = aps["dismissal-date"]?.numberValue {
+                activity.dismissAt = max(now, Date(timeIntervalSince1970: dismissal))
+            } else {
+                activity.dismissAt = now.addingTimeInterval(defaultDismissalSeconds)
+            }
+        }
+        state.activities[id] = activity
+        return .applied
+    }
+
+    private static func start(
+        _ state: inout State, type: String, aps: [String: JSONValue], timestamp: Int64?, now: Date
+    ) -> Outcome {
+        guard state.settings.liveActivitiesEnabled else {
+            return drop("start", nil, "DT-048", "Live Activities are off for this app (areActivitiesEnabled() is false)")
+        }
+        guard state.settings.osVersion >= 17 else {
+            return drop("start", nil, nil, "push-to-start needs iOS 17.2 or later")
+        }
+        guard aps["attributes-type"]?.stringValue == type else {
+            return drop(
+                "start", nil, "DT-026",
+                "'attributes-type' is '\(aps["attributes-type"]?.stringValue ?? "missing")', not '\(type)' as this token was issued for"
+            )
+        }
+        guard let attributes = aps["attributes"], attributes.objectValue != nil else {
+            return drop("start", nil, "DT-026", "no 'attributes': the activity cannot be created")
+        }
+        guard aps["alert"] != nil else {
+            return drop("start", nil, "DT-025", "a start without 'alert' is accepted by APNs and never shown")
+        }
+        guard let contentState = aps["content-state"] else {
+            return drop("start", nil, "DT-013", "a start without 'content-state' cannot render")
+        }
+        if let problem = decodeAttributesProblem(attributes, type: type) {
+            return drop("start", nil, "DT-013", "the attributes do not decode: \(problem)")
+        }
+        if let problem = decodeProblem(contentState, type: type) {
+            return drop("start", nil, problem.trap, "the content-state does not decode: \(problem.reason)")
+        }
+        let id = "activity-\(state.nextActivity)"
+        state.nextActivity += 1
+        let activity = SimulatedActivity(
+            id: id, attributesType: type, attributes: attributes, contentState: contentState,
+            updateToken: newToken(bytes: 80), timestamp: timestamp ?? Int64(now.timeIntervalSince1970), startedAt: now,
+            staleDate: aps["stale-date"]?.numberValue.map { Date(timeIntervalSince1970: $0) },
+            relevanceScore: aps["relevance-score"]?.numberValue, endedAt: nil, dismissAt: nil,
+            lastAlert: aps["alert"].flatMap(alertText), priority10Times: [])
+        state.activities[id] = activity
+        state.order.append(id)
+        return .issued(
+            .activity(activityID: id, attributesType: type, attributes: attributes, token: activity.updateToken))
+    }
+
+    /// Why ActivityKit's decoder would refuse (or misread) a content-state, or nil.
+    static func decodeProblem(_ value: JSONValue, type: String) -> (trap: String, reason: String)? {
+        guard type == DeliveryAttributes.typeName else {
+            return value.objectValue == nil ? ("DT-013", "not an object") : nil
+        }
+        do {
+            _ = try LiveActivityJSON.decode(DeliveryAttributes.ContentState.self, from: value.encoded())
+        } catch {
+            return ("DT-013", "\(error)")
+        }
+        if let eta = value["eta"]?.numberValue, eta > 1.25e9 {
+            return ("DT-017", "'eta' is \(Int(eta)): a Unix time read as seconds since 2001, 31 years ahead")
+        }
+        return nil
+    }
+
+    static func decodeAttributesProblem(_ value: JSONValue, type: String) -> String? {
+        guard type == DeliveryAttributes.typeName else { return nil }
+        do {
+            _ = try LiveActivityJSON.decode(DeliveryAttributes.self, from: value.encoded())
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    static func alertText(_ alert: JSONValue) -> String? {
+        if let text = alert.stringValue { return text }
+        let title = alert["title"]?.stringValue ?? alert["title"]?["loc-key"]?.stringValue
+        let body = alert["body"]?.stringValue ?? alert["body"]?["loc-key"]?.stringValue
+        return [title, body].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+    }
+}

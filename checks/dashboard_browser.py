@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The demo in a real browser: headless Chromium from Debian, driven through chromedriver's W3C
+WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
+
+1. Open the dashboard, place an order, press "Next step" six times: the iPhone card shows the last
+   step ("Delivered", all seven segments lit) and the Android notification agrees.
+2. Reassign the rider: the courier label changes on both phones.
+3. A deliberately broken push (a Unix date in content-state) shows in the live log and in the
+   iPhone's drops, with the trap id.
+4. Save a screenshot to .build/artifacts/dashboard.png (a build artifact, not committed).
+
+Usage: dashboard_browser.py PATH/TO/droptrack
+"""
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
+ARTIFACT = os.path.join(ROOT, ".build/artifacts/dashboard.png")
+failures = []
+
+
+def check(condition, message):
+    print(f"  {'ok  ' if condition else 'FAIL'} {message}")
+    if not condition:
+        failures.append(message)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, predicate, timeout=20):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            last = predicate()
+            if last:
+                return last
+        except (urllib.error.URLError, ConnectionError, KeyError, ValueError):
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
+
+
+class WebDriver:
+    """The few W3C WebDriver commands this check needs."""
+
+    def __init__(self, port):
+        self.base = f"http://127.0.0.1:{port}"
+        capabilities = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": shutil.which("chromium") or "/usr/bin/chromium",
+                                   "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                                            "--disable-dev-shm-usage", "--window-size=1400,1000"]}}}}
+        self.session = self.call("POST", "/session", capabilities)["sessionId"]
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return json.loads(response.read())["value"]
+        except urllib.error.HTTPError as error:
+            raise RuntimeError(f"webdriver {method} {path}: {error.code} {error.read()[:500]!r}") from None
+
+    def do(self, method, path, body=None):
+        return self.call(method, f"/session/{self.session}{path}", body)
+
+    def open(self, url):
+        self.do("POST", "/url", {"url": url})
+
+    def element(self, css):
+        found = self.do("POST", "/element", {"using": "css selector", "value": css})
+        return next(iter(found.values()))
+
+    def click(self, css):
+        self.do("POST", f"/element/{self.element(css)}/click", {})
+
+    def text(self, css):
+        return self.do("GET", f"/element/{self.element(css)}/text")
+
+    def count(self, css):
+        return len(self.do("POST", "/elements", {"using": "css selector", "value": css}))
+
+    def screenshot(self, path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.do("GET", "/screenshot")))
+
+    def quit(self):
+        try:
+            self.do("DELETE", "")
+        except RuntimeError:
+            pass
+
+
+def state(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/demo/state", timeout=10) as response:
+        return json.loads(response.read())
+
+
+work = tempfile.mkdtemp(prefix="droptrack-browser-")
+port = free_port()
+demo_log = open(f"{work}/demo.log", "w")
+demo = subprocess.Popen([DROPTRACK, "demo", "--listen", f"127.0.0.1:{port}", "--data", f"{work}/data"],
+                        stdout=demo_log, stderr=subprocess.STDOUT)
+driver_port = free_port()
+chromedriver = subprocess.Popen([shutil.which("chromedriver") or "/usr/bin/chromedriver", f"--port={driver_port}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+browser = None
+try:
+    wait_for("the demo", lambda: "running" in open(f"{work}/demo.log").read())
+    wait_for("chromedriver", lambda: urllib.request.urlopen(f"http://127.0.0.1:{driver_port}/status",
+                                                             timeout=2).status == 200)
+    browser = WebDriver(driver_port)
+    browser.open(f"http://127.0.0.1:{port}/")
+    wait_for("the live log to connect", lambda: browser.text("#stream-state") == "live")
+    check(browser.text("#card-status") == "No Live Activity", "the iPhone starts with no Live Activity")
+
+    print("place an order, then six steps")
+    browser.click("#place")
+    wait_for("the start on the iPhone", lambda: browser.text("#card-status") == "Order placed")
+    check("Order placed" in browser.text("#android-title"), "the Android phone shows the start too")
+    for step in range(6):
+        before = state(port)["iphone"]["activities"][-1]["timestamp"]
+        browser.click("#next")
+        wait_for(f"step {step + 2} on the iPhone",
+                 lambda: state(port)["iphone"]["activities"][-1]["timestamp"] > before)
+    wait_for("the last step on the card", lambda: browser.text("#card-status") == "Delivered")
+    check(browser.count("#card-segments span.lit") == 7, "all seven segments are lit")
+    wait_for("the last step on Android", lambda: browser.text("#android-title") == "Delivered")
+    held = state(port)
+    check(held["iphone"]["activities"][-1]["view"]["status"] == held["android"]["notifications"][-1]["title"],
+          "both phones hold the same step")
+
+    print("reassign the rider")
+    browser.click("#reassign")
+    wait_for("the new courier on the iPhone", lambda: "New courier" in browser.text("#card-courier"))
+    courier = browser.text("#card-courier")
+    check("reassigned" in browser.do("GET", f"/element/{browser.element('#card-courier')}/attribute/class"),
+          "the iPhone shows the reassigned style")
+    wait_for("the new courier on Android", lambda: browser.text("#android-text") == courier)
+    check(browser.text("#android-text") == courier, f"both phones say \"{courier}\"")
+
+    print("a broken push")
+    browser.click('[data-broken="unix-date"]')
+    wait_for("the drop on the iPhone", lambda: "DT-017" in browser.text("#iphone-drops"))
+    wait_for("the drop in the live log", lambda: "DT-017" in browser.text("#log"))
+    check(browser.text("#card-status") == "Delivered", "the card still shows the last good state")
+
+    browser.screenshot(ARTIFACT)
+    check(os.path.getsize(ARTIFACT) > 10_000, f"screenshot saved: {os.path.relpath(ARTIFACT, ROOT)}")
+except Exception as error:  # report what the page showed, then fail
+    failures.append(str(error))
+    print(f"  FAIL {error}")
+    if browser:
+        try:
+            browser.screenshot(ARTIFACT)
+            print(f"  (screenshot of the failure: {ARTIFACT})")
+        except Exception:
+            pass
+    print(open(f"{work}/demo.log").read()[-3000:])
+finally:
+    if browser:
+        browser.quit()
+    chromedriver.terminate()
+    demo.terminate()
+    try:
+        demo.wait(timeout=20)
+        check(demo.returncode == 0, "the demo exits 0 on SIGTERM")
+    except subprocess.TimeoutExpired:
+        demo.kill()
+        check(False, "the demo exits on SIGTERM")
+    shutil.rmtree(work, ignore_errors=True)
+
+if failures:
+    print(f"{len(failures)} browser check(s) failed")
+    sys.exit(1)
+print("dashboard in Chromium: all checks passed")
