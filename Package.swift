@@ -71,7 +71,10 @@ let package = Package(
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
                 "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI",
             ],
-            resources: [.embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"), .embedInCode("Dashboard/dashboard.js")],
+            resources: [
+                .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
+                .embedInCode("Dashboard/dashboard.js"),
+            ],
             swiftSettings: strict),
         // Local APNs and FCM emulators and device simulators.
         .target(

@@ -150,7 +150,8 @@ public final class DemoDriver: Sendable {
                 deviceToken: current.updateToken, bundleID: bundleID, payload: payload.serialized(), priority: 10)
             if kind == .topic { push.topic = bundleID }
         }
-        let findings = Self.diagnose(push, now: Date(), lastTimestamp: kind == .startWithoutAlert ? nil : current?.timestamp)
+        let findings = Self.diagnose(
+            push, now: Date(), lastTimestamp: kind == .startWithoutAlert ? nil : current?.timestamp)
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<SendResult?>(nil)
         transport.send(app: DemoStack.appID, apns: push) { outcome in

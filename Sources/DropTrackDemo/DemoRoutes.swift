@@ -50,7 +50,9 @@ struct DemoRoutes: RouteExtension {
             case "end": result = demo.driver.end()
             default: return ("/demo/actions", json(404, DemoDriver.message("no action \(action)")))
             }
-            return ("/demo/actions", json(200, .object(["status": .number(Double(result.status)), "body": result.body])))
+            return (
+                "/demo/actions", json(200, .object(["status": .number(Double(result.status)), "body": result.body]))
+            )
         case ("POST", "broken", let kind?):
             guard let broken = DemoDriver.BrokenPush(rawValue: kind) else {
                 return ("/demo/broken", json(404, DemoDriver.message("no broken push \(kind)")))

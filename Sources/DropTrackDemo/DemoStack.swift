@@ -79,7 +79,8 @@ public final class DemoStack: Sendable {
             apps: [
                 AppConfiguration(
                     id: Self.appID, bundleId: keys.bundleID,
-                    apns: .init(keyFile: keys.apnsKeyFile, keyId: keys.keyID, teamId: keys.teamID, environment: "sandbox"),
+                    apns: .init(
+                        keyFile: keys.apnsKeyFile, keyId: keys.keyID, teamId: keys.teamID, environment: "sandbox"),
                     fcm: .init(serviceAccountFile: keys.serviceAccountFile), apiKeyHashes: [key.hash])
             ],
             apnsHost: "127.0.0.1:\(apnsPort)", fcmBaseURL: "https://127.0.0.1:\(fcmPort)", caFile: keys.caFile,
@@ -154,7 +155,9 @@ public final class DemoStack: Sendable {
     }
 
     /// The dashboard's address.
-    public var url: String { "http://\(parseListenAddress(server.configuration.listen)?.host ?? "127.0.0.1"):\(server.port)/" }
+    public var url: String {
+        "http://\(parseListenAddress(server.configuration.listen)?.host ?? "127.0.0.1"):\(server.port)/"
+    }
 
     /// Drains the server, stops the emulators, and removes a temporary data folder.
     public func stop() {

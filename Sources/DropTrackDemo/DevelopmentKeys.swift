@@ -117,4 +117,3 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
         """
     }
 }
-

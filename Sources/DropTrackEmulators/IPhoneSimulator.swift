@@ -153,7 +153,9 @@ public final class IPhoneSimulator: Sendable {
     public func updateSettings(_ change: (inout IPhoneSettings) -> Void) { state.withLock { change(&$0.settings) } }
 
     /// Activities in the order they started, dismissed ones included.
-    public var activities: [SimulatedActivity] { state.withLock { state in state.order.compactMap { state.activities[$0] } } }
+    public var activities: [SimulatedActivity] {
+        state.withLock { state in state.order.compactMap { state.activities[$0] } }
+    }
 
     /// Pushes dropped, with reasons.
     public var drops: [IPhoneDrop] { state.withLock { $0.drops } }
@@ -243,7 +245,8 @@ public final class IPhoneSimulator: Sendable {
         guard timestamp > activity.timestamp else {
             return drop(
                 event, id, "DT-020",
-                "timestamp \(timestamp) is not newer than \(activity.timestamp), already applied; the update is ignored")
+                "timestamp \(timestamp) is not newer than \(activity.timestamp), already applied; the update is ignored"
+            )
         }
         guard let stateValue = aps["content-state"] else {
             return drop(event, id, "DT-013", "no 'content-state': nothing to show")
@@ -281,7 +284,8 @@ public final class IPhoneSimulator: Sendable {
         _ state: inout State, type: String, aps: [String: JSONValue], timestamp: Int64?, now: Date
     ) -> Outcome {
         guard state.settings.liveActivitiesEnabled else {
-            return drop("start", nil, "DT-048", "Live Activities are off for this app (areActivitiesEnabled() is false)")
+            return drop(
+                "start", nil, "DT-048", "Live Activities are off for this app (areActivitiesEnabled() is false)")
         }
         guard state.settings.osVersion >= 17 else {
             return drop("start", nil, nil, "push-to-start needs iOS 17.2 or later")

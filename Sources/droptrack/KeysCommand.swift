@@ -1,6 +1,6 @@
 import DropTrackCore
-import DropTrackDemo
 import DropTrackCrypto
+import DropTrackDemo
 import DropTrackProviders
 import Foundation
 

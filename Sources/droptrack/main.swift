@@ -2,7 +2,8 @@ import Foundation
 
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
-    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, TokensImportCommand.self, PushAPNsCommand.self, PushFCMCommand.self,
+    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, TokensImportCommand.self, PushAPNsCommand.self,
+    PushFCMCommand.self,
     EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
     BenchFCMCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
 ]

@@ -1,0 +1,222 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDemo
+import DropTrackEmulators
+import Foundation
+import Synchronization
+import Testing
+
+/// Builds APNs payloads for the simulator tests.
+private enum Push {
+    static let clock = ManualWallClock(unixSeconds: 1_796_000_000)
+
+    static func state(_ step: DeliveryStep, courier: String = "Sam", eta: Double? = nil) -> JSONValue {
+        var value = try! JSONValue.parse(
+            LiveActivityJSON.encode(step.contentState(courierName: courier, riderReassigned: false, at: clock.now())))
+        if let eta, case .object(var object) = value {
+            object["eta"] = .number(eta)
+            value = .object(object)
+        }
+        return value
+    }
+
+    static func start(_ orderID: String = "A-1", alert: Bool = true, type: String = "DeliveryAttributes") -> [UInt8] {
+        var aps: [String: JSONValue] = [
+            "event": .string("start"), "timestamp": .number(1_796_000_000), "attributes-type": .string(type),
+            "attributes": .object(["orderId": .string(orderID)]), "content-state": state(.placed),
+        ]
+        if alert { aps["alert"] = .object(["title": .string("Order placed")]) }
+        return JSONValue.object(["aps": .object(aps)]).serialized()
+    }
+
+    static func update(
+        _ step: DeliveryStep, timestamp: Int64, event: String = "update", extra: [String: JSONValue] = [:],
+        state override: JSONValue? = nil
+    ) -> [UInt8] {
+        var aps: [String: JSONValue] = [
+            "event": .string(event), "timestamp": .number(Double(timestamp)),
+            "content-state": override ?? state(step),
+        ]
+        aps.merge(extra) { _, new in new }
+        return JSONValue.object(["aps": .object(aps)]).serialized()
+    }
+}
+
+/// Collects the tokens a simulated phone reports.
+final class TokenLog: Sendable {
+    let events = Mutex<[IPhoneSimulator.TokenEvent]>([])
+    func record(_ event: IPhoneSimulator.TokenEvent) { events.withLock { $0.append(event) } }
+    var updateTokens: [String] {
+        events.withLock {
+            $0.compactMap {
+                if case .activity(_, _, _, let token) = $0 { return token }
+                return nil
+            }
+        }
+    }
+}
+
+@Suite("The simulated iPhone applies ActivityKit's rules")
+struct IPhoneSimulatorTests {
+    func phone(_ settings: IPhoneSettings = .init()) -> (IPhoneSimulator, TokenLog, ManualWallClock) {
+        let clock = ManualWallClock(unixSeconds: 1_796_000_000)
+        let log = TokenLog()
+        let phone = IPhoneSimulator(deviceID: "p", settings: settings, clock: clock) { log.record($0) }
+        return (phone, log, clock)
+    }
+
+    func started(_ settings: IPhoneSettings = .init()) throws -> (IPhoneSimulator, TokenLog, ManualWallClock, String) {
+        let (phone, log, clock) = phone(settings)
+        phone.receive(
+            token: try #require(phone.pushToStartToken(for: "DeliveryAttributes")), payload: Push.start(), priority: 10)
+        return (phone, log, clock, try #require(log.updateTokens.first))
+    }
+
+    @Test("push-to-start creates the activity and reports a new update token; token rotation reports another")
+    func startAndRotate() throws {
+        let (phone, log, _, token) = try started()
+        phone.registerPushToStartTokens()
+        #expect(log.events.withLock { $0.contains { if case .pushToStart = $0 { true } else { false } } })
+        let activity = try #require(phone.activities.first)
+        #expect(activity.attributes["orderId"]?.stringValue == "A-1" && activity.updateToken == token)
+        #expect(activity.lastAlert == "Order placed")
+        phone.rotateToken(activityID: activity.id)
+        #expect(log.updateTokens.count == 2 && log.updateTokens[1] != token)
+        phone.receive(
+            token: log.updateTokens[1], payload: Push.update(.confirmed, timestamp: 1_796_000_001), priority: 5)
+        #expect(phone.activities.first?.contentState == Push.state(.confirmed))
+        #expect(phone.drops.isEmpty)
+    }
+
+    @Test("an update older than the one applied is dropped, and the newer state stays")
+    func olderUpdate() throws {
+        let (phone, _, _, token) = try started()
+        phone.receive(token: token, payload: Push.update(.preparing, timestamp: 1_796_000_010), priority: 5)
+        phone.receive(token: token, payload: Push.update(.confirmed, timestamp: 1_796_000_005), priority: 5)
+        phone.receive(token: token, payload: Push.update(.confirmed, timestamp: 1_796_000_010), priority: 5)
+        #expect(phone.activities.first?.contentState == Push.state(.preparing))
+        #expect(phone.drops.map(\.trap) == ["DT-020", "DT-020"])
+    }
+
+    @Test("content-state that does not decode, or with a Unix date, is dropped with the reason")
+    func undecodable() throws {
+        let (phone, _, _, token) = try started()
+        phone.receive(
+            token: token,
+            payload: Push.update(.confirmed, timestamp: 1_796_000_001, state: .object(["status": .string("x")])),
+            priority: 5)
+        phone.receive(
+            token: token,
+            payload: Push.update(.confirmed, timestamp: 1_796_000_002, state: Push.state(.confirmed, eta: 1.8e9)),
+            priority: 5)
+        #expect(phone.drops.map(\.trap) == ["DT-013", "DT-017"])
+        #expect(phone.drops[1].reason.contains("31 years"))
+        #expect(phone.activities.first?.contentState == Push.state(.placed))
+    }
+
+    @Test("a push over 4 KB is dropped")
+    func oversize() throws {
+        let (phone, _, _, token) = try started()
+        let padding = JSONValue.string(String(repeating: "x", count: 4100))
+        phone.receive(
+            token: token, payload: Push.update(.confirmed, timestamp: 1_796_000_001, extra: ["pad": padding]),
+            priority: 5)
+        #expect(phone.drops.map(\.trap) == ["DT-024"])
+    }
+
+    @Test("stale-date makes it stale; the end keeps it for 4 hours, or dismisses it at once or at a date")
+    func staleAndDismissal() throws {
+        let (phone, _, clock, token) = try started()
+        phone.receive(
+            token: token,
+            payload: Push.update(.confirmed, timestamp: 1_796_000_001, extra: ["stale-date": .number(1_796_000_060)]),
+            priority: 5)
+        #expect(phone.activities[0].phase(at: clock.now()) == "active")
+        clock.advance(by: 61)
+        #expect(phone.activities[0].phase(at: clock.now()) == "stale")
+        phone.receive(
+            token: token, payload: Push.update(.delivered, timestamp: 1_796_000_100, event: "end"), priority: 10)
+        #expect(phone.activities[0].phase(at: clock.now()) == "ended")
+        clock.advance(by: 4 * 3600 + 1)
+        #expect(phone.activities[0].phase(at: clock.now()) == "dismissed")
+
+        let (second, _, secondClock, secondToken) = try started()
+        second.receive(
+            token: secondToken,
+            payload: Push.update(
+                .delivered, timestamp: 1_796_000_100, event: "end", extra: ["dismissal-date": .number(1_796_000_000)]),
+            priority: 10)
+        #expect(second.activities[0].phase(at: secondClock.now()) == "dismissed")
+        second.receive(token: secondToken, payload: Push.update(.delivered, timestamp: 1_796_000_200), priority: 5)
+        #expect(second.drops.map(\.trap) == ["DT-037"], "nothing applies after the end")
+    }
+
+    @Test("an activity lasts at most 8 hours")
+    func eightHours() throws {
+        let (phone, _, clock, token) = try started()
+        clock.advance(by: 8 * 3600)
+        #expect(phone.activities[0].phase(at: clock.now()) == "ended")
+        phone.receive(token: token, payload: Push.update(.confirmed, timestamp: 1_796_030_000), priority: 5)
+        #expect(phone.drops.map(\.trap) == ["DT-037"])
+    }
+
+    @Test("priority-10 updates beyond the budget are held back; priority 5 is not counted")
+    func budget() throws {
+        let (phone, _, _, token) = try started(IPhoneSettings(priority10Budget: 2))
+        for index in 1...3 {
+            phone.receive(
+                token: token, payload: Push.update(.confirmed, timestamp: 1_796_000_000 + Int64(index)), priority: 10)
+        }
+        phone.receive(token: token, payload: Push.update(.preparing, timestamp: 1_796_000_010), priority: 5)
+        #expect(phone.drops.map(\.trap) == ["DT-050"])
+        #expect(phone.activities[0].contentState == Push.state(.preparing))
+    }
+
+    @Test("with Live Activities off a start is refused; a start without alert or attributes is dropped")
+    func refusedStarts() throws {
+        let (off, offLog, _) = phone(IPhoneSettings(liveActivitiesEnabled: false))
+        off.receive(
+            token: try #require(off.pushToStartToken(for: "DeliveryAttributes")), payload: Push.start(), priority: 10)
+        #expect(off.activities.isEmpty && offLog.updateTokens.isEmpty)
+        #expect(off.drops.map(\.trap) == ["DT-048"])
+        let (on, _, _) = phone()
+        let token = try #require(on.pushToStartToken(for: "DeliveryAttributes"))
+        on.receive(token: token, payload: Push.start(alert: false), priority: 10)
+        on.receive(token: token, payload: Push.start(type: "PizzaAttributes"), priority: 10)
+        #expect(on.drops.map(\.trap) == ["DT-025", "DT-026"])
+        #expect(on.activities.isEmpty)
+    }
+}
+
+@Suite("The demo, in process: server, emulators and both phones")
+struct DemoStackTests {
+    @Test(
+        "place an order, six steps and a reassignment: both phones show the same final state; a broken push is dropped")
+    func wholeLoop() throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(eventually { demo.iphone.tokens.count == 1 })
+        #expect(demo.driver.place().status == 201)
+        #expect(eventually { demo.iphone.activities.count == 1 && demo.android.notifications.count == 1 })
+        for _ in 0..<6 { #expect(demo.driver.next().status == 200) }
+        #expect(demo.driver.next().status == 409, "no step after delivered")
+        #expect(demo.driver.reassign().status == 200)
+        func settled() -> Bool {
+            guard let activity = demo.iphone.activities.last,
+                let state = try? LiveActivityJSON.decode(
+                    DeliveryAttributes.ContentState.self, from: activity.contentState.encoded()),
+                let notification = demo.android.notifications.last
+            else { return false }
+            return state.status == "Delivered" && state.riderReassigned && notification.title == "Delivered"
+                && notification.text.contains(state.courierName)
+        }
+        #expect(eventually(timeout: .seconds(10), settled))
+        #expect(demo.iphone.drops.isEmpty && demo.android.drops.isEmpty)
+        let broken = demo.driver.sendBroken(.unixDate, iphone: demo.iphone)
+        #expect(broken["status"]?.numberValue == 200, "APNs accepts it")
+        #expect(broken["findings"]?.arrayValue?.contains { $0["trap"]?.stringValue == "DT-017" } == true)
+        #expect(eventually { demo.iphone.drops.contains { $0.trap == "DT-017" } }, "and the phone drops it")
+        #expect(demo.driver.end().status == 200)
+        #expect(eventually { demo.iphone.activities.last?.phase(at: Date()) == "ended" })
+    }
+}
