@@ -12,6 +12,12 @@ public protocol RouteExtension: Sendable {
     func reply(to request: HTTPRequest) -> (route: String, reply: HTTPReply)?
 }
 
+/// Adds what only the devices know to `GET /v1/activities/{id}/diagnosis` (the demo's simulated
+/// phones report the pushes they dropped, by token fingerprint).
+public protocol DiagnosisSource: Sendable {
+    func drops(app: String, activityId: String, deviceFingerprints: Set<String>) -> [JSONValue]
+}
+
 /// The HTTP API: routes, bearer-key authentication, per-key rate limits, request ids, structured
 /// request logs and metrics. Every refusal is a JSON `{"error": {"code", "message", "field"?}}`
 /// naming what to fix; bad input is always a 4xx.
@@ -26,6 +32,7 @@ public final class APIRouter: HTTPHandler {
     let readiness: @Sendable () -> Readiness
     let clock: any WallClock
     let extensions: [any RouteExtension]
+    let diagnosisSources: [any DiagnosisSource]
     private let requestCounter = Atomic<Int>(0)
     private let requestPrefix = String(UUID().uuidString.prefix(8)).lowercased()
 
@@ -39,9 +46,10 @@ public final class APIRouter: HTTPHandler {
     public init(
         registry: ActivityRegistry, configuration: ServerConfiguration, events: EventBus, metrics: MetricsRegistry,
         logger: Logger, transport: any PushTransport, clock: any WallClock, extensions: [any RouteExtension] = [],
-        readiness: @escaping @Sendable () -> Readiness
+        diagnosisSources: [any DiagnosisSource] = [], readiness: @escaping @Sendable () -> Readiness
     ) {
         self.extensions = extensions
+        self.diagnosisSources = diagnosisSources
         self.registry = registry
         self.keyring = APIKeyring(apps: configuration.apps)
         self.limiter = RateLimiter(rate: configuration.requestsPerSecondPerKey, clock: clock)
@@ -206,6 +214,8 @@ public final class APIRouter: HTTPHandler {
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "events":
             ("/v1/activities/{id}/events", ["POST"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "end": ("/v1/activities/{id}/end", ["POST"])
+        case let p where p.count == 4 && p[1] == "activities" && p[3] == "diagnosis":
+            ("/v1/activities/{id}/diagnosis", ["GET"])
         case ["v1", "push"]: ("/v1/push", ["POST"])
         case ["v1", "events"]: ("/v1/events", ["GET"])
         default: (nil, [])
@@ -244,6 +254,18 @@ public final class APIRouter: HTTPHandler {
             return json(200, try registry.applyEvent(app: app, activityId: parts[2], body: try body(request)))
         case "/v1/activities/{id}/end":
             return json(200, try registry.endActivity(app: app, activityId: parts[2], body: try body(request)))
+        case "/v1/activities/{id}/diagnosis":
+            var diagnosis = try registry.diagnose(app: app, activityId: parts[2])
+            let fingerprints = Set(
+                diagnosis["devices"]?.arrayValue?.compactMap { $0["fingerprint"]?.stringValue } ?? [])
+            let drops = diagnosisSources.flatMap {
+                $0.drops(app: app, activityId: parts[2], deviceFingerprints: fingerprints)
+            }
+            if case .object(var object) = diagnosis {
+                object["deviceDrops"] = .array(drops)
+                diagnosis = .object(object)
+            }
+            return json(200, diagnosis)
         case "/v1/push":
             return json(200, try rawPush.send(app: app, body: try body(request)))
         case "/v1/events":

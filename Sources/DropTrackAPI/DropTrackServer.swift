@@ -43,7 +43,8 @@ public final class DropTrackServer: Sendable {
     public init(
         configuration: ServerConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
-        heartbeat: Duration = .seconds(15), extensions: [any RouteExtension] = []
+        heartbeat: Duration = .seconds(15), extensions: [any RouteExtension] = [],
+        diagnosisSources: [any DiagnosisSource] = []
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -66,7 +67,7 @@ public final class DropTrackServer: Sendable {
         let lifecycle = self.lifecycle
         let router = APIRouter(
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
-            transport: transport, clock: clock, extensions: extensions,
+            transport: transport, clock: clock, extensions: extensions, diagnosisSources: diagnosisSources,
             readiness: {
                 guard lifecycle.phase.withLock({ $0 }) == .running else { return .notReady("shutting down") }
                 do {

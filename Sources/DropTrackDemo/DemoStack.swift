@@ -87,7 +87,8 @@ public final class DemoStack: Sendable {
             requestsPerSecondPerKey: 0, schedulerIntervalSeconds: 5)
         let control = DemoControl()
         server = try DropTrackServer(
-            configuration: configuration, logger: logger, extensions: [DemoRoutes(control: control)])
+            configuration: configuration, logger: logger, extensions: [DemoRoutes(control: control)],
+            diagnosisSources: [DemoPhoneDrops(control: control)])
         let api = DemoAPI(server: server, key: key.key)
         let events = server.events
         let apnsEmulator = apns
@@ -173,6 +174,25 @@ public final class DemoStack: Sendable {
             "trap": drop.trap.map { .string($0) } ?? .null, "token": .string(drop.token),
             "activityId": drop.activityId.map { .string($0) } ?? .null,
         ])
+    }
+}
+
+/// The simulated phones' drops, for the server's diagnosis of an activity.
+struct DemoPhoneDrops: DiagnosisSource {
+    let control: DemoControl
+
+    func drops(app: String, activityId: String, deviceFingerprints: Set<String>) -> [JSONValue] {
+        guard app == DemoStack.appID, let demo = control.demo else { return [] }
+        let iphone = demo.iphone.drops.filter { deviceFingerprints.contains($0.token) }.map {
+            DemoStack.dropJSON($0, device: "iphone")
+        }
+        let android = demo.android.drops.filter { $0.activityId == activityId }.map { drop -> JSONValue in
+            .object([
+                "device": .string("android"), "reason": .string(drop.reason),
+                "trap": drop.trap.map { .string($0) } ?? .null, "activityId": .string(activityId),
+            ])
+        }
+        return iphone + android
     }
 }
 

@@ -333,6 +333,45 @@ struct APITests {
         #expect(!other.contains("event: send"), "app2's stream shows nothing of app1")
     }
 
+    @Test("the diagnosis names a missing update token, a wrong environment, a superseded token and budget use")
+    func diagnosis() throws {
+        let clock = ManualWallClock(unixSeconds: Int64(Date().timeIntervalSince1970))
+        let server = try ServerHarness(clock: clock)
+        defer { server.stop() }
+        let start = APNsHarness.randomToken()
+        _ = try server.call(
+            "POST", "/v1/tokens/push-to-start",
+            #"{"userId":"u1","deviceId":"d1","token":"\#(start)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+        )
+        #expect(try server.call("POST", "/v1/activities", deliveryStart).status == 201)
+        try server.drain()
+        let early = try server.call("GET", "/v1/activities/order-9/diagnosis")
+        #expect(early.status == 200)
+        let traps = { (answer: APIAnswer) in
+            Set(answer.body["findings"]?.arrayValue?.compactMap { $0["trap"]?.stringValue } ?? [])
+        }
+        #expect(!traps(early).contains("DT-041"), "within the grace period the app may still register")
+        clock.advance(by: 61)
+        #expect(traps(try server.call("GET", "/v1/activities/order-9/diagnosis")).contains("DT-041"))
+        for (device, environment) in [("d1", "production"), ("d1", "production"), ("d2", "sandbox")] {
+            _ = try server.call(
+                "POST", "/v1/tokens/activity",
+                #"{"activityId":"order-9","deviceId":"\#(device)","token":"\#(APNsHarness.randomToken())","environment":"\#(environment)"}"#
+            )
+        }
+        let later = try server.call("GET", "/v1/activities/order-9/diagnosis")
+        #expect(traps(later).isSuperset(of: ["DT-059", "DT-038"]))
+        #expect(!traps(later).contains("DT-041"))
+        let devices = later.body["devices"]?.arrayValue ?? []
+        #expect(
+            devices.contains {
+                $0["fingerprint"]?.stringValue == Fingerprint(of: start).value && $0["upToDate"] == .bool(true)
+            })
+        #expect(later.body["deviceDrops"]?.arrayValue?.isEmpty == true)
+        #expect(try server.call("GET", "/v1/activities/nope/diagnosis").status == 404)
+        #expect(try server.call("GET", "/v1/activities/order-9/diagnosis", key: "key-app2").status == 404)
+    }
+
     @Test("requests beyond the per-key rate get 429 with Retry-After; other keys are unaffected")
     func rateLimit() throws {
         let server = try ServerHarness { $0.requestsPerSecondPerKey = 2 }

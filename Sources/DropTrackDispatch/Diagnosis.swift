@@ -1,0 +1,138 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackStore
+import Foundation
+
+extension ActivityRegistry {
+    /// How long after a delivered push-to-start the app should have registered the activity's
+    /// update token; later than this, the server says it never arrived.
+    static let updateTokenGraceSeconds: TimeInterval = 60
+
+    /// What the server knows of why a device might not show an activity's latest state: tokens
+    /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
+    /// do not match the app's, no update token after a push-to-start, a stale date passed, and
+    /// which version each device last accepted. Each finding names its trap in the catalog.
+    public func diagnose(app appID: String, activityId: String) throws(APIError) -> JSONValue {
+        let app = try app(appID)
+        let now = clock.now()
+        return try transact { tx in
+            guard let activity = try tx.activity(app: appID, id: activityId) else {
+                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            let updateTokens = try tx.tokens(app: appID, activityId: activityId)
+            let startTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart]).filter {
+                $0.attributesType == activity.attributesType
+            }
+            let androidTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.fcm])
+            let timeline = try tx.timeline(app: appID, activityId: activityId, limit: 2000)
+            let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
+            var findings: [JSONValue] = []
+            func finding(
+                _ trap: String?, _ severity: String, _ message: String, fix: String, device: String? = nil
+            ) {
+                findings.append(
+                    .object([
+                        "trap": trap.map { .string($0) } ?? .null, "severity": .string(severity),
+                        "message": .string(message), "fix": .string(fix),
+                        "device": device.map { .string($0) } ?? .null,
+                    ]))
+            }
+
+            let startsDelivered = timeline.filter { $0.event == "start" && (200..<300).contains($0.status) }
+            if let first = startsDelivered.first, updateTokens.isEmpty,
+                now.timeIntervalSince(first.at) > Self.updateTokenGraceSeconds
+            {
+                finding(
+                    "DT-041", "error",
+                    "the push-to-start was accepted \(Int(now.timeIntervalSince(first.at))) s ago and no update token was registered for this activity, so updates and the end reach no iPhone",
+                    fix:
+                        "in the app, observe Activity.activityUpdates from launch and POST each activity's pushTokenUpdates to /v1/tokens/activity"
+                )
+            }
+            if startTokens.isEmpty && updateTokens.isEmpty && activity.channelId == nil {
+                finding(
+                    "DT-040", "warning", "the user has no push-to-start token for \(activity.attributesType)",
+                    fix: "register pushToStartTokenUpdates at launch (iOS 17.2+); until then only the app can start")
+            }
+            let expected = app.apns?.environment
+            for token in startTokens + updateTokens where token.isValid {
+                if let expected, let environment = token.environment, environment != expected {
+                    finding(
+                        "DT-059", "error",
+                        "a \(environment) token, but the app sends to APNs \(expected): APNs answers BadDeviceToken",
+                        fix: "register tokens with the environment of the build (debug builds are sandbox)",
+                        device: token.fingerprint)
+                }
+            }
+            for token in updateTokens + startTokens + androidTokens where !token.isValid {
+                let reason = token.invalidReason ?? "invalidated"
+                let trap: String? =
+                    switch reason {
+                    case "superseded": "DT-038"
+                    case "UNREGISTERED": "DT-102"
+                    case "activity_ended": "DT-037"
+                    default: nil
+                    }
+                finding(
+                    trap, "info", "token \(token.kind.rawValue) invalidated: \(reason)",
+                    fix: reason == "superseded"
+                        ? "nothing to do: the device registered a newer token" : "the device must register a new token",
+                    device: token.fingerprint)
+            }
+            let cap = app.priority10PerHour ?? configuration.priority10PerHour
+            let nowUnix = Int64(now.timeIntervalSince1970)
+            let recent = activity.priority10Times.filter { $0 > nowUnix - 3600 }.count
+            let downgraded = timeline.filter { $0.reason == "priority_downgraded" }.count
+            if recent >= cap || downgraded > 0 {
+                finding(
+                    "DT-050", "warning",
+                    "\(recent) priority-10 sends in the last hour (cap \(cap)); \(downgraded) update(s) went at priority 5 instead",
+                    fix: "send routine updates at priority 5 and keep 10 for what must show at once")
+            }
+            var failures: [String: (count: Int, last: TimelineEntry)] = [:]
+            for entry in timeline
+            where entry.status >= 400 || ["dead_letter", "outcome_unknown"].contains(entry.remedy)
+                || entry.reason == "outcome_unknown"
+            {
+                let key = "\(entry.provider) \(entry.status) \(entry.reason)"
+                failures[key] = ((failures[key]?.count ?? 0) + 1, entry)
+            }
+            for (key, value) in failures.sorted(by: { $0.key < $1.key }) {
+                finding(
+                    nil, "warning", "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy)",
+                    fix: "see the timeline for each device; the remedy taken is in its 'remedy' field",
+                    device: value.last.destination)
+            }
+            if let stale = activity.staleDate, Double(stale) < now.timeIntervalSince1970,
+                activity.state == .active || activity.state == .stale
+            {
+                finding(
+                    "DT-021", "warning", "the stale date passed \(Int(now.timeIntervalSince1970) - Int(stale)) s ago",
+                    fix: "send an update with a later staleDate, or end the activity")
+            }
+            if pending > 0 {
+                finding(
+                    nil, "info", "\(pending) send(s) still queued for this activity",
+                    fix: "wait, or look at /metrics droptrack_outbox_oldest_age_seconds if it grows")
+            }
+            var lastAccepted: [String: Int64] = [:]
+            for entry in timeline where (200..<300).contains(entry.status) {
+                lastAccepted[entry.destination] = max(lastAccepted[entry.destination] ?? 0, entry.version)
+            }
+            let devices: [JSONValue] = (updateTokens + androidTokens + startTokens).map { token in
+                let accepted = lastAccepted[token.fingerprint]
+                let current = token.kind == .pushToStart ? accepted != nil : accepted == activity.version
+                return .object([
+                    "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
+                    "valid": .bool(token.isValid), "lastAcceptedVersion": accepted.map { .number(Double($0)) } ?? .null,
+                    "upToDate": .bool(token.isValid && current),
+                ])
+            }
+            return .object([
+                "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
+                "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
+                "findings": .array(findings), "devices": .array(devices),
+            ])
+        }
+    }
+}
