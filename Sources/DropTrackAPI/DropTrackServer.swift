@@ -62,7 +62,7 @@ public final class DropTrackServer: Sendable {
             events: events, logger: logger)
         self.dispatcher = dispatcher
         registry = ActivityRegistry(
-            store: store, configuration: configuration, clock: clock, wake: { dispatcher.wake() })
+            store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() })
         scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
         let lifecycle = self.lifecycle
         let router = APIRouter(

@@ -121,9 +121,14 @@ public final class DemoStack: Sendable {
         let android = self.android
         let androidToken = self.androidToken
         apns.addDeliveryListener { delivery in
-            guard let token = delivery.token, iphone.tokens.contains(token) else { return }
             let before = iphone.drops.count
-            iphone.receive(token: token, payload: delivery.payload, priority: delivery.priority)
+            if let channel = delivery.channelID {
+                guard iphone.channels.contains(channel) else { return }
+                iphone.receiveBroadcast(channelID: channel, payload: delivery.payload, priority: delivery.priority)
+            } else {
+                guard let token = delivery.token, iphone.tokens.contains(token) else { return }
+                iphone.receive(token: token, payload: delivery.payload, priority: delivery.priority)
+            }
             for drop in iphone.drops.dropFirst(before) {
                 events.publish(app: Self.appID, event: "drop", payload: Self.dropJSON(drop, device: "iphone"))
             }

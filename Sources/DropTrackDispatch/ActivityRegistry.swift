@@ -12,15 +12,19 @@ public final class ActivityRegistry: Sendable {
     let configuration: ServerConfiguration
     let clock: any WallClock
     let wake: @Sendable () -> Void
+    /// Creates and deletes broadcast channels (nil: broadcast activities are refused).
+    let channels: (any PushTransport)?
 
-    /// Creates a registry; `wake` nudges the dispatcher when work is queued.
+    /// Creates a registry; `wake` nudges the dispatcher when work is queued; `channels` manages
+    /// iOS 18 broadcast channels.
     public init(
         store: any DeliveryStore, configuration: ServerConfiguration, clock: any WallClock,
-        wake: @escaping @Sendable () -> Void = {}
+        channels: (any PushTransport)? = nil, wake: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
+        self.channels = channels
         self.wake = wake
     }
 
@@ -195,14 +199,14 @@ public final class ActivityRegistry: Sendable {
         let reader = try FieldReader(body)
         try reader.refuseUnknown([
             "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
-            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule",
+            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast",
         ])
         let key =
             try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
         // A malformed retry is refused (400) even when its key is known. A well-formed one gets the first
         // answer even if it would now fail a check that depends on time or configuration (a staleDate that
         // has since passed), since the start it asks for has already happened.
-        let built: ActivityRecord
+        var built: ActivityRecord
         do {
             built = try buildStart(reader, app: app, contracts: contracts, key: key)
         } catch {
@@ -217,11 +221,13 @@ public final class ActivityRegistry: Sendable {
         {
             return (response, false)
         }
+        let created = try openChannel(&built, app: app)
         let activityId = built.id
         let userId = built.userId
         let type = built.attributesType
         let now = built.createdAt
         do {
+            defer { if created != nil { closeChannelUnlessStored(created!, app: appID, activityId: activityId) } }
             return try store.transaction { tx in
                 if let raced = try tx.activity(app: appID, idempotencyKey: key), let response = raced.startResponse {
                     return (response, false)
@@ -301,6 +307,7 @@ public final class ActivityRegistry: Sendable {
         let relevance = try reader.number("relevanceScore")
         let startAt = try unixSeconds(reader, "startAt").map { Date(timeIntervalSince1970: Double($0)) }
         let endAt = try unixSeconds(reader, "endAt").map { Date(timeIntervalSince1970: Double($0)) }
+        let broadcast = try broadcastOptions(reader)
 
         let now = clock.now()
         try contracts.requireKnown(type, field: "attributesType")
@@ -338,10 +345,65 @@ public final class ActivityRegistry: Sendable {
             priority: 10, alert: alertValue, staleDate: staleDate ?? defaultStale(now), relevanceScore: relevance,
             idempotencyKey: key, priority10Times: [nowUnix], createdAt: now, updatedAt: now, startAt: startAt,
             endAt: endAt ?? now.addingTimeInterval(configuration.maxActiveSeconds), schedule: schedule,
+            channelId: broadcast?.channelId, channelPolicy: broadcast.map { $0.policy.rawValue },
             mapperState: .object(memory))
         try checkSize(activity, app: app, contracts: contracts)
         return activity
     }
+
+    /// `broadcast: {storagePolicy?, channelId?, expiration?}`: deliver updates through an iOS 18
+    /// broadcast channel, a new one or one the caller already has.
+    func broadcastOptions(_ reader: FieldReader) throws(APIError) -> (policy: MessageStoragePolicy, channelId: String?)?
+    {
+        guard let value = try reader.object("broadcast") else { return nil }
+        let options = try FieldReader(value, prefix: "broadcast")
+        try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
+        let name = try options.string("storagePolicy", required: false) ?? "most-recent"
+        guard let policy = MessageStoragePolicy(name: name) else {
+            throw APIError.invalid(
+                "broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
+        }
+        if let expiration = try options.integer("expiration"), expiration != 0, policy == .noMessageStored {
+            throw APIError.invalid(
+                "broadcast.expiration",
+                "a no-storage channel takes apns-expiration 0 only; drop 'expiration' or use \"most-recent\"")
+        }
+        let channelId = try options.string("channelId", required: false, maxLength: 256)
+        if let channelId, !APNsPush.isBase64ChannelID(channelId) {
+            throw APIError.invalid(
+                "broadcast.channelId", "'broadcast.channelId' must be the base64 id APNs gave the channel")
+        }
+        return (policy, channelId)
+    }
+
+    /// Creates the broadcast channel a new activity asked for; returns its id (to delete it if the
+    /// activity is not stored after all).
+    func openChannel(_ activity: inout ActivityRecord, app: AppConfiguration) throws(APIError) -> String? {
+        guard let raw = activity.channelPolicy, activity.channelId == nil,
+            let policy = MessageStoragePolicy(rawValue: raw)
+        else { return nil }
+        guard let channels, app.apns != nil else {
+            throw APIError(
+                422, "no_credentials", "broadcast activities need the app's APNs credentials", field: "broadcast")
+        }
+        switch channels.createChannel(app: app.id, policy: policy) {
+        case .success(let id):
+            activity.channelId = id
+            return id
+        case .failure(let failure):
+            throw APIError(
+                503, "channel_unavailable", "APNs did not create the channel: \(failure.explanation); retry",
+                field: "broadcast")
+        }
+    }
+
+    func closeChannelUnlessStored(_ id: String, app: String, activityId: String) {
+        let stored = try? store.transaction { try $0.activity(app: app, id: activityId)?.channelId }
+        if stored != id { _ = channels?.deleteChannel(app: app, id: id) }
+    }
+
+    /// The outbox destination of an activity's broadcast channel.
+    static func channelDestination(_ id: String) -> String { "channel:" + id }
 
     /// An `alert`: `title` and `body` are text or a localized `{loc-key, loc-args}` object, and at
     /// least one is given (iOS shows nothing for an alert without either).
@@ -497,8 +559,10 @@ public final class ActivityRegistry: Sendable {
         var destinations = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
         destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
         try tx.updateActivity(activity)
+        // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
+        let channel = activity.channelId.map { [Self.channelDestination($0)] } ?? []
         try tx.enqueue(
-            app: activity.app, activityId: activity.id, fingerprints: destinations.map(\.fingerprint),
+            app: activity.app, activityId: activity.id, fingerprints: destinations.map(\.fingerprint) + channel,
             version: activity.version,
             availableAt: now, now: now)
         if !notes.isEmpty {
@@ -510,7 +574,7 @@ public final class ActivityRegistry: Sendable {
                         remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
                 })
         }
-        return (notes, destinations.count)
+        return (notes, destinations.count + channel.count)
     }
 
     func versionResponse(_ activity: ActivityRecord, destinations: Int, notes: [String]) -> JSONValue {

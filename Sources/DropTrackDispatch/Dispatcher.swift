@@ -237,6 +237,31 @@ public final class Dispatcher: Sendable {
                         try tx.deleteOutbox(id: row.id)
                         continue
                     }
+                    if row.tokenFingerprint.hasPrefix("channel:") {
+                        let channel = String(row.tokenFingerprint.dropFirst("channel:".count))
+                        guard activity.channelId == channel, activity.state != .dismissed else {
+                            try skip("channel_replaced", "not sent: the activity no longer uses this channel")
+                            continue
+                        }
+                        guard let bundle = app.bundleId else {
+                            try tx.deadLetterOutbox(id: row.id, error: "app \(appID) has no bundleId for APNs")
+                            continue
+                        }
+                        let key = activity.id + "|update"
+                        let built = try apnsPayloads[key] ?? builder.apnsPayload(activity: activity, start: false)
+                        apnsPayloads[key] = built
+                        // No-storage channels take apns-expiration 0 only.
+                        let expiration: Int64? =
+                            activity.channelPolicy == MessageStoragePolicy.noMessageStored.rawValue ? 0 : nil
+                        let push = APNsPush(
+                            channelID: channel, bundleID: bundle, payload: built.payload, priority: built.priority,
+                            expiration: expiration)
+                        let work = Work(
+                            entry: row, version: activity.version, event: activity.event.rawValue,
+                            priority: built.priority, provider: "apns", activityUpdatedAt: activity.updatedAt)
+                        prepared.append(.apns(work, push))
+                        continue
+                    }
                     guard let token = tokens[row.tokenFingerprint], token.isValid else {
                         try skip(
                             "token_invalid",
@@ -336,6 +361,7 @@ public final class Dispatcher: Sendable {
         // Event-stream payloads are built only for apps someone is watching.
         let listening = Set(batch.map(\.work.entry.app)).filter { events.count(app: $0) > 0 }
         var lags: [Double] = []
+        var lostChannels: [(app: String, activityId: String, channel: String)] = []
         do {
             try store.transaction { tx in
                 var timeline: [TimelineEntry] = []
@@ -346,7 +372,14 @@ public final class Dispatcher: Sendable {
                     let entry = work.entry
                     var remedyTaken = result.remedy.name
                     var note: String? = nil
-                    switch result.remedy {
+                    let lostChannel =
+                        entry.tokenFingerprint.hasPrefix("channel:") && result.reason == "ChannelNotRegistered"
+                    switch lostChannel ? .rejectRequest : result.remedy {
+                    case .rejectRequest where lostChannel:
+                        try tx.deleteOutbox(id: entry.id)
+                        lostChannels.append((entry.app, entry.activityId, String(entry.tokenFingerprint.dropFirst(8))))
+                        remedyTaken = "recreate_channel"
+                        note = "the channel is gone; a new one is created and this version sent on it"
                     case .none:
                         // The send carried the newest version at claim time, which covers what the row asked for.
                         try tx.completeOutbox(
@@ -412,6 +445,49 @@ public final class Dispatcher: Sendable {
         }
         for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
+        for lost in lostChannels { recreateChannel(app: lost.app, activityId: lost.activityId, lost: lost.channel) }
+    }
+
+    /// APNs answered ChannelNotRegistered (the channel was deleted, or expired): create a new one,
+    /// point the activity at it and send the current version there. Devices that joined the old
+    /// channel cannot be moved to the new one; the timeline says so.
+    private func recreateChannel(app appID: String, activityId: String, lost: String) {
+        let now = clock.now()
+        guard let app = configuration.apps.first(where: { $0.id == appID }) else { return }
+        let current = try? store.transaction { try $0.activity(app: appID, id: activityId) }
+        guard let activity = current ?? nil, activity.channelId == lost, activity.state != .dismissed else { return }
+        let policy = MessageStoragePolicy(rawValue: activity.channelPolicy ?? 1) ?? .mostRecentMessageStored
+        let created = transport.createChannel(app: app.id, policy: policy)
+        do {
+            try store.transaction { tx in
+                guard var activity = try tx.activity(app: appID, id: activityId), activity.channelId == lost else {
+                    return
+                }
+                let note: String
+                switch created {
+                case .success(let id):
+                    activity.channelId = id
+                    try tx.updateActivity(activity)
+                    try tx.enqueue(
+                        app: appID, activityId: activityId, fingerprints: [ActivityRegistry.channelDestination(id)],
+                        version: activity.version, availableAt: now, now: now)
+                    note =
+                        "channel \(lost) was gone (ChannelNotRegistered); created \(id). Devices on the old channel need a new start to join it"
+                case .failure(let failure):
+                    note = "channel \(lost) was gone and could not be recreated: \(failure.explanation)"
+                }
+                try tx.appendTimeline([
+                    TimelineEntry(
+                        app: appID, activityId: activityId, at: now, destination: "channel:\(lost)", provider: "server",
+                        event: activity.event.rawValue, version: activity.version, status: 0,
+                        reason: "channel_recreated", remedy: "recreate_channel", latencyMs: 0,
+                        priority: activity.priority, attempt: 0, note: note)
+                ])
+            }
+        } catch {
+            logger.error("dispatcher.channel_recreate_failed", ["error": "\(error)"])
+        }
+        wake()
     }
 
     private func settleRetry(

@@ -35,8 +35,25 @@ public protocol PushTransport: Sendable {
     func send(app: String, apns push: APNsPush, completion: @escaping @Sendable (SendResult) -> Void)
     /// Sends an FCM message for an app.
     func send(app: String, fcm message: FCMMessage, completion: @escaping @Sendable (SendResult) -> Void)
+    /// Creates an iOS 18 broadcast channel for an app (blocking); its id, or why not.
+    func createChannel(app: String, policy: MessageStoragePolicy) -> Result<String, ChannelFailure>
+    /// Deletes a broadcast channel (blocking).
+    func deleteChannel(app: String, id: String) -> Result<Void, ChannelFailure>
     /// Closes connections.
     func shutdown()
+}
+
+/// Why a channel-management call failed: APNs' status and reason, and what to do.
+public struct ChannelFailure: Error, Sendable, CustomStringConvertible {
+    public var status: Int
+    public var reason: String
+    public var explanation: String
+    public init(status: Int, reason: String, explanation: String) {
+        self.status = status
+        self.reason = reason
+        self.explanation = explanation
+    }
+    public var description: String { explanation }
 }
 
 /// The real transport: one APNs client and one FCM client per app, built from the configuration.
@@ -123,6 +140,58 @@ public final class ProviderTransport: PushTransport {
         }
     }
 
+    public func createChannel(app: String, policy: MessageStoragePolicy) -> Result<String, ChannelFailure> {
+        guard let client = apns[app] else { return .failure(Self.noCredentials(app)) }
+        return Self.blocking { () async throws(APNsChannelError) -> String in
+            try await client.createChannel(policy: policy)
+        }
+    }
+
+    public func deleteChannel(app: String, id: String) -> Result<Void, ChannelFailure> {
+        guard let client = apns[app] else { return .failure(Self.noCredentials(app)) }
+        return Self.blocking { () async throws(APNsChannelError) in try await client.deleteChannel(id) }
+    }
+
+    static func noCredentials(_ app: String) -> ChannelFailure {
+        ChannelFailure(
+            status: 0, reason: "no_apns_credentials", explanation: "app \(app) has no APNs credentials configured")
+    }
+
+    /// Runs a channel call to completion from synchronous code (the registry and scheduler).
+    static func blocking<T: Sendable>(_ call: @escaping @Sendable () async throws(APNsChannelError) -> T)
+        -> Result<T, ChannelFailure>
+    {
+        let box = Mutex<Result<T, ChannelFailure>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let value = try await call()
+                box.withLock { $0 = .success(value) }
+            } catch let error as APNsChannelError {
+                let failure: ChannelFailure =
+                    switch error {
+                    case .rejected(let result):
+                        ChannelFailure(
+                            status: result.status, reason: result.reason?.rawValue ?? "status \(result.status)",
+                            explanation: result.explanation)
+                    case .transport, .malformedResponse:
+                        ChannelFailure(status: 0, reason: "unavailable", explanation: error.description)
+                    }
+                box.withLock { $0 = .failure(failure) }
+            } catch {
+                box.withLock {
+                    $0 = .failure(ChannelFailure(status: 0, reason: "unavailable", explanation: "\(error)"))
+                }
+            }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 30) == .success, let result = box.withLock({ $0 }) else {
+            return .failure(
+                ChannelFailure(status: 0, reason: "timeout", explanation: "APNs did not answer within 30 s"))
+        }
+        return result
+    }
+
     public func shutdown() {
         for client in apns.values { client.shutdown() }
         for client in fcm.values { client.shutdown() }
@@ -154,6 +223,21 @@ public final class RecordingTransport: PushTransport {
     public func send(app: String, fcm message: FCMMessage, completion: @escaping @Sendable (SendResult) -> Void) {
         sent.withLock { $0.append(Sent(app: app, apns: nil, fcm: message)) }
         completion(SendResult(status: 200, reason: "ok", remedy: .none, explanation: "recorded", latency: .zero))
+    }
+
+    private let channels = Mutex<Set<String>>([])
+
+    public func createChannel(app: String, policy: MessageStoragePolicy) -> Result<String, ChannelFailure> {
+        let id = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        channels.withLock { _ = $0.insert(id) }
+        return .success(id)
+    }
+
+    public func deleteChannel(app: String, id: String) -> Result<Void, ChannelFailure> {
+        guard channels.withLock({ $0.remove(id) }) != nil else {
+            return .failure(ChannelFailure(status: 404, reason: "ChannelNotRegistered", explanation: "no such channel"))
+        }
+        return .success(())
     }
 
     public func shutdown() {}

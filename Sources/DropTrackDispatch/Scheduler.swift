@@ -12,6 +12,7 @@ extension ActivityRegistry {
         public var staled = 0
         public var recomputed = 0
         public var dismissed = 0
+        public var channelsDeleted = 0
     }
 
     /// One scheduler pass: scheduled starts become active (their sends were queued for `startAt`),
@@ -24,6 +25,7 @@ extension ActivityRegistry {
         var pass = SchedulerPass()
         let due: [ActivityRecord]
         do { due = try store.transaction { try $0.activitiesNeedingAttention(now: now) } } catch { return pass }
+        var retiredChannels: [(app: String, id: String)] = []
         for candidate in due {
             guard let app = try? app(candidate.app) else { continue }
             let changed: Bool? = try? store.transaction { tx in
@@ -70,6 +72,7 @@ extension ActivityRegistry {
                     let tokens = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
                     try tx.invalidateTokens(
                         app: activity.app, fingerprints: tokens.map(\.fingerprint), reason: "activity_ended", at: now)
+                    if let channel = activity.channelId { retiredChannels.append((activity.app, channel)) }
                     pass.dismissed += 1
                     return true
                 case .dismissed:
@@ -77,6 +80,10 @@ extension ActivityRegistry {
                 }
             }
             if changed == true { wake() }
+        }
+        // A dismissed activity's channel is deleted, so stale channels never fill the app's quota (DT-058).
+        for channel in retiredChannels {
+            if case .success = channels?.deleteChannel(app: channel.app, id: channel.id) { pass.channelsDeleted += 1 }
         }
         return pass
     }

@@ -39,8 +39,11 @@ public struct SimulatedActivity: Sendable, Equatable, Codable {
     public var attributes: JSONValue
     /// The content-state as last applied.
     public var contentState: JSONValue
-    /// The update token ActivityKit issued for it (hex; in-process only).
+    /// The update token ActivityKit issued for it (hex; in-process only); empty for an activity
+    /// started on a broadcast channel, which gets no token.
     public var updateToken: String
+    /// The iOS 18 broadcast channel it listens on.
+    public var channelID: String?
     /// The newest `timestamp` applied.
     public var timestamp: Int64
     public var startedAt: Date
@@ -138,7 +141,7 @@ public final class IPhoneSimulator: Sendable {
     /// Every token this phone answers to: push-to-start and activity update tokens.
     public var tokens: Set<String> {
         state.withLock { state in
-            Set(state.pushToStartTokens.values).union(state.activities.values.map(\.updateToken))
+            Set(state.pushToStartTokens.values).union(state.activities.values.map(\.updateToken).filter { !$0.isEmpty })
         }
     }
 
@@ -196,6 +199,40 @@ public final class IPhoneSimulator: Sendable {
         if let issued { onToken(issued) }
     }
 
+    /// One broadcast APNs delivered on `channelID`: it reaches every activity started on that channel.
+    public func receiveBroadcast(channelID: String, payload: [UInt8], priority: Int) {
+        let now = clock.now()
+        state.withLock { state in
+            let ids = state.order.filter { state.activities[$0]?.channelID == channelID }
+            guard !ids.isEmpty else { return }
+            state.received += 1
+            guard payload.count <= APNsLimits.broadcastPayloadBytes,
+                let document = try? JSONValue.parse(bytes: payload), let aps = document["aps"]?.objectValue
+            else {
+                state.drops.append(
+                    IPhoneDrop(
+                        at: now, token: "channel:\(channelID)", event: "-", activityId: nil, trap: "DT-024",
+                        reason: "the broadcast is not a JSON 'aps' payload within 5120 bytes"))
+                return
+            }
+            let event = aps["event"]?.stringValue ?? "-"
+            let timestamp = aps["timestamp"]?.numberValue.map { Int64($0) }
+            for id in ids {
+                if case .dropped(let event, let activity, let trap, let reason) = Self.update(
+                    &state, id: id, aps: aps, event: event, timestamp: timestamp, priority: priority, now: now)
+                {
+                    state.drops.append(
+                        IPhoneDrop(
+                            at: now, token: "channel:\(channelID)", event: event, activityId: activity, trap: trap,
+                            reason: reason))
+                }
+            }
+        }
+    }
+
+    /// The channels this phone's activities listen on.
+    public var channels: Set<String> { state.withLock { Set($0.activities.values.compactMap(\.channelID)) } }
+
     /// What a push did.
     enum Outcome {
         case applied
@@ -228,11 +265,18 @@ public final class IPhoneSimulator: Sendable {
             }
             return start(&state, type: type, aps: aps, timestamp: timestamp, now: now)
         }
-        guard let id = state.activities.first(where: { $0.value.updateToken == token })?.key,
-            var activity = state.activities[id]
-        else {
+        guard let id = state.activities.first(where: { $0.value.updateToken == token })?.key else {
             return drop(event, nil, "DT-037", "no activity on this phone has this token (ended or never started)")
         }
+        return update(&state, id: id, aps: aps, event: event, timestamp: timestamp, priority: priority, now: now)
+    }
+
+    /// An update or end for one activity, by its token or its channel.
+    private static func update(
+        _ state: inout State, id: String, aps: [String: JSONValue], event: String, timestamp: Int64?, priority: Int,
+        now: Date
+    ) -> Outcome {
+        guard var activity = state.activities[id] else { return .applied }
         switch activity.phase(at: now) {
         case "ended", "dismissed":
             return drop(event, id, "DT-037", "the activity has ended; ActivityKit ignores pushes after the end")
@@ -313,14 +357,18 @@ public final class IPhoneSimulator: Sendable {
         }
         let id = "activity-\(state.nextActivity)"
         state.nextActivity += 1
+        // iOS 18 joins the channel and issues no update token; older versions ignore the key.
+        let channel = state.settings.osVersion >= 18 ? aps["input-push-channel"]?.stringValue : nil
         let activity = SimulatedActivity(
             id: id, attributesType: type, attributes: attributes, contentState: contentState,
-            updateToken: newToken(bytes: 80), timestamp: timestamp ?? Int64(now.timeIntervalSince1970), startedAt: now,
+            updateToken: channel == nil ? newToken(bytes: 80) : "", channelID: channel,
+            timestamp: timestamp ?? Int64(now.timeIntervalSince1970), startedAt: now,
             staleDate: aps["stale-date"]?.numberValue.map { Date(timeIntervalSince1970: $0) },
             relevanceScore: aps["relevance-score"]?.numberValue, endedAt: nil, dismissAt: nil,
             lastAlert: aps["alert"].flatMap(alertText), priority10Times: [])
         state.activities[id] = activity
         state.order.append(id)
+        if channel != nil { return .applied }
         return .issued(
             .activity(activityID: id, attributesType: type, attributes: attributes, token: activity.updateToken))
     }

@@ -121,6 +121,8 @@ public struct ActivityRecord: Sendable, Equatable {
     public var schedule: JSONValue?
     /// A broadcast channel id (iOS 18) when the activity uses one.
     public var channelId: String?
+    /// The channel's message-storage policy (0 no storage, 1 most recent stored).
+    public var channelPolicy: Int?
     /// Free-form settings the mapper keeps between events (the delivery step, the courier).
     public var mapperState: JSONValue?
 
@@ -132,7 +134,7 @@ public struct ActivityRecord: Sendable, Equatable {
         dismissalDate: Int64? = nil, relevanceScore: Double? = nil, idempotencyKey: String? = nil,
         startResponse: JSONValue? = nil, priority10Times: [Int64] = [], createdAt: Date, updatedAt: Date,
         startAt: Date? = nil, endAt: Date? = nil, dismissAt: Date? = nil, schedule: JSONValue? = nil,
-        channelId: String? = nil, mapperState: JSONValue? = nil
+        channelId: String? = nil, channelPolicy: Int? = nil, mapperState: JSONValue? = nil
     ) {
         self.app = app
         self.id = id
@@ -160,6 +162,7 @@ public struct ActivityRecord: Sendable, Equatable {
         self.dismissAt = dismissAt
         self.schedule = schedule
         self.channelId = channelId
+        self.channelPolicy = channelPolicy
         self.mapperState = mapperState
     }
 }

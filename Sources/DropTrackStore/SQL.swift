@@ -117,7 +117,7 @@ enum SQLSchema {
               priority_downgraded INTEGER NOT NULL, alert TEXT, stale_date \(big), dismissal_date \(big),
               relevance_score \(real), idempotency_key TEXT, start_response TEXT, priority10_times TEXT NOT NULL,
               created_at \(real) NOT NULL, updated_at \(real) NOT NULL, start_at \(real), end_at \(real),
-              dismiss_at \(real), schedule TEXT, channel_id TEXT, mapper_state TEXT,
+              dismiss_at \(real), schedule TEXT, channel_id TEXT, mapper_state TEXT, channel_policy INTEGER,
               PRIMARY KEY (app, id))
             """,
             """
@@ -256,7 +256,8 @@ final class SQLTransaction: StoreTransaction {
     private static let activityColumns = """
         app, id, user_id, attributes_type, attributes, content_state, state, version, timestamp, event, priority,
         priority_downgraded, alert, stale_date, dismissal_date, relevance_score, idempotency_key, start_response,
-        priority10_times, created_at, updated_at, start_at, end_at, dismiss_at, schedule, channel_id, mapper_state
+        priority10_times, created_at, updated_at, start_at, end_at, dismiss_at, schedule, channel_id, mapper_state,
+        channel_policy
         """
 
     private func activity(_ row: SQLRow) -> ActivityRecord {
@@ -271,7 +272,7 @@ final class SQLTransaction: StoreTransaction {
             idempotencyKey: row.text(16), startResponse: row.json(17), priority10Times: times,
             createdAt: row.date(19) ?? Date(), updatedAt: row.date(20) ?? Date(), startAt: row.date(21),
             endAt: row.date(22), dismissAt: row.date(23), schedule: row.json(24), channelId: row.text(25),
-            mapperState: row.json(26))
+            channelPolicy: row.int(27).map(Int.init), mapperState: row.json(26))
     }
 
     private func values(_ activity: ActivityRecord) -> [SQLValue] {
@@ -286,7 +287,7 @@ final class SQLTransaction: StoreTransaction {
             SQLValue(json: .array(activity.priority10Times.map { .number(Double($0)) })), SQLValue(activity.createdAt),
             SQLValue(activity.updatedAt), SQLValue(activity.startAt), SQLValue(activity.endAt),
             SQLValue(activity.dismissAt), SQLValue(json: activity.schedule), SQLValue(activity.channelId),
-            SQLValue(json: activity.mapperState),
+            SQLValue(json: activity.mapperState), SQLValue(activity.channelPolicy.map(Int64.init)),
         ]
     }
 
@@ -305,7 +306,7 @@ final class SQLTransaction: StoreTransaction {
     }
 
     func insertActivity(_ activity: ActivityRecord) throws {
-        let marks = Array(repeating: "?", count: 27).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: values(activity).count).joined(separator: ", ")
         try execute("INSERT INTO activities (\(Self.activityColumns)) VALUES (\(marks))", values(activity))
     }
 

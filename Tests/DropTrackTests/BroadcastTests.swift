@@ -1,0 +1,169 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackEmulators
+import DropTrackStore
+import Foundation
+import Synchronization
+import Testing
+
+/// The server with an iOS 18 iPhone, an iOS 17 iPhone and an Android phone, all registered for
+/// user `fans` and fed by the emulators, as their apps would be.
+final class MixedAudience: Sendable {
+    let server: ServerHarness
+    let modern: IPhoneSimulator
+    let older: IPhoneSimulator
+    let android = AndroidLiveUpdatePhone()
+    let androidToken: String
+
+    init() throws {
+        let server = try ServerHarness()
+        self.server = server
+        func phone(_ device: String, os: Int) -> IPhoneSimulator {
+            IPhoneSimulator(deviceID: device, settings: IPhoneSettings(osVersion: os)) { event in
+                switch event {
+                case .pushToStart(let type, let token):
+                    _ = try? server.registry.registerToken(
+                        app: "app1", kind: .pushToStart,
+                        body: .object([
+                            "userId": .string("fans"), "deviceId": .string(device), "token": .string(token),
+                            "environment": .string("sandbox"), "attributesType": .string(type),
+                        ]))
+                case .activity(_, _, let attributes, let token):
+                    _ = try? server.registry.registerToken(
+                        app: "app1", kind: .activity,
+                        body: .object([
+                            "activityId": attributes["orderId"] ?? .null, "deviceId": .string(device),
+                            "token": .string(token), "environment": .string("sandbox"),
+                        ]))
+                }
+            }
+        }
+        modern = phone("iphone-18", os: 18)
+        older = phone("iphone-17", os: 17)
+        androidToken = server.fcm.newToken()
+        let phones = [modern, older]
+        let android = self.android
+        let androidToken = self.androidToken
+        server.apns.emulator.addDeliveryListener { delivery in
+            for phone in phones {
+                if let channel = delivery.channelID, phone.channels.contains(channel) {
+                    phone.receiveBroadcast(channelID: channel, payload: delivery.payload, priority: delivery.priority)
+                } else if let token = delivery.token, phone.tokens.contains(token) {
+                    phone.receive(token: token, payload: delivery.payload, priority: delivery.priority)
+                }
+            }
+        }
+        server.fcm.emulator.addDeliveryListener { delivery in
+            if delivery.token == androidToken { android.receive(data: delivery.data, priority: delivery.priority) }
+        }
+        modern.registerPushToStartTokens()
+        older.registerPushToStartTokens()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .fcm,
+            body: .object([
+                "userId": .string("fans"), "deviceId": .string("pixel"), "token": .string(androidToken),
+            ]))
+    }
+
+    func start(_ id: String, broadcast: String) throws -> JSONValue {
+        try server.registry.startActivity(
+            app: "app1",
+            body: server.json(
+                #"{"activityId":"\#(id)","userId":"fans","attributesType":"DeliveryAttributes","attributes":{"orderId":"\#(id)"},"event":{"type":"delivery.step","data":{"step":"placed"}},"alert":{"title":"Kick-off"},"idempotencyKey":"start-\#(id)","broadcast":\#(broadcast)}"#
+            )
+        ).response
+    }
+
+    func step(_ id: String, _ step: String) throws {
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: id,
+            body: server.json(#"{"type":"delivery.step","data":{"step":"\#(step)"},"terminal":"update"}"#))
+        try server.drain()
+    }
+
+    func stop() { server.stop() }
+
+    var broadcasts: [APNsEmulatorRecord] { server.apns.emulator.records(after: 0).filter { $0.kind == "broadcast" } }
+}
+
+@Suite("Broadcast channels: one push per event for iOS 18, tokens for older iPhones, FCM for Android")
+struct BroadcastTests {
+    @Test("mixed audiences in one call; a deleted channel is recreated; dismissal deletes the channel")
+    func mixedAudience() throws {
+        let audience = try MixedAudience()
+        defer { audience.stop() }
+        let server = audience.server
+        let started = try audience.start("match-1", broadcast: #"{"storagePolicy":"no-storage"}"#)
+        #expect(started["destinations"]?.numberValue == 3, "two push-to-start tokens and the Android phone")
+        try server.drain()
+        let activity = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "match-1") })
+        let channel = try #require(activity.channelId)
+        #expect(server.apns.emulator.channelIDs.contains(channel))
+        #expect(audience.modern.activities.first?.channelID == channel, "iOS 18 joined the channel")
+        #expect(audience.older.activities.first?.updateToken.isEmpty == false, "iOS 17 got an update token")
+        #expect(
+            eventually {
+                (try? server.store.transaction { try $0.tokens(app: "app1", activityId: "match-1") })?.count == 1
+            })
+
+        for step in ["confirmed", "preparing", "picked_up"] { try audience.step("match-1", step) }
+        let final = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "match-1") })
+        #expect(audience.broadcasts.count == 3, "one broadcast request per event, whatever the audience size")
+        #expect(audience.broadcasts.allSatisfy { $0.status == 200 })
+        #expect(audience.modern.activities.first?.contentState == final.contentState)
+        #expect(audience.older.activities.first?.contentState == final.contentState)
+        #expect(audience.android.notification(forActivity: "match-1")?.title == "Picked up")
+        #expect(audience.modern.drops.isEmpty && audience.older.drops.isEmpty)
+
+        server.apns.emulator.deleteChannel(channel)
+        try audience.step("match-1", "on_the_way")
+        #expect(
+            eventually {
+                (try? server.store.transaction { try $0.activity(app: "app1", id: "match-1") })??.channelId != channel
+            })
+        try server.drain()
+        let timeline = try server.registry.describe(app: "app1", activityId: "match-1")["timeline"]?.arrayValue ?? []
+        #expect(
+            timeline.contains {
+                $0["reason"]?.stringValue == "ChannelNotRegistered" && $0["remedy"]?.stringValue == "recreate_channel"
+            })
+        #expect(timeline.contains { $0["reason"]?.stringValue == "channel_recreated" })
+        let recreated = try #require(
+            try server.store.transaction { try $0.activity(app: "app1", id: "match-1") }?.channelId)
+        #expect(audience.broadcasts.last?.status == 200 && audience.broadcasts.last?.channelID == recreated)
+        #expect(
+            audience.older.activities.first?.contentState
+                == (try server.store.transaction { try $0.activity(app: "app1", id: "match-1") })?.contentState,
+            "token devices are unaffected")
+
+        _ = try server.registry.endActivity(
+            app: "app1", activityId: "match-1", body: server.json(#"{"dismissal":"immediate"}"#))
+        try server.drain()
+        let pass = server.registry.runScheduled()
+        #expect(pass.dismissed == 1 && pass.channelsDeleted == 1)
+        #expect(!server.apns.emulator.channelIDs.contains(recreated))
+    }
+
+    @Test(
+        "bad channel ids, a nonzero expiration on a no-storage channel, and an unknown policy are refused before any send"
+    )
+    func badBroadcastInput() throws {
+        let audience = try MixedAudience()
+        defer { audience.stop() }
+        for (broadcast, field) in [
+            (#"{"channelId":"not base64!"}"#, "broadcast.channelId"),
+            (#"{"storagePolicy":"no-storage","expiration":60}"#, "broadcast.expiration"),
+            (#"{"storagePolicy":"forever"}"#, "broadcast.storagePolicy"),
+            (#"{"storagePolicy":"no-storage","colour":"red"}"#, "broadcast.colour"),
+        ] {
+            #expect {
+                _ = try audience.start("bad-\(field)", broadcast: broadcast)
+            } throws: { error in
+                (error as? APIError)?.field == field && (error as? APIError)?.status == 400
+            }
+        }
+        #expect(audience.server.apns.emulator.channelIDs.isEmpty, "no channel was created for a refused start")
+        #expect(audience.server.apns.emulator.records(after: 0).isEmpty)
+    }
+}
