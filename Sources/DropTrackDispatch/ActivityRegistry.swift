@@ -402,6 +402,11 @@ public final class ActivityRegistry: Sendable {
         if stored != id { _ = channels?.deleteChannel(app: app, id: id) }
     }
 
+    /// The broadcast channel an activity uses, if any.
+    public func channelOf(app: String, activityId: String) -> String? {
+        (try? store.transaction { try $0.activity(app: app, id: activityId)?.channelId }) ?? nil
+    }
+
     /// The outbox destination of an activity's broadcast channel.
     static func channelDestination(_ id: String) -> String { "channel:" + id }
 

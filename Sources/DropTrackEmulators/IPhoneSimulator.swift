@@ -199,6 +199,31 @@ public final class IPhoneSimulator: Sendable {
         if let issued { onToken(issued) }
     }
 
+    /// The app starts an activity itself (`Activity.request`), listening on `channelID` (iOS 18
+    /// `pushType: .channel`) or, without one, with an update token reported through `onToken`.
+    @discardableResult
+    public func startLocally(
+        attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?, timestamp: Int64
+    ) -> String {
+        let now = clock.now()
+        let (id, event) = state.withLock { state -> (String, TokenEvent?) in
+            let id = "activity-\(state.nextActivity)"
+            state.nextActivity += 1
+            let token = channelID == nil ? Self.newToken(bytes: 80) : ""
+            state.activities[id] = SimulatedActivity(
+                id: id, attributesType: attributesType, attributes: attributes, contentState: contentState,
+                updateToken: token, channelID: channelID, timestamp: timestamp, startedAt: now, staleDate: nil,
+                relevanceScore: nil, endedAt: nil, dismissAt: nil, lastAlert: nil, priority10Times: [])
+            state.order.append(id)
+            let event: TokenEvent? =
+                channelID == nil
+                ? .activity(activityID: id, attributesType: attributesType, attributes: attributes, token: token) : nil
+            return (id, event)
+        }
+        if let event { onToken(event) }
+        return id
+    }
+
     /// One broadcast APNs delivered on `channelID`: it reaches every activity started on that channel.
     public func receiveBroadcast(channelID: String, payload: [UInt8], priority: Int) {
         let now = clock.now()

@@ -58,3 +58,37 @@ enum DemoCommand: Command {
         return 0
     }
 }
+
+/// `droptrack bench broadcast`: one event to N devices on an iOS 18 broadcast channel.
+enum BenchBroadcastCommand: Command {
+    static let path = ["bench", "broadcast"]
+    static let abstract = "one event to N simulated iOS 18 devices on a broadcast channel: requests and time"
+    static let help = """
+        USAGE: droptrack bench broadcast [-n N]
+
+        In one process: the server, the APNs emulator, and N simulated iPhones (iOS 18) whose
+        activities listen on the channel of one broadcast activity. One event is posted; it prints
+        how many requests reached APNs (one broadcast, no per-token pushes), how long the server
+        took to accept the event, and how long until the last device showed the new state.
+
+        OPTIONS:
+          -n N    simulated devices on the channel (default 100000)
+
+        Every option can also be set as DROPTRACK_BENCH_<OPTION>.
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        let args = try Arguments(arguments, valued: ["n"], switches: [], environmentPrefix: "DROPTRACK_BENCH_")
+        let count = try args.integer("n") ?? 100_000
+        guard count > 0 else { throw UsageError("-n must be positive") }
+        let figures: BroadcastBench.Figures
+        do { figures = try BroadcastBench.run(subscribers: count) } catch { throw CommandFailure("\(error)") }
+        print("subscribers=\(figures.subscribers)")
+        print("broadcast_requests=\(figures.broadcastRequests)")
+        print("per_token_requests=\(figures.perTokenRequests)")
+        print("devices_showing_new_state=\(figures.devicesShowingState)")
+        print(String(format: "event_accept_seconds=%.3f", figures.acceptSeconds))
+        print(String(format: "last_device_seconds=%.3f", figures.lastDeviceSeconds))
+        return figures.devicesShowingState == figures.subscribers && figures.broadcastRequests == 1 ? 0 : 1
+    }
+}

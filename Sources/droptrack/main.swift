@@ -5,7 +5,7 @@ let commands: [any Command.Type] = [
     DemoCommand.self, ServeCommand.self, AppsAddCommand.self, TokensImportCommand.self, PushAPNsCommand.self,
     PushFCMCommand.self,
     EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
-    BenchFCMCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
+    BenchFCMCommand.self, BenchBroadcastCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
 ]
 
 let overview = """

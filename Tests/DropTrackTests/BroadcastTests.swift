@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackDemo
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackStore
@@ -165,5 +166,12 @@ struct BroadcastTests {
         }
         #expect(audience.server.apns.emulator.channelIDs.isEmpty, "no channel was created for a refused start")
         #expect(audience.server.apns.emulator.records(after: 0).isEmpty)
+    }
+
+    @Test("the broadcast benchmark's loop: one request reaches every device on the channel")
+    func broadcastBench() throws {
+        let figures = try BroadcastBench.run(subscribers: 300)
+        #expect(figures.broadcastRequests == 1 && figures.perTokenRequests == 0)
+        #expect(figures.devicesShowingState == 300)
     }
 }
