@@ -337,6 +337,7 @@ public final class ActivityRegistry: Sendable {
         if let schedule, let first = Self.currentEntry(schedule, at: now) { state = first }
         var memory = mapperState?.objectValue ?? [:]
         memory["startAlert"] = alertValue
+        if let expiration = broadcast?.expiration { memory["broadcastExpiration"] = .number(Double(expiration)) }
         let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
         let activity = ActivityRecord(
             app: appID, id: activityId, userId: userId, attributesType: type, attributes: attributes,
@@ -353,8 +354,9 @@ public final class ActivityRegistry: Sendable {
 
     /// `broadcast: {storagePolicy?, channelId?, expiration?}`: deliver updates through an iOS 18
     /// broadcast channel, a new one or one the caller already has.
-    func broadcastOptions(_ reader: FieldReader) throws(APIError) -> (policy: MessageStoragePolicy, channelId: String?)?
-    {
+    func broadcastOptions(_ reader: FieldReader) throws(APIError) -> (
+        policy: MessageStoragePolicy, channelId: String?, expiration: Int64?
+    )? {
         guard let value = try reader.object("broadcast") else { return nil }
         let options = try FieldReader(value, prefix: "broadcast")
         try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
@@ -363,17 +365,22 @@ public final class ActivityRegistry: Sendable {
             throw APIError.invalid(
                 "broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
         }
-        if let expiration = try options.integer("expiration"), expiration != 0, policy == .noMessageStored {
-            throw APIError.invalid(
-                "broadcast.expiration",
-                "a no-storage channel takes apns-expiration 0 only; drop 'expiration' or use \"most-recent\"")
+        let expiration = try options.integer("expiration")
+        if let expiration, expiration < 0 {
+            throw APIError.invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
+        }
+        if let expiration, expiration != 0, policy == .noMessageStored {
+            throw APIError(
+                422, "invalid_content",
+                "a no-storage channel takes apns-expiration 0 only (APNs answers BadExpirationDate); drop 'expiration' or use \"most-recent\"",
+                field: "broadcast.expiration")
         }
         let channelId = try options.string("channelId", required: false, maxLength: 256)
         if let channelId, !APNsPush.isBase64ChannelID(channelId) {
             throw APIError.invalid(
                 "broadcast.channelId", "'broadcast.channelId' must be the base64 id APNs gave the channel")
         }
-        return (policy, channelId)
+        return (policy, channelId, expiration)
     }
 
     /// Creates the broadcast channel a new activity asked for; returns its id (to delete it if the

@@ -250,9 +250,10 @@ public final class Dispatcher: Sendable {
                         let key = activity.id + "|update"
                         let built = try apnsPayloads[key] ?? builder.apnsPayload(activity: activity, start: false)
                         apnsPayloads[key] = built
-                        // No-storage channels take apns-expiration 0 only.
+                        // No-storage channels take apns-expiration 0 only; others what the start asked for.
+                        let asked = activity.mapperState?["broadcastExpiration"]?.numberValue.map { Int64($0) }
                         let expiration: Int64? =
-                            activity.channelPolicy == MessageStoragePolicy.noMessageStored.rawValue ? 0 : nil
+                            activity.channelPolicy == MessageStoragePolicy.noMessageStored.rawValue ? 0 : asked
                         let push = APNsPush(
                             channelID: channel, bundleID: bundle, payload: built.payload, priority: built.priority,
                             expiration: expiration)

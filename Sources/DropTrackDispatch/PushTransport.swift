@@ -142,14 +142,12 @@ public final class ProviderTransport: PushTransport {
 
     public func createChannel(app: String, policy: MessageStoragePolicy) -> Result<String, ChannelFailure> {
         guard let client = apns[app] else { return .failure(Self.noCredentials(app)) }
-        return Self.blocking { () async throws(APNsChannelError) -> String in
-            try await client.createChannel(policy: policy)
-        }
+        return Self.blocking { done in client.createChannel(policy: policy, completion: done) }
     }
 
     public func deleteChannel(app: String, id: String) -> Result<Void, ChannelFailure> {
         guard let client = apns[app] else { return .failure(Self.noCredentials(app)) }
-        return Self.blocking { () async throws(APNsChannelError) in try await client.deleteChannel(id) }
+        return Self.blocking { done in client.deleteChannel(id, completion: done) }
     }
 
     static func noCredentials(_ app: String) -> ChannelFailure {
@@ -157,30 +155,24 @@ public final class ProviderTransport: PushTransport {
             status: 0, reason: "no_apns_credentials", explanation: "app \(app) has no APNs credentials configured")
     }
 
-    /// Runs a channel call to completion from synchronous code (the registry and scheduler).
-    static func blocking<T: Sendable>(_ call: @escaping @Sendable () async throws(APNsChannelError) -> T)
-        -> Result<T, ChannelFailure>
-    {
+    /// Waits for a channel call from synchronous code (the registry and scheduler). The answer
+    /// arrives on a connection thread, so this never needs the async executor.
+    static func blocking<T: Sendable>(
+        _ call: (@escaping @Sendable (Result<T, APNsChannelError>) -> Void) -> Void
+    ) -> Result<T, ChannelFailure> {
         let box = Mutex<Result<T, ChannelFailure>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
-            do {
-                let value = try await call()
-                box.withLock { $0 = .success(value) }
-            } catch let error as APNsChannelError {
-                let failure: ChannelFailure =
+        call { result in
+            box.withLock {
+                $0 = result.mapError { error in
                     switch error {
-                    case .rejected(let result):
+                    case .rejected(let answer):
                         ChannelFailure(
-                            status: result.status, reason: result.reason?.rawValue ?? "status \(result.status)",
-                            explanation: result.explanation)
+                            status: answer.status, reason: answer.reason?.rawValue ?? "status \(answer.status)",
+                            explanation: answer.explanation)
                     case .transport, .malformedResponse:
                         ChannelFailure(status: 0, reason: "unavailable", explanation: error.description)
                     }
-                box.withLock { $0 = .failure(failure) }
-            } catch {
-                box.withLock {
-                    $0 = .failure(ChannelFailure(status: 0, reason: "unavailable", explanation: "\(error)"))
                 }
             }
             done.signal()

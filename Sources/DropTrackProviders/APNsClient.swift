@@ -261,22 +261,32 @@ public final class APNsClient: Sendable {
 
     // MARK: Channel management (iOS 18 broadcast)
 
-    private func manage(method: String, path: String, channelID: String? = nil, body: [UInt8] = [])
-        async throws(APNsChannelError) -> HTTP2Response
-    {
+    /// One channel-management request; `completion` runs on a connection thread, so callers that
+    /// block (the server's registry and scheduler) never wait on the async executor.
+    private func manage(
+        method: String, path: String, channelID: String? = nil, body: [UInt8] = [],
+        completion: @escaping @Sendable (Result<HTTP2Response, APNsChannelError>) -> Void
+    ) {
         let token: String
         do { token = try configuration.providerToken.current() } catch {
-            throw .malformedResponse("cannot sign a provider token: \(error)")
+            completion(.failure(.malformedResponse("cannot sign a provider token: \(error)")))
+            return
         }
         var headers = [HTTPHeader("authorization", "bearer " + token)]
         if let channelID { headers.append(HTTPHeader("apns-channel-id", channelID)) }
         if !body.isEmpty { headers.append(HTTPHeader("content-type", "application/json")) }
-        do {
-            return try await managementConnection.execute(
-                HTTP2Request(method: method, path: path, headers: headers, body: body))
-        } catch {
-            throw .transport(error)
+        managementConnection.execute(HTTP2Request(method: method, path: path, headers: headers, body: body)) {
+            completion($0.mapError { .transport($0) })
         }
+    }
+
+    private func manage(method: String, path: String, channelID: String? = nil, body: [UInt8] = [])
+        async throws(APNsChannelError) -> HTTP2Response
+    {
+        let result: Result<HTTP2Response, APNsChannelError> = await withCheckedContinuation { continuation in
+            manage(method: method, path: path, channelID: channelID, body: body) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
     }
 
     private func check(_ response: HTTP2Response, expect status: Int) throws(APNsChannelError) {
@@ -290,14 +300,29 @@ public final class APNsClient: Sendable {
 
     /// Creates a channel and returns its id.
     public func createChannel(policy: MessageStoragePolicy) async throws(APNsChannelError) -> String {
-        let response = try await manage(
-            method: "POST", path: APNsChannelAPI.channelsPath(bundleID: configuration.bundleID),
-            body: APNsChannelAPI.createBody(policy: policy))
-        try check(response, expect: 201)
-        guard let id = response.headers.value(of: "apns-channel-id") else {
-            throw .malformedResponse("APNs answered 201 without an apns-channel-id header")
+        let result: Result<String, APNsChannelError> = await withCheckedContinuation { continuation in
+            createChannel(policy: policy) { continuation.resume(returning: $0) }
         }
-        return id
+        return try result.get()
+    }
+
+    /// Creates a channel; `completion` gets its id (on a connection thread).
+    public func createChannel(
+        policy: MessageStoragePolicy, completion: @escaping @Sendable (Result<String, APNsChannelError>) -> Void
+    ) {
+        manage(
+            method: "POST", path: APNsChannelAPI.channelsPath(bundleID: configuration.bundleID),
+            body: APNsChannelAPI.createBody(policy: policy)
+        ) { [self] result in
+            completion(
+                result.flatMap { response in
+                    do throws(APNsChannelError) { try check(response, expect: 201) } catch { return .failure(error) }
+                    guard let id = response.headers.value(of: "apns-channel-id") else {
+                        return .failure(.malformedResponse("APNs answered 201 without an apns-channel-id header"))
+                    }
+                    return .success(id)
+                })
+        }
     }
 
     /// Reads a channel's storage policy.
@@ -324,8 +349,22 @@ public final class APNsClient: Sendable {
 
     /// Deletes a channel.
     public func deleteChannel(_ id: String) async throws(APNsChannelError) {
-        let response = try await manage(
-            method: "DELETE", path: APNsChannelAPI.channelsPath(bundleID: configuration.bundleID), channelID: id)
-        try check(response, expect: 204)
+        let result: Result<Void, APNsChannelError> = await withCheckedContinuation { continuation in
+            deleteChannel(id) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+
+    /// Deletes a channel; `completion` runs on a connection thread.
+    public func deleteChannel(_ id: String, completion: @escaping @Sendable (Result<Void, APNsChannelError>) -> Void) {
+        manage(
+            method: "DELETE", path: APNsChannelAPI.channelsPath(bundleID: configuration.bundleID), channelID: id
+        ) { [self] result in
+            completion(
+                result.flatMap { response in
+                    do throws(APNsChannelError) { try check(response, expect: 204) } catch { return .failure(error) }
+                    return .success(())
+                })
+        }
     }
 }
