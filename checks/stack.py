@@ -49,6 +49,7 @@ class Stack:
         self.app_ids = list(apps)
         self.store = f"sqlite:{self.work}/droptrack.sqlite" if store == "sqlite" else store
         self.api_port = None
+        self.ports = {}
 
     # -- processes --------------------------------------------------------------------------------
 
@@ -93,21 +94,24 @@ class Stack:
             "--service-account-pub", f"{self.work}/keys/fcm/service-account.pub.pem",
             "--tls-cert", f"{self.work}/keys/server.pem", "--tls-key", f"{self.work}/keys/server-key.pem"])
 
-    def server_environment(self):
+    def server_environment(self, name="server"):
         return {
             "DROPTRACK_CONFIG": self.config, "DROPTRACK_STORE": self.store, "DROPTRACK_APNS_HOST": self.apns_host,
             "DROPTRACK_FCM_BASE_URL": f"https://localhost:{self.fcm_port}", "DROPTRACK_CA_FILE": self.ca_file,
-            "DROPTRACK_LISTEN": f"127.0.0.1:{self.api_port}", **self.server_env,
+            "DROPTRACK_LISTEN": f"127.0.0.1:{self.ports.get(name, self.api_port)}", **self.server_env,
         }
 
-    def start_server(self):
-        if self.api_port is None:
-            self.api_port = free_port()
-        self.spawn("server", ["serve"], env=self.server_environment(), ready="droptrack serving on")
-        self.base = f"http://127.0.0.1:{self.api_port}"
+    def start_server(self, name="server"):
+        """Starts (or restarts, on the same port) a `droptrack serve`; several names make replicas."""
+        if name not in self.ports:
+            self.ports[name] = free_port()
+        if name == "server":
+            self.api_port = self.ports[name]
+            self.base = f"http://127.0.0.1:{self.api_port}"
+        self.spawn(name, ["serve"], env=self.server_environment(name), ready="droptrack serving on")
 
-    def kill_server(self, sig=signal.SIGKILL):
-        process = self.processes.pop("server")
+    def kill_server(self, name="server", sig=signal.SIGKILL):
+        process = self.processes.pop(name)
         process.send_signal(sig)
         return process.wait(timeout=60)
 
@@ -126,10 +130,11 @@ class Stack:
 
     # -- HTTP -------------------------------------------------------------------------------------
 
-    def api(self, method, path, body=None, app="app1", key=None, raw=None, headers=None, timeout=30):
-        """Calls the API; returns (status, parsed JSON or text, headers)."""
+    def api(self, method, path, body=None, app="app1", key=None, raw=None, headers=None, timeout=30, server="server"):
+        """Calls the API (of replica `server`); returns (status, parsed JSON or text, headers)."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        request = urllib.request.Request(self.base + path, data=data, method=method)
+        base = f"http://127.0.0.1:{self.ports[server]}"
+        request = urllib.request.Request(base + path, data=data, method=method)
         request.add_header("Authorization", f"Bearer {key if key is not None else self.keys[app]}")
         if data is not None:
             request.add_header("Content-Type", "application/json")

@@ -302,23 +302,9 @@ public final class APIRouter: HTTPHandler {
     // MARK: Server-Sent Events
 
     func eventStream(app: String, activityFilter: String?) -> HTTPReply {
-        .eventStream { [events] stream in
-            let handle = Mutex<Int?>(nil)
-            let id = events.subscribe(app: app) { event, payload, data in
-                if stream.isClosed {
-                    if let id = handle.withLock({ $0 }) { events.unsubscribe(app: app, id: id) }
-                    return
-                }
-                if let activityFilter, payload["activityId"]?.stringValue != activityFilter { return }
-                stream.send(event: event, data: data)
-            }
-            handle.withLock { $0 = id }
-            stream.send(event: "ready", data: #"{"app":\#(Self.quoted(app))}"#)
+        events.relay(app: app, ready: .object(["app": .string(app)])) { payload in
+            activityFilter.map { payload["activityId"]?.stringValue == $0 } ?? true
         }
-    }
-
-    static func quoted(_ text: String) -> String {
-        String(decoding: JSONValue.string(text).serialized(), as: UTF8.self)
     }
 
     // MARK: Responses

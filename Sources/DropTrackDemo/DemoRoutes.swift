@@ -78,19 +78,7 @@ struct DemoRoutes: RouteExtension {
     func json(_ status: Int, _ value: JSONValue) -> HTTPReply { .response(.json(status, value.serialized())) }
 
     func events(_ demo: DemoStack) -> HTTPReply {
-        let bus = demo.server.events
-        return .eventStream { stream in
-            let handle = Mutex<Int?>(nil)
-            let id = bus.subscribe(app: DemoStack.appID) { event, _, data in
-                if stream.isClosed {
-                    if let id = handle.withLock({ $0 }) { bus.unsubscribe(app: DemoStack.appID, id: id) }
-                    return
-                }
-                stream.send(event: event, data: data)
-            }
-            handle.withLock { $0 = id }
-            stream.send(event: "ready", data: "{}")
-        }
+        demo.server.events.relay(app: DemoStack.appID, ready: .object([:]))
     }
 
     static func notificationJSON(_ notification: LiveUpdateNotification) -> JSONValue {

@@ -29,6 +29,26 @@ public struct SendResult: Sendable {
     public var isSuccess: Bool { remedy == .none }
 }
 
+/// What both providers' clients answer, as far as the dispatcher cares.
+protocol ProviderAnswer {
+    var status: Int { get }
+    var reasonName: String { get }
+    var remedy: PushRemedy { get }
+    var explanation: String { get }
+    var latency: Duration { get }
+}
+
+extension APNsSendResult: ProviderAnswer {}
+extension FCMSendResult: ProviderAnswer {}
+
+extension SendResult {
+    init(_ answer: some ProviderAnswer) {
+        self.init(
+            status: answer.status, reason: answer.reasonName, remedy: answer.remedy, explanation: answer.explanation,
+            latency: answer.latency)
+    }
+}
+
 /// Where the dispatcher sends: one seam over both providers, so the worker is provider-neutral.
 public protocol PushTransport: Sendable {
     /// Sends an APNs push for an app; `completion` may run on any thread.
@@ -114,13 +134,7 @@ public final class ProviderTransport: PushTransport {
                     explanation: "app \(app) has no APNs credentials configured", latency: .zero))
             return
         }
-        client.send(push) { result in
-            completion(
-                SendResult(
-                    status: result.status, reason: result.reasonName, remedy: result.remedy,
-                    explanation: result.explanation,
-                    latency: result.latency))
-        }
+        client.send(push) { completion(SendResult($0)) }
     }
 
     public func send(app: String, fcm message: FCMMessage, completion: @escaping @Sendable (SendResult) -> Void) {
@@ -131,13 +145,7 @@ public final class ProviderTransport: PushTransport {
                     explanation: "app \(app) has no FCM service account configured", latency: .zero))
             return
         }
-        client.send(message) { result in
-            completion(
-                SendResult(
-                    status: result.status, reason: result.reasonName, remedy: result.remedy,
-                    explanation: result.explanation,
-                    latency: result.latency))
-        }
+        client.send(message) { completion(SendResult($0)) }
     }
 
     public func createChannel(app: String, policy: MessageStoragePolicy) -> Result<String, ChannelFailure> {
