@@ -7,8 +7,13 @@ enum KeySuggestion {
     static func nearest(_ key: String, among candidates: some Sequence<String>) -> String? {
         let folded = fold(key)
         var best: (candidate: String, distance: Int)? = nil
-        for candidate in candidates where candidate != key {
-            if fold(candidate) == folded { return candidate }
+        for candidate in candidates.sorted() where candidate != key {
+            let other = fold(candidate)
+            if other == folded { return candidate }
+            // A truncated or extended name (`datetime` for `date`, `osVer` for `osVersion`).
+            if min(other.count, folded.count) >= 4 && (other.hasPrefix(folded) || folded.hasPrefix(other)) {
+                return candidate
+            }
             let distance = editDistance(Array(key.lowercased().utf8), Array(candidate.lowercased().utf8))
             if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
         }
