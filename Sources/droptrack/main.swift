@@ -3,7 +3,7 @@ import Foundation
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
     ServeCommand.self, AppsAddCommand.self, TokensImportCommand.self, PushAPNsCommand.self, PushFCMCommand.self,
-    EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
+    DoctorCommand.self, EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
     BenchFCMCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
 ]
 
