@@ -157,6 +157,47 @@ public struct DoctorPush: Sendable, Equatable {
         return "\(provider == .apns ? "APNs" : "FCM") \(method) \(target) (\(body.count) bytes)"
     }
 
+    /// The request as the doctor read it, safe to print or return from an API: the path's device
+    /// token, every `authorization` credential and the FCM body's tokens appear as fingerprints.
+    /// `{provider, method, host, port, path, headers: [[name, value]], body}`.
+    public var display: JSONValue {
+        var path = self.path
+        if path.hasPrefix("/3/device/"), path.count > "/3/device/".count {
+            path = "/3/device/<token \(Fingerprint(of: String(path.dropFirst("/3/device/".count))))>"
+        }
+        let headers = headers.map { header -> JSONValue in
+            var value = header.value
+            if header.name.lowercased() == "authorization" {
+                let parts = value.split(separator: " ", maxSplits: 1)
+                value =
+                    parts.count == 2
+                    ? "\(parts[0]) <credential \(Fingerprint(of: String(parts[1])))>"
+                    : "<credential \(Fingerprint(of: value))>"
+            }
+            return .array([.string(header.name), .string(value)])
+        }
+        var body = String(decoding: self.body, as: UTF8.self)
+        if provider == .fcm, var root = (try? JSONValue.parse(bytes: self.body))?.objectValue,
+            var message = root["message"]?.objectValue
+        {
+            if let token = message["token"]?.stringValue {
+                message["token"] = .string("<token \(Fingerprint(of: token))>")
+            }
+            if var apns = message["apns"]?.objectValue, let token = apns["live_activity_token"]?.stringValue {
+                apns["live_activity_token"] = .string("<token \(Fingerprint(of: token))>")
+                message["apns"] = .object(apns)
+            }
+            root["message"] = .object(message)
+            body = String(decoding: JSONValue.object(root).serialized(), as: UTF8.self)
+        }
+        return .object([
+            "provider": .string(provider.rawValue), "method": .string(method),
+            "host": host.map(JSONValue.string) ?? .null,
+            "port": port.map { .number(Double($0)) } ?? .null, "path": .string(path), "headers": .array(headers),
+            "body": .string(body),
+        ])
+    }
+
     public static func == (a: DoctorPush, b: DoctorPush) -> Bool {
         a.provider == b.provider && a.method == b.method && a.host == b.host && a.port == b.port && a.path == b.path
             && a.headers.map(\.name) == b.headers.map(\.name) && a.headers.map(\.value) == b.headers.map(\.value)

@@ -11,6 +11,7 @@ enum DoctorCommand: Command {
     static let help = """
         USAGE: droptrack doctor FILE|- [--now UNIX] [--token-environment sandbox|production]
                  [--contract NAME] [--client activitykit|expo-widgets] [--context FILE] [--json]
+                 [--show-request]
                droptrack doctor --checklist [--json]
 
         Reads one push and lists every trap from the silent-failure catalog (DT-001 … DT-123) that
@@ -39,6 +40,9 @@ enum DoctorCommand: Command {
                                    the device, the activity, the send history, the configuration, the
                                    channel, the provider's answer (keys: README, "The doctor")
           --json                   print a JSON array of {id, severity, field, message, fix}
+          --show-request           first show the request as read (method, path, headers, body; tokens
+                                   and credentials as fingerprints); with --json, print
+                                   {"request": …, "findings": […]}
           --checklist              print the app-build checklist (traps only the app build shows)
 
         EXIT STATUS:
@@ -52,7 +56,7 @@ enum DoctorCommand: Command {
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
             arguments, valued: ["now", "token-environment", "contract", "client", "context"],
-            switches: ["json", "checklist"], environmentPrefix: "DROPTRACK_DOCTOR_")
+            switches: ["json", "checklist", "show-request"], environmentPrefix: "DROPTRACK_DOCTOR_")
         let json = args.flag("json")
         if args.flag("checklist") {
             guard args.positional.isEmpty else { throw UsageError("--checklist takes no FILE") }
@@ -76,9 +80,14 @@ enum DoctorCommand: Command {
             throw UsageError("\(file): \(error)")
         }
         let findings = Doctor.examine(push, context: context)
+        let showRequest = args.flag("show-request")
         if json {
-            print(String(decoding: Doctor.json(findings).serialized(), as: UTF8.self))
+            let output: JSONValue =
+                showRequest
+                ? .object(["request": push.display, "findings": Doctor.json(findings)]) : Doctor.json(findings)
+            print(String(decoding: output.serialized(), as: UTF8.self))
         } else {
+            if showRequest { print(requestText(push.display)) }
             print(report(push, findings))
         }
         return findings.contains { $0.severity == .error } ? 1 : 0
@@ -137,6 +146,23 @@ enum DoctorCommand: Command {
             throw UsageError("cannot read file \(file)")
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The request as read, for `--show-request`.
+    static func requestText(_ display: JSONValue) -> String {
+        var lines = ["request as read:"]
+        let host = display["host"]?.stringValue.map {
+            " \($0)\(display["port"]?.numberValue.map { ":\(Int($0))" } ?? "")"
+        }
+        lines.append("  \(display["method"]?.stringValue ?? "")\(host ?? "") \(display["path"]?.stringValue ?? "")")
+        for header in display["headers"]?.arrayValue ?? [] {
+            lines.append(
+                "  \(header.arrayValue?.first?.stringValue ?? ""): \(header.arrayValue?.last?.stringValue ?? "")")
+        }
+        lines.append("")
+        lines.append("  " + (display["body"]?.stringValue ?? ""))
+        lines.append("")
+        return lines.joined(separator: "\n")
     }
 
     /// Findings for a terminal: one block per finding, then the counts.

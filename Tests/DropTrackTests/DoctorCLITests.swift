@@ -131,6 +131,27 @@ struct DoctorCLITests {
         #expect(try runDropTrack(["--help"]).out.contains("doctor"))
     }
 
+    @Test("--show-request shows the request as read, with every token and credential as a fingerprint")
+    func showRequest() throws {
+        let text = try runDropTrack(
+            ["doctor", "-", "--show-request", "--now", "\(DoctorFixtures.now)"],
+            stdin: "POST /3/device/\(token)\nauthorization: bearer \(jwt)\napns-topic: t\n\n{\"aps\":{}}")
+        #expect(text.out.contains("request as read:") && text.out.contains("apns-topic: t"))
+        #expect(text.out.contains("bearer <credential \(Fingerprint(of: jwt))>"))
+        #expect(!text.out.contains(token) && !text.out.contains(jwt))
+        let body = String(decoding: DoctorFixtures.fcm().body, as: UTF8.self)
+        let fcm = try runDropTrack(
+            ["doctor", "-", "--show-request", "--json"],
+            stdin:
+                "POST https://fcm.googleapis.com/v1/projects/p/messages:send\nAuthorization: Bearer ya29.secret\n\n\(body)"
+        )
+        let output = try #require(JSONSerialization.jsonObject(with: Data(fcm.out.utf8)) as? [String: Any])
+        let request = try #require(output["request"] as? [String: Any])
+        #expect(request["provider"] as? String == "fcm" && output["findings"] is [Any])
+        #expect((request["body"] as? String)?.contains("<token \(Fingerprint(of: DoctorFixtures.fcmToken))>") == true)
+        #expect(!fcm.out.contains(DoctorFixtures.fcmToken) && !fcm.out.contains("ya29.secret"))
+    }
+
     @Test("a warning alone exits 0")
     func warningsExitZero() throws {
         let directory = makeTemporaryDirectory("doctor")
