@@ -8,6 +8,7 @@ public struct DoctorContextError: Error, Equatable, CustomStringConvertible, Sen
     /// What is wrong and what would fit.
     public var message: String
 
+    /// Creates an error for a key path.
     public init(field: String?, message: String) {
         self.field = field
         self.message = message

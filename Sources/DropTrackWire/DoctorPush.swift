@@ -129,7 +129,8 @@ public struct DoctorPush: Sendable, Equatable {
         return (String(authority), defaultPort, path)
     }
 
-    /// The value of the first header with this name (compared without case).
+    /// The value of the first header named `name` (given in lowercase; the request's own names may
+    /// have any case).
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name }?.value
     }

@@ -5,6 +5,7 @@ public struct DoctorInputError: Error, Equatable, CustomStringConvertible, Senda
     /// What is wrong.
     public var message: String
 
+    /// Creates an error.
     public init(_ message: String) { self.message = message }
 
     public var description: String { message }

@@ -67,8 +67,10 @@ extension Doctor {
 
         DoctorRule("DT-063", "Credentials or bundle id missing at runtime") { e, r in
             guard e.isAPNs, !e.embedded else { return }
-            let certificate = e.config?.authMode == .certificate || e.push.usesClientCertificate
-            if e.header("authorization") == nil, !certificate, e.isDeviceRoute || e.isBroadcast || e.isChannelManagement
+            // A server that says it signs with a key adds the header when it sends; a pasted request
+            // with no word on the auth mode is what APNs would see.
+            if e.header("authorization") == nil, e.config?.authMode == nil, !e.push.usesClientCertificate,
+                e.isDeviceRoute || e.isBroadcast || e.isChannelManagement
             {
                 r.warning(
                     "authorization",

@@ -90,7 +90,13 @@ extension Doctor {
                     "a content-available (background) push only asks to wake the app, which the system may delay or skip; it never updates the activity",
                     fix: "send activity changes as liveactivity pushes carrying the whole content-state")
             }
-            if let type = e.pushType, type == "alert" || type == "background", aps["content-available"] == nil {
+            // An alert beside an activity is fine when it goes to the device token; to the activity's
+            // own token, or with the Live Activity topic, it is meant to move the card and cannot.
+            let activityToken = e.token?.kind == .perActivity || e.token?.kind == .pushToStart
+            let activityTopic = e.topic?.hasSuffix(APNsLimits.liveActivityTopicSuffix) == true
+            if let type = e.pushType, type == "alert" || type == "background", aps["content-available"] == nil,
+                activityToken || activityTopic
+            {
                 r.error(
                     "apns-push-type",
                     "this \(type) push is addressed to an activity, but only a liveactivity push reaches ActivityKit",

@@ -355,11 +355,13 @@ struct DoctorTests {
         #expect(Doctor.examine(viaModel, context: F.androidContext()) == [])
     }
 
-    @Test("the server's own APNsPush, with a provider token, examines clean")
+    @Test("the server's own APNsPush examines clean, with its provider token or before the sender adds one")
     func fromAPNsPush() {
         let push = APNsPush(
             deviceToken: F.updateToken, bundleID: F.bundle, payload: Array(F.updateJSON.utf8), priority: 5)
         #expect(Doctor.examine(DoctorPush(push, authorization: "bearer " + F.jwt()), context: F.iosContext()) == [])
+        #expect(Doctor.examine(DoctorPush(push), context: F.iosContext()) == [])
+        #expect(Doctor.examine(DoctorPush(push), context: DoctorContext(now: F.now)).map(\.trap) == ["DT-063"])
     }
 
     @Test("no finding ever prints a device token, an FCM token or the provider token")
@@ -392,6 +394,23 @@ struct DoctorTests {
             let ids = findings.filter { $0.severity == severity }.map(\.trap)
             #expect(ids == ids.sorted())
         }
+    }
+
+    @Test("an ordinary alert to the device token beside an activity is no trap; to the activity's token it is")
+    func alertBesideActivity() {
+        let alert = F.apns(
+            #"{"aps":{"alert":{"title":"Delivered","body":"Enjoy"}}}"#,
+            headers: [
+                ("authorization", "bearer " + F.jwt()), ("apns-topic", F.bundle), ("apns-push-type", "alert"),
+                ("apns-priority", "10"),
+            ])
+        let onDevice = facts {
+            $0.token = .init(kind: .apnsDevice)
+            $0.activity = .init(id: "act-A-1042", state: .active)
+        }
+        #expect(Doctor.examine(alert, context: onDevice) == [])
+        let onActivity = facts { $0.token = .init(kind: .perActivity) }
+        #expect(Set(Doctor.examine(alert, context: onActivity).map(\.trap)) == ["DT-005", "DT-035"])
     }
 
     @Test("a rule needing a fact stays silent without it")
