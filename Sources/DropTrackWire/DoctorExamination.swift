@@ -205,8 +205,9 @@ final class Examination {
 
     /// The contract the content-state must fit: the start's type, or the activity's.
     lazy var stateContract: DoctorContract? = {
-        if isStart, let name = aps?["attributes-type"]?.stringValue, let contract = contractsByType[name] {
-            return contract
+        if isStart, let name = aps?["attributes-type"]?.stringValue, !contractsByType.isEmpty {
+            // A start of a type nobody registered is DT-026's; its state fits no known contract.
+            return contractsByType[name]
         }
         if let contract = context.contract { return contract }
         if let name = token?.attributesType, let contract = contractsByType[name] { return contract }

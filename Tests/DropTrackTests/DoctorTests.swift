@@ -413,6 +413,16 @@ struct DoctorTests {
         #expect(Set(Doctor.examine(alert, context: onActivity).map(\.trap)) == ["DT-005", "DT-035"])
     }
 
+    @Test("a start of a misspelled type names the registered one and is not checked against another contract")
+    func misspelledType() {
+        let push = F.apns(
+            F.editAPS(F.startJSON) { $0["attributes-type"] = .string("deliveryAttributes") }, token: F.startToken,
+            priority: "10")
+        let findings = Doctor.examine(push, context: facts { $0.contract = .delivery })
+        #expect(findings.map(\.trap) == ["DT-026"])
+        #expect(findings.first?.message.contains("did you mean \"DeliveryAttributes\"?") == true)
+    }
+
     @Test("a rule needing a fact stays silent without it")
     func silentWithoutFacts() {
         // DT-059 needs both environments; DT-020 the last timestamp; DT-106 the permission flag.
