@@ -3,7 +3,8 @@
 #   1. installs what is needed (scripts/install-deps.sh, idempotent);
 #   2. checks formatting (swift format) and builds everything with warnings as errors;
 #   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI);
-#   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin);
+#   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
+#      and bash plus curl for the doctor's reading of curl lines);
 #   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis) and
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice;
 #   6. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/).
@@ -23,6 +24,7 @@ swift test --skip-build
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
 .venv/bin/python -W ignore checks/fcm_independent.py .build/debug/droptrack
+.venv/bin/python checks/doctor_independent.py .build/debug/droptrack
 
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack

@@ -379,7 +379,6 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         exchange.event = summary.event
         exchange.timestamp = summary.timestamp.map { Int64($0) }
         exchange.lint = LintInput(
-            broadcast: false,
             context: .init(
                 now: exchange.now, lastTimestamp: lastTimestamp,
                 contract: known?.attributesType.flatMap { configuration.contracts[$0] },
@@ -591,7 +590,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         exchange.event = summary.event
         exchange.timestamp = summary.timestamp.map { Int64($0) }
         exchange.lint = LintInput(
-            broadcast: true, context: .init(now: exchange.now, contracts: configuration.contracts))
+            context: .init(now: exchange.now, contracts: configuration.contracts, broadcast: true))
         return accept(&exchange, token: nil, bundleID: bundle)
     }
 

@@ -86,9 +86,9 @@ public struct APNsEmulatorRecord: Sendable, Encodable {
     }
 }
 
-/// What the emulator knew when an accepted push arrived, for linting it later.
+/// What the emulator knew when an accepted push arrived, for linting it later (the context says
+/// whether it was a broadcast, which cannot start an activity).
 struct LintInput: Sendable {
-    var broadcast: Bool
     var context: LiveActivityLint.Context
 
     func findings(for body: [UInt8]) -> [LintFinding] {
@@ -100,15 +100,7 @@ struct LintInput: Sendable {
                     fix: "send a JSON object")
             ]
         }
-        var findings = LiveActivityLint.check(payload, context: context)
-        if broadcast && payload["aps"]?["event"]?.stringValue == "start" {
-            findings.append(
-                LintFinding(
-                    trap: "DT-032", severity: .error, field: "aps.event",
-                    message: "a broadcast cannot start an activity",
-                    fix: "start with push-to-start carrying input-push-channel"))
-        }
-        return findings
+        return LiveActivityLint.check(payload, context: context)
     }
 }
 

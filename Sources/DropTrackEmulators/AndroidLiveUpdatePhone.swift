@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 import Synchronization
 
@@ -44,7 +45,8 @@ public struct AndroidDeviceSettings: Sendable, Equatable {
     public init(
         notificationPermissionGranted: Bool = true, promotedPermissionGranted: Bool = true,
         userAllowsLiveUpdates: Bool = true, channelImportance: ChannelImportance = .default,
-        promotionRule: PromotionRule = .current, maxUpdatesPerSecond: Int = 5, maxNotifications: Int = 50,
+        promotionRule: PromotionRule = .current, maxUpdatesPerSecond: Int = AndroidLiveUpdateLimits.updatesPerSecond,
+        maxNotifications: Int = 50,
         appVisible: Bool = false, appChecksSequence: Bool = false
     ) {
         self.notificationPermissionGranted = notificationPermissionGranted
@@ -98,9 +100,9 @@ public struct ProgressStyleModel: Sendable, Equatable, Codable {
         self.trackerIcon = trackerIcon
     }
 
-    /// The platform's caps.
-    public static let maximumSegments = 10
-    public static let maximumPoints = 4
+    /// The platform's caps (shared with the doctor).
+    public static let maximumSegments = AndroidLiveUpdateLimits.maximumSegments
+    public static let maximumPoints = AndroidLiveUpdateLimits.maximumPoints
 
     /// Sum of segment lengths, or 100 without segments.
     public var max: Int { segments.isEmpty ? 100 : segments.reduce(0) { $0 + $1.length } }
@@ -419,7 +421,9 @@ public final class AndroidLiveUpdatePhone: Sendable {
         if notification.usesChronometer { return .timer }
         if notification.showWhen, let when = notification.whenMillis {
             let seconds = Double(when) / 1000 - now.timeIntervalSince1970
-            if seconds >= 60 { return .time("in \(Int((seconds / 60).rounded(.up))) min") }
+            if seconds >= AndroidLiveUpdateLimits.chipTimeLeadSeconds {
+                return .time("in \(Int((seconds / 60).rounded(.up))) min")
+            }
         }
         return .iconOnly
     }

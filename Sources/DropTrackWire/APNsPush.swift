@@ -145,65 +145,85 @@ public struct APNsPush: Sendable {
         return headers
     }
 
-    /// Checks everything APNs would refuse, before anything is sent.
+    /// Checks everything APNs would refuse, before anything is sent; throws the first problem.
     public func validate() throws(APNsRequestError) {
+        if let first = validationErrors().first { throw first }
+    }
+
+    /// Every problem APNs would refuse the push for, in the order `validate()` checks them. The
+    /// doctor reports them all; a sender only needs the first.
+    public func validationErrors() -> [APNsRequestError] {
+        var errors: [APNsRequestError] = []
         switch destination {
         case .device(let token):
-            guard APNsPush.isHexToken(token) else {
-                throw APNsRequestError(
-                    .badDeviceToken, field: "token",
-                    "the device token must be a non-empty, even-length hex string (Live Activity tokens vary in length; 160 hex digits have been seen)"
-                )
+            if !APNsPush.isHexToken(token) {
+                errors.append(
+                    APNsRequestError(
+                        .badDeviceToken, field: "token",
+                        "the device token must be a non-empty, even-length hex string (Live Activity tokens vary in length; 160 hex digits have been seen)"
+                    ))
             }
-            guard topic.hasSuffix(APNsLimits.liveActivityTopicSuffix),
-                topic.count > APNsLimits.liveActivityTopicSuffix.count
-            else {
-                throw APNsRequestError(
-                    .badTopic, field: "apns-topic",
-                    "apns-topic must be <bundle id>\(APNsLimits.liveActivityTopicSuffix) for Live Activities; without the suffix APNs answers DeviceTokenNotForTopic"
-                )
+            if !topic.hasSuffix(APNsLimits.liveActivityTopicSuffix)
+                || topic.count <= APNsLimits.liveActivityTopicSuffix.count
+            {
+                errors.append(
+                    APNsRequestError(
+                        .badTopic, field: "apns-topic",
+                        "apns-topic must be <bundle id>\(APNsLimits.liveActivityTopicSuffix) for Live Activities; without the suffix APNs answers DeviceTokenNotForTopic"
+                    ))
             }
-            guard payload.count <= APNsLimits.devicePayloadBytes else {
-                throw APNsRequestError(
-                    .payloadTooLarge, field: "payload",
-                    "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.devicePayloadBytes) for a device push. Shorten the content-state or attributes"
-                )
+            if payload.count > APNsLimits.devicePayloadBytes {
+                errors.append(
+                    APNsRequestError(
+                        .payloadTooLarge, field: "payload",
+                        "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.devicePayloadBytes) for a device push. Shorten the content-state or attributes"
+                    ))
             }
-            guard priority == 5 || priority == 10 else {
-                throw APNsRequestError(
-                    .badPriority, field: "apns-priority", "Live Activity pushes use priority 5 or 10, not \(priority)")
+            if priority != 5 && priority != 10 {
+                errors.append(
+                    APNsRequestError(
+                        .badPriority, field: "apns-priority",
+                        "Live Activity pushes use priority 5 or 10, not \(priority)"))
             }
         case .channel(let id):
-            guard APNsPush.isBase64ChannelID(id) else {
-                throw APNsRequestError(
-                    .badChannelID, field: "apns-channel-id",
-                    "the channel id must be the base64 string APNs returned when the channel was created")
+            if !APNsPush.isBase64ChannelID(id) {
+                errors.append(
+                    APNsRequestError(
+                        .badChannelID, field: "apns-channel-id",
+                        "the channel id must be the base64 string APNs returned when the channel was created"))
             }
-            guard payload.count <= APNsLimits.broadcastPayloadBytes else {
-                throw APNsRequestError(
-                    .payloadTooLarge, field: "payload",
-                    "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.broadcastPayloadBytes) for a broadcast. Shorten the content-state"
-                )
+            if payload.count > APNsLimits.broadcastPayloadBytes {
+                errors.append(
+                    APNsRequestError(
+                        .payloadTooLarge, field: "payload",
+                        "the payload is \(payload.count) bytes; APNs allows \(APNsLimits.broadcastPayloadBytes) for a broadcast. Shorten the content-state"
+                    ))
             }
-            guard [1, 5, 10].contains(priority) else {
-                throw APNsRequestError(
-                    .badPriority, field: "apns-priority", "broadcast pushes use priority 1, 5 or 10, not \(priority)")
+            if ![1, 5, 10].contains(priority) {
+                errors.append(
+                    APNsRequestError(
+                        .badPriority, field: "apns-priority",
+                        "broadcast pushes use priority 1, 5 or 10, not \(priority)"))
             }
         }
         if let collapseID, collapseID.utf8.count > APNsLimits.collapseIDBytes {
-            throw APNsRequestError(
-                .badCollapseID, field: "apns-collapse-id",
-                "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64")
+            errors.append(
+                APNsRequestError(
+                    .badCollapseID, field: "apns-collapse-id",
+                    "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64"))
         }
         if let apnsID, !APNsPush.isCanonicalUUID(apnsID) {
-            throw APNsRequestError(
-                .badMessageID, field: "apns-id",
-                "apns-id must be a lowercase UUID like 123e4567-e89b-12d3-a456-426614174000")
+            errors.append(
+                APNsRequestError(
+                    .badMessageID, field: "apns-id",
+                    "apns-id must be a lowercase UUID like 123e4567-e89b-12d3-a456-426614174000"))
         }
         if let expiration, expiration < 0 {
-            throw APNsRequestError(
-                .badExpiration, field: "apns-expiration", "apns-expiration is Unix seconds, or 0 to try once")
+            errors.append(
+                APNsRequestError(
+                    .badExpiration, field: "apns-expiration", "apns-expiration is Unix seconds, or 0 to try once"))
         }
+        return errors
     }
 
     /// A non-empty, even-length string of hex digits.

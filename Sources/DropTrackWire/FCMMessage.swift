@@ -81,39 +81,47 @@ public struct FCMMessage: Sendable, Equatable {
         !token.isEmpty && token.utf8.count <= 4096 && token.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
     }
 
-    /// Checks what FCM would refuse, before sending, naming the key and the fix.
+    /// Checks what FCM would refuse, before sending, naming the key and the fix; throws the first
+    /// problem.
     public func validate() throws(FCMRequestError) {
+        if let first = validationErrors().first { throw first }
+    }
+
+    /// Every problem FCM would refuse the message for, in the order `validate()` checks them. The
+    /// doctor reports them all; a sender only needs the first.
+    public func validationErrors() -> [FCMRequestError] {
+        var errors: [FCMRequestError] = []
         switch target {
         case .token(let token):
-            guard !token.isEmpty, !token.contains(where: { $0.isWhitespace }) else {
-                throw FCMRequestError(field: "message.token", "the registration token is empty or has spaces")
+            if token.isEmpty || token.contains(where: { $0.isWhitespace }) {
+                errors.append(FCMRequestError(field: "message.token", "the registration token is empty or has spaces"))
             }
         case .topic(let topic):
-            guard !topic.isEmpty, !topic.hasPrefix("/topics/") else {
-                throw FCMRequestError(field: "message.topic", "give the topic name without '/topics/'")
+            if topic.isEmpty || topic.hasPrefix("/topics/") {
+                errors.append(FCMRequestError(field: "message.topic", "give the topic name without '/topics/'"))
             }
         case .condition(let condition):
-            guard !condition.isEmpty else {
-                throw FCMRequestError(field: "message.condition", "the condition is empty")
+            if condition.isEmpty {
+                errors.append(FCMRequestError(field: "message.condition", "the condition is empty"))
             }
         }
         for key in data.keys.sorted() {
             if let reason = FCMLimits.reservation(of: key) {
-                throw FCMRequestError(field: "message.data.\(key)", "\(reason); rename the key")
+                errors.append(FCMRequestError(field: "message.data.\(key)", "\(reason); rename the key"))
             }
         }
         let limit: Int
         if case .topic = target { limit = FCMLimits.topicDataBytes } else { limit = FCMLimits.dataBytes }
         let size = FCMLimits.size(of: data)
-        guard size <= limit else {
-            throw FCMRequestError(
-                field: "message.data", "the data map is \(size) bytes (keys plus values); FCM allows \(limit)")
+        if size > limit {
+            errors.append(
+                FCMRequestError(
+                    field: "message.data", "the data map is \(size) bytes (keys plus values); FCM allows \(limit)"))
         }
-        if let ttl {
-            guard ttl >= 0, ttl <= Double(FCMLimits.maximumTTLSeconds) else {
-                throw FCMRequestError(field: "message.android.ttl", "ttl must be 0 to 2419200 seconds (28 days)")
-            }
+        if let ttl, ttl < 0 || ttl > Double(FCMLimits.maximumTTLSeconds) {
+            errors.append(FCMRequestError(field: "message.android.ttl", "ttl must be 0 to 2419200 seconds (28 days)"))
         }
+        return errors
     }
 
     /// `ttl` as protobuf Duration JSON: `"30s"`, or `"1.500000000s"`.

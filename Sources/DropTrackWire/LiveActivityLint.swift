@@ -7,8 +7,8 @@ import Foundation
 public struct LiveActivityLint: Sendable {
     /// What is known about the destination beyond the payload itself.
     public struct Context: Sendable {
-        /// Now, for stale-date and timestamp checks.
-        public var now: Date
+        /// Now, for stale-date, dismissal-date and timestamp checks; nil skips the checks that need it.
+        public var now: Date?
         /// The newest `timestamp` already accepted for this token, if any.
         public var lastTimestamp: Int64?
         /// The contract the token's activity was started with (for update and end), if known.
@@ -17,17 +17,38 @@ public struct LiveActivityLint: Sendable {
         public var contracts: [String: LiveActivityContract]
         /// True when the token's activity has already ended.
         public var activityEnded: Bool
+        /// True for a broadcast to an iOS 18 channel, which can update and end but never start.
+        public var broadcast: Bool
+        /// `attributes-type` names the app registered with a field map only (no compiled contract):
+        /// known names, so a start naming one is not reported as unknown.
+        public var registeredTypes: Set<String>
+        /// How far `timestamp` may lag behind now before the push counts as a job that waited too
+        /// long in a queue and must be re-stamped (the catalog's DT-018 window).
+        public var maxTimestampAge: TimeInterval
+        /// The caller asked for the ended card to leave the screen at once, so a past
+        /// dismissal-date is intended.
+        public var immediateDismissal: Bool
+        /// The longest an ended card stays: 4 hours on iOS 16–17, 8 hours from iOS 18; a later
+        /// dismissal-date is clamped.
+        public var dismissalCeiling: TimeInterval
 
         /// Creates a context.
         public init(
-            now: Date, lastTimestamp: Int64? = nil, contract: LiveActivityContract? = nil,
-            contracts: [String: LiveActivityContract] = [:], activityEnded: Bool = false
+            now: Date?, lastTimestamp: Int64? = nil, contract: LiveActivityContract? = nil,
+            contracts: [String: LiveActivityContract] = [:], activityEnded: Bool = false, broadcast: Bool = false,
+            registeredTypes: Set<String> = [], maxTimestampAge: TimeInterval = 3600, immediateDismissal: Bool = false,
+            dismissalCeiling: TimeInterval = 4 * 3600
         ) {
             self.now = now
             self.lastTimestamp = lastTimestamp
             self.contract = contract
             self.contracts = contracts
             self.activityEnded = activityEnded
+            self.broadcast = broadcast
+            self.registeredTypes = registeredTypes
+            self.maxTimestampAge = maxTimestampAge
+            self.immediateDismissal = immediateDismissal
+            self.dismissalCeiling = dismissalCeiling
         }
     }
 
@@ -36,6 +57,9 @@ public struct LiveActivityLint: Sendable {
         "event", "timestamp", "content-state", "stale-date", "dismissal-date", "relevance-score", "alert",
         "attributes-type", "attributes", "input-push-token", "input-push-channel",
     ]
+
+    /// Keys a Live Activity alert reads.
+    public static let knownAlertKeys: Set<String> = ["title", "body", "sound"]
 
     /// Common misspellings and where they belong.
     static let misspellings: [String: String] = [
@@ -47,9 +71,18 @@ public struct LiveActivityLint: Sendable {
         "inputPushChannel": "input-push-channel",
     ]
 
+    /// aps-level keys that sometimes end up inside content-state, where ActivityKit never reads them.
+    static let apsKeysMisplacedInState: Set<String> = [
+        "stale-date", "staleDate", "dismissal-date", "dismissalDate", "relevance-score", "relevanceScore", "alert",
+    ]
+
     /// Reference seconds (since 2001) for dates from 2001 to about 2040 fall below this; Unix
     /// seconds for recent dates sit far above it.
     static let latestPlausibleReferenceSeconds: Double = 1.25e9
+
+    /// How far ahead of now `timestamp` may run: a few seconds of monotonic stamping in a burst
+    /// is normal, minutes mean a clock or unit problem.
+    static let timestampLead: Double = 300
 
     /// Checks a decoded `{"aps": …}` payload.
     public static func check(_ payload: JSONValue, context: Context) -> [LintFinding] {
@@ -62,12 +95,20 @@ public struct LiveActivityLint: Sendable {
                     fix: "wrap event, timestamp and content-state in {\"aps\": {…}}")
             ]
         }
-        for key in aps.keys where !knownAPSKeys.contains(key) {
-            let suggestion = misspellings[key].map { "rename it to \"\($0)\"" } ?? "remove it or move it next to aps"
-            findings.append(
-                LintFinding(
-                    trap: "DT-023", severity: .warning, field: "aps.\(key)",
-                    message: "\"\(key)\" is not a key ActivityKit reads inside aps, so it is ignored", fix: suggestion))
+        for key in aps.keys.sorted() where !knownAPSKeys.contains(key) {
+            if let intended = misspellings[key] ?? KeySuggestion.nearest(key, among: knownAPSKeys) {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-023", severity: .error, field: "aps.\(key)",
+                        message: "\"\(key)\" is not a key ActivityKit reads inside aps, so it has no effect",
+                        fix: "rename it to \"\(intended)\""))
+            } else {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-023", severity: .warning, field: "aps.\(key)",
+                        message: "\"\(key)\" is not a key ActivityKit reads inside aps, so it is ignored",
+                        fix: "remove it, or move custom data next to aps"))
+            }
         }
         let event = aps["event"]?.stringValue
         if event == nil {
@@ -84,6 +125,23 @@ public struct LiveActivityLint: Sendable {
                     fix: "use \"start\", \"update\" or \"end\""))
         }
         findings += checkTimestamps(aps, event: event, context: context)
+        findings += checkAlert(aps["alert"], event: event)
+        if context.broadcast && event == "start" {
+            findings.append(
+                LintFinding(
+                    trap: "DT-032", severity: .error, field: "aps.event",
+                    message: "a broadcast cannot start an activity",
+                    fix: "start with push-to-start carrying input-push-channel"))
+        }
+        if let state = aps["content-state"]?.objectValue {
+            for key in state.keys.sorted() where apsKeysMisplacedInState.contains(key) {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-023", severity: .warning, field: "aps.content-state.\(key)",
+                        message: "\"\(key)\" sits inside content-state, where ActivityKit does not read it",
+                        fix: "move it into aps next to content-state"))
+            }
+        }
         if event == "start" {
             findings += checkStart(aps, context: context)
         } else {
@@ -107,31 +165,39 @@ public struct LiveActivityLint: Sendable {
         return findings
     }
 
+    /// `timestamp`, `stale-date` and `dismissal-date`: whole Unix seconds, and sensible against now.
     private static func checkTimestamps(_ aps: [String: JSONValue], event: String?, context: Context) -> [LintFinding] {
         var findings: [LintFinding] = []
-        let nowUnix = context.now.timeIntervalSince1970
+        let nowUnix = context.now?.timeIntervalSince1970
         if let value = aps["timestamp"] {
             if let number = value.numberValue {
-                if number >= 1e11 {
+                if let problem = unixSecondsProblem(number) {
                     findings.append(
                         LintFinding(
                             trap: "DT-018", severity: .error, field: "aps.timestamp",
-                            message: "aps.timestamp \(Int64(number)) looks like milliseconds; it must be Unix seconds",
-                            fix: "use floor(milliseconds / 1000)"))
-                } else if number < 1e9 {
-                    findings.append(
-                        LintFinding(
-                            trap: "DT-018", severity: .error, field: "aps.timestamp",
-                            message:
-                                "aps.timestamp \(Int64(number)) is not a plausible Unix time (reference-date seconds?)",
-                            fix: "use the current Unix time in seconds"))
-                } else if number > nowUnix + 8 * 3600 {
+                            message: "aps.timestamp \(describe(number)) \(problem)",
+                            fix: "stamp every push with floor(nowMillis / 1000)"))
+                } else if let nowUnix, number > nowUnix + 8 * 3600 {
                     findings.append(
                         LintFinding(
                             trap: "DT-018", severity: .warning, field: "aps.timestamp",
                             message:
                                 "aps.timestamp is more than 8 hours in the future; devices are reported to drop it",
                             fix: "stamp pushes with the current Unix time"))
+                } else if let nowUnix, number > nowUnix + timestampLead {
+                    findings.append(
+                        LintFinding(
+                            trap: "DT-018", severity: .warning, field: "aps.timestamp",
+                            message:
+                                "aps.timestamp is \(Int64(number - nowUnix)) s ahead of now; a fast clock makes every later, correct push look older",
+                            fix: "stamp pushes with the current Unix time from one clock"))
+                } else if let nowUnix, number < nowUnix - context.maxTimestampAge {
+                    findings.append(
+                        LintFinding(
+                            trap: "DT-018", severity: .warning, field: "aps.timestamp",
+                            message:
+                                "aps.timestamp is \(Int64(nowUnix - number)) s old: the push waited in a queue and may show an outdated state",
+                            fix: "re-read the state and re-stamp the push when it is sent, or drop it"))
                 }
                 if let last = context.lastTimestamp, Int64(number) < last {
                     findings.append(
@@ -160,17 +226,23 @@ public struct LiveActivityLint: Sendable {
         }
         if let stale = aps["stale-date"] {
             if let number = stale.numberValue {
-                if number >= 1e11 || number < 1e9 {
+                if let problem = unixSecondsProblem(number) {
                     findings.append(
                         LintFinding(
                             trap: "DT-018", severity: .error, field: "aps.stale-date",
-                            message: "stale-date \(Int64(number)) is not Unix seconds", fix: "send Unix seconds"))
-                } else if number < nowUnix {
+                            message: "stale-date \(describe(number)) \(problem)", fix: "send Unix seconds"))
+                } else if let nowUnix, number < nowUnix {
                     findings.append(
                         LintFinding(
                             trap: "DT-021", severity: .warning, field: "aps.stale-date",
                             message: "stale-date is already in the past, so the activity shows as stale at once",
-                            fix: "set stale-date in the future, or leave it out"))
+                            fix: "compute stale-date at send time as now plus the expected freshness"))
+                } else if let nowUnix, number < nowUnix + 60 {
+                    findings.append(
+                        LintFinding(
+                            trap: "DT-021", severity: .warning, field: "aps.stale-date",
+                            message: "stale-date is less than a minute away, so the card turns stale almost at once",
+                            fix: "compute stale-date at send time as now plus the expected freshness"))
                 }
             } else {
                 findings.append(
@@ -181,35 +253,109 @@ public struct LiveActivityLint: Sendable {
             }
         }
         if let dismissal = aps["dismissal-date"] {
-            if event != "end" {
+            guard let number = dismissal.numberValue else {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-018", severity: .error, field: "aps.dismissal-date",
+                        message: "dismissal-date is a \(dismissal.typeName), not a number",
+                        fix: "send Unix seconds as a JSON integer"))
+                return findings
+            }
+            if let problem = unixSecondsProblem(number) {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-018", severity: .error, field: "aps.dismissal-date",
+                        message: "dismissal-date \(describe(number)) \(problem)",
+                        fix: "send Unix seconds; to dismiss at once, send the current Unix time"))
+            } else if event != "end" {
                 findings.append(
                     LintFinding(
                         trap: "DT-022", severity: .warning, field: "aps.dismissal-date",
                         message: "dismissal-date only means something on end; here it is ignored",
                         fix: "send dismissal-date with the end event"))
-            } else if let number = dismissal.numberValue, number < nowUnix {
+            } else if let nowUnix, number <= nowUnix + 60, !context.immediateDismissal {
                 findings.append(
                     LintFinding(
-                        trap: "DT-022", severity: .info, field: "aps.dismissal-date",
+                        trap: "DT-022", severity: .warning, field: "aps.dismissal-date",
                         message:
-                            "dismissal-date is in the past: the activity is removed at once and its final state is never seen",
-                        fix:
-                            "to show the final state, end with a dismissal-date a few minutes ahead, or send a final update first"
-                    ))
+                            "dismissal-date is now or past: the card is removed at once and its final state is never seen",
+                        fix: "choose a dismissal per outcome, e.g. keep a delivered card for 15–30 minutes"))
+            } else if let nowUnix, number > nowUnix + context.dismissalCeiling {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-022", severity: .warning, field: "aps.dismissal-date",
+                        message:
+                            "dismissal-date is more than \(Int(context.dismissalCeiling / 3600)) hours after the end; iOS clamps it, so the card leaves earlier than planned",
+                        fix: "keep dismissal-date within \(Int(context.dismissalCeiling / 3600)) hours of the end"))
             }
         }
         return findings
     }
 
-    private static func checkStart(_ aps: [String: JSONValue], context: Context) -> [LintFinding] {
+    /// Why a number is not whole Unix seconds, or nil when it is.
+    static func unixSecondsProblem(_ number: Double) -> String? {
+        if number >= 1e11 { return "looks like milliseconds; it must be Unix seconds" }
+        if number < 1e9 { return "is not a plausible Unix time (reference-date seconds?)" }
+        if number != number.rounded() { return "has a fraction; it must be whole Unix seconds" }
+        return nil
+    }
+
+    private static func describe(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 9e18 ? String(Int64(number)) : String(number)
+    }
+
+    /// A Live Activity alert: an object of `title`, `body` (strings or `loc-key` objects) and
+    /// `sound`; a start needs a non-empty title and body.
+    private static func checkAlert(_ alert: JSONValue?, event: String?) -> [LintFinding] {
         var findings: [LintFinding] = []
-        if aps["alert"] == nil {
+        guard let alert else {
+            if event == "start" {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-025", severity: .error, field: "aps.alert",
+                        message: "a start without alert is accepted by APNs and never shown",
+                        fix: "add \"alert\": {\"title\": …, \"body\": …} to every start"))
+            }
+            return findings
+        }
+        guard let object = alert.objectValue else {
             findings.append(
                 LintFinding(
-                    trap: "DT-025", severity: .error, field: "aps.alert",
-                    message: "a start without alert is accepted by APNs and never shown",
-                    fix: "add \"alert\": {\"title\": …, \"body\": …} to every start"))
+                    trap: event == "start" ? "DT-025" : "DT-023", severity: event == "start" ? .error : .warning,
+                    field: "aps.alert",
+                    message: "a Live Activity alert is an object with title and body, not a \(alert.typeName)",
+                    fix: "send \"alert\": {\"title\": …, \"body\": …}"))
+            return findings
         }
+        for key in object.keys.sorted() where !knownAlertKeys.contains(key) {
+            findings.append(
+                LintFinding(
+                    trap: "DT-023", severity: .warning, field: "aps.alert.\(key)",
+                    message: "a Live Activity alert reads title, body and sound; \"\(key)\" is ignored",
+                    fix: KeySuggestion.nearest(key, among: knownAlertKeys).map { "rename it to \"\($0)\"" }
+                        ?? "remove it"))
+        }
+        if event == "start" {
+            for part in ["title", "body"] where !isAlertText(object[part]) {
+                findings.append(
+                    LintFinding(
+                        trap: "DT-025", severity: .error, field: "aps.alert.\(part)",
+                        message: "the start's alert has no \(part); an incomplete alert behaves like none",
+                        fix: "give the start's alert a non-empty title and body"))
+            }
+        }
+        return findings
+    }
+
+    /// A non-empty string, or a localization object with a `loc-key`.
+    private static func isAlertText(_ value: JSONValue?) -> Bool {
+        if let text = value?.stringValue { return !text.trimmingCharacters(in: .whitespaces).isEmpty }
+        if let key = value?["loc-key"]?.stringValue { return !key.isEmpty }
+        return false
+    }
+
+    private static func checkStart(_ aps: [String: JSONValue], context: Context) -> [LintFinding] {
+        var findings: [LintFinding] = []
         let typeName = aps["attributes-type"]?.stringValue
         if typeName == nil {
             findings.append(
@@ -228,12 +374,14 @@ public struct LiveActivityLint: Sendable {
         }
         guard let typeName else { return findings }
         guard let contract = context.contracts[typeName] else {
-            if !context.contracts.isEmpty {
+            let known = Set(context.contracts.keys).union(context.registeredTypes)
+            if !known.isEmpty && !known.contains(typeName) {
+                let hint = KeySuggestion.nearest(typeName, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
                 findings.append(
                     LintFinding(
                         trap: "DT-026", severity: .error, field: "aps.attributes-type",
                         message:
-                            "no ActivityAttributes type named \"\(typeName)\" is registered (known: \(context.contracts.keys.sorted().joined(separator: ", ")))",
+                            "no ActivityAttributes type named \"\(typeName)\" is registered (known: \(known.sorted().joined(separator: ", ")))\(hint)",
                         fix: "use the exact Swift type name, case included"))
             }
             return findings
@@ -258,7 +406,7 @@ public struct LiveActivityLint: Sendable {
     }
 
     /// Checks a content-state against a contract (when known) and for Unix-time dates.
-    public static func checkContentState(_ state: JSONValue, contract: LiveActivityContract?, now: Date)
+    public static func checkContentState(_ state: JSONValue, contract: LiveActivityContract?, now: Date?)
         -> [LintFinding]
     {
         var findings: [LintFinding] = []

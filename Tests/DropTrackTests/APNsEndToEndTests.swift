@@ -96,7 +96,7 @@ struct APNsEndToEndTests {
         #expect(
             await send(
                 #"{"aps":{"event":"start","timestamp":\#(now + 5),"alert":{"title":"t"},"content-state":\#(good)}}"#)
-                == ["DT-026", "DT-026"])
+                == ["DT-025", "DT-026", "DT-026"])
         #expect(
             await send(
                 #"{"aps":{"event":"update","timestamp":\#(now + 6),"state-date":\#(now + 100),"content-state":\#(good)}}"#

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Runs the built `droptrack` binary (built by `swift build --build-tests`, as scripts/test.sh does).
-func runDropTrack(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+func runDropTrack(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> (
     status: Int32, out: String, err: String
 ) {
     let binary = repositoryRoot + "/.build/debug/droptrack"
@@ -23,7 +23,13 @@ func runDropTrack(_ arguments: [String], environment: [String: String] = [:]) th
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let input = Pipe()
+    if stdin != nil { process.standardInput = input }
     try process.run()
+    if let stdin {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

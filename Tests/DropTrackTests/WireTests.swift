@@ -121,6 +121,39 @@ struct PushValidationTests {
     }
 }
 
+@Suite("Every problem at once, for the doctor")
+struct ValidationListTests {
+    @Test("validationErrors lists every APNs problem in order, and validate throws the first")
+    func apnsList() {
+        var push = APNsPush(
+            deviceToken: "xyz", bundleID: "com.example", payload: Array(repeating: 0x20, count: 4097), priority: 7,
+            expiration: -1, apnsID: "NOT-A-UUID", collapseID: String(repeating: "c", count: 65))
+        push.topic = "com.example"
+        #expect(
+            push.validationErrors().map(\.code) == [
+                .badDeviceToken, .badTopic, .payloadTooLarge, .badPriority, .badCollapseID, .badMessageID,
+                .badExpiration,
+            ])
+        #expect(throws: APNsRequestError(.badDeviceToken, field: "", "")) { try push.validate() }
+        #expect(APNsPush(deviceToken: "abcd", bundleID: "b", payload: [1]).validationErrors().isEmpty)
+    }
+
+    @Test("validationErrors lists every FCM problem: reserved keys, size and ttl")
+    func fcmList() {
+        let big = String(repeating: "v", count: 4100)
+        let message = FCMMessage(target: .token("t"), data: ["from": "x", "google.a": "y", "big": big], ttl: -1)
+        #expect(
+            message.validationErrors().map(\.field) == [
+                "message.data.from", "message.data.google.a", "message.data", "message.android.ttl",
+            ])
+        #expect {
+            try message.validate()
+        } throws: { error in
+            (error as? FCMRequestError)?.field == "message.data.from"
+        }
+    }
+}
+
 @Suite("APNs reasons and remedies")
 struct ReasonTests {
     static let expectedRemedies: [String: PushRemedy] = [

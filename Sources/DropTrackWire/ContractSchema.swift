@@ -1,0 +1,393 @@
+import DropTrackContract
+import Foundation
+
+/// An app's Live Activity contract as a field map: what its `ContentState` and static attributes
+/// decode, and what its Android data map carries. The doctor checks payloads against it when the
+/// Swift type itself is not compiled into the server.
+///
+/// The JSON shape is a superset of the server's per-app `schemas` entries (`contentState`,
+/// `attributes`, `output`, `widgetName`, and per field `type`, `optional`, `values`), so a registered
+/// schema can be handed to the doctor as it is.
+public struct ContractSchema: Sendable, Codable, Equatable {
+    /// One field's rule.
+    public struct Field: Sendable, Codable, Equatable {
+        /// `string`, `number`, `integer`, `boolean`, `date`, `object` or `array`; in an Android data
+        /// map also `epoch-millis` and `epoch-seconds` (all values there are strings).
+        public var type: String
+        /// May be absent or null (a Swift optional).
+        public var optional: Bool?
+        /// For strings: the cases the app build knows (a Swift enum's raw values).
+        public var values: [String]?
+        /// Smallest value the layout expects (numbers).
+        public var minimum: Double?
+        /// Largest value the layout expects (numbers).
+        public var maximum: Double?
+        /// Longest string the layout shows without clipping.
+        public var maxLength: Int?
+        /// For `date` fields: `reference` (Swift's default, seconds since 2001; the default here),
+        /// `unix-seconds`, `unix-milliseconds` or `iso8601`, when the app decodes dates itself.
+        public var dateEncoding: String?
+
+        /// Creates a field rule.
+        public init(
+            type: String, optional: Bool? = nil, values: [String]? = nil, minimum: Double? = nil,
+            maximum: Double? = nil, maxLength: Int? = nil, dateEncoding: String? = nil
+        ) {
+            self.type = type
+            self.optional = optional
+            self.values = values
+            self.minimum = minimum
+            self.maximum = maximum
+            self.maxLength = maxLength
+            self.dateEncoding = dateEncoding
+        }
+
+        /// The types a content-state or attributes field may have.
+        public static let activityTypes: Set<String> = [
+            "string", "number", "integer", "boolean", "date", "object", "array",
+        ]
+        /// The types an Android data-map value may be parsed as.
+        public static let androidTypes: Set<String> = [
+            "string", "number", "integer", "boolean", "epoch-millis", "epoch-seconds",
+        ]
+        /// The date encodings a `date` field may declare.
+        public static let dateEncodings: Set<String> = ["reference", "unix-seconds", "unix-milliseconds", "iso8601"]
+    }
+
+    /// The `attributes-type` name (the Swift type's name).
+    public var attributesType: String?
+    /// This contract's version, as the app build reports it with its tokens.
+    public var version: String?
+    /// Older versions whose builds still decode payloads of this shape (only optional fields added).
+    public var compatibleVersions: [String]?
+    /// The ContentState's fields, by JSON key.
+    public var contentState: [String: Field]
+    /// The static attributes' fields, by JSON key.
+    public var attributes: [String: Field]?
+    /// `activitykit` (default) or `expo-widgets`, whose content-state is `{name, props: "<JSON>"}`.
+    public var output: String?
+    /// For expo-widgets: the widget name the content-state's `name` must carry.
+    public var widgetName: String?
+    /// The static attribute carrying the backend's id, so tokens can be matched to their activity.
+    public var correlationKey: String?
+    /// Static attributes whose domain value can change during the activity (a design mistake: they
+    /// belong in the ContentState).
+    public var mutableAttributes: [String]?
+    /// The Android data map's keys and how the app parses each string.
+    public var androidData: [String: Field]?
+    /// The Android data key whose epoch-millisecond value the app posts as the notification's `when`.
+    public var androidWhenKey: String?
+    /// The Android data key the app shows as `shortCriticalText` in the status-bar chip.
+    public var androidShortTextKey: String?
+
+    /// Creates a schema.
+    public init(
+        attributesType: String? = nil, version: String? = nil, compatibleVersions: [String]? = nil,
+        contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
+        widgetName: String? = nil, correlationKey: String? = nil, mutableAttributes: [String]? = nil,
+        androidData: [String: Field]? = nil, androidWhenKey: String? = nil, androidShortTextKey: String? = nil
+    ) {
+        self.attributesType = attributesType
+        self.version = version
+        self.compatibleVersions = compatibleVersions
+        self.contentState = contentState
+        self.attributes = attributes
+        self.output = output
+        self.widgetName = widgetName
+        self.correlationKey = correlationKey
+        self.mutableAttributes = mutableAttributes
+        self.androidData = androidData
+        self.androidWhenKey = androidWhenKey
+        self.androidShortTextKey = androidShortTextKey
+    }
+
+    /// True when the content-state travels in expo-widgets' `{name, props}` wrapper.
+    public var isExpoWidgets: Bool { output == "expo-widgets" }
+
+    /// DropTrack's delivery contract (`DeliveryAttributes` and `DeliveryLiveUpdate`) as a field map.
+    public static let delivery: ContractSchema = {
+        typealias Key = DeliveryLiveUpdate.Key
+        return ContractSchema(
+            attributesType: DeliveryAttributes.typeName,
+            contentState: [
+                "status": Field(type: "string"), "progress": Field(type: "number", minimum: 0, maximum: 1),
+                "eta": Field(type: "date"), "stopsRemaining": Field(type: "integer", minimum: 0),
+                "courierName": Field(type: "string"), "riderReassigned": Field(type: "boolean"),
+            ],
+            attributes: ["orderId": Field(type: "string")], correlationKey: "orderId",
+            androidData: [
+                Key.activityId: Field(type: "string"),
+                Key.event: Field(type: "string", values: DeliveryLiveUpdate.Event.allCases.map(\.rawValue)),
+                Key.orderId: Field(type: "string"), Key.status: Field(type: "string"),
+                Key.progress: Field(type: "number", minimum: 0, maximum: 1),
+                Key.etaEpochMillis: Field(type: "epoch-millis"),
+                Key.stopsRemaining: Field(type: "integer", minimum: 0), Key.courierName: Field(type: "string"),
+                Key.riderReassigned: Field(type: "boolean"),
+                Key.schemaVersion: Field(type: "string", values: [DeliveryLiveUpdate.schemaVersion]),
+                Key.sequence: Field(type: "integer"),
+            ],
+            androidWhenKey: Key.etaEpochMillis)
+    }()
+}
+
+/// The contract the doctor checks a payload against: a field map, plus the compiled Swift type
+/// when the server has it (then content-state and attributes are decoded exactly as the device does).
+public struct DoctorContract: Sendable, Equatable, Codable {
+    /// The `attributes-type` name, when known.
+    public var attributesType: String?
+    /// The fields.
+    public var schema: ContractSchema
+    /// The compiled type, decoded with ActivityKit's rules; nil for apps known only by a field map.
+    public var compiled: LiveActivityContract?
+
+    /// A contract known only by its field map.
+    public init(schema: ContractSchema, attributesType: String? = nil) {
+        self.schema = schema
+        self.attributesType = attributesType ?? schema.attributesType
+        self.compiled = nil
+    }
+
+    /// A compiled contract with its field map (for ranges, the correlation key and the Android map).
+    public init(_ compiled: LiveActivityContract, schema: ContractSchema) {
+        self.schema = schema
+        self.attributesType = compiled.attributesType
+        self.compiled = compiled
+    }
+
+    /// `DeliveryAttributes`, built in.
+    public static let delivery = DoctorContract(LiveActivityContract.delivery, schema: .delivery)
+
+    /// The contracts known by name (`--contract NAME`).
+    public static let builtIn: [String: DoctorContract] = [DeliveryAttributes.typeName: .delivery]
+
+    public static func == (a: DoctorContract, b: DoctorContract) -> Bool {
+        a.attributesType == b.attributesType && a.schema == b.schema
+            && a.compiled?.attributesType == b.compiled?.attributesType
+    }
+
+    /// Reads a built-in name (`"DeliveryAttributes"`) or a field map object.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let name = try? container.decode(String.self) {
+            guard let known = DoctorContract.builtIn[name] else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription:
+                        "no built-in contract '\(name)' (built in: \(DoctorContract.builtIn.keys.sorted().joined(separator: ", "))); give a field map object instead"
+                )
+            }
+            self = known
+        } else {
+            self.init(schema: try container.decode(ContractSchema.self))
+        }
+    }
+
+    /// Writes the built-in name, or the field map.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let name = attributesType, let known = DoctorContract.builtIn[name], known == self {
+            try container.encode(name)
+        } else {
+            var schema = self.schema
+            schema.attributesType = schema.attributesType ?? attributesType
+            try container.encode(schema)
+        }
+    }
+}
+
+/// One way a value misses its field map.
+struct SchemaIssue: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// A key the map does not declare; the nearest declared one, if any.
+        case unknownKey(suggestion: String?)
+        /// A required key is absent (or null).
+        case missing
+        /// The JSON type is wrong; `quotedNumber` when a number or boolean came as a string.
+        case wrongType(expected: String, got: String, quotedNumber: Bool)
+        /// A string that is not one of the enum's cases.
+        case unknownCase(allowed: [String])
+        /// A number outside the declared range.
+        case outOfRange(bound: String)
+        /// A string longer than the layout shows.
+        case tooLong(length: Int, limit: Int)
+        /// A date in the wrong encoding; the words say which.
+        case badDate(String)
+        /// An Android value the app's lenient parser turns into a default; the words say why.
+        case unparsable(String)
+    }
+
+    var key: String
+    var kind: Kind
+}
+
+extension ContractSchema {
+    /// Checks an object against content-state or attributes fields, reporting every issue.
+    static func check(_ value: JSONValue, against fields: [String: Field]) -> [SchemaIssue] {
+        guard let object = value.objectValue else { return [] }
+        var issues: [SchemaIssue] = []
+        for key in object.keys.sorted() where fields[key] == nil {
+            issues.append(
+                SchemaIssue(key: key, kind: .unknownKey(suggestion: KeySuggestion.nearest(key, among: fields.keys))))
+        }
+        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let member = object[key], member != .null else {
+                if field.optional != true { issues.append(SchemaIssue(key: key, kind: .missing)) }
+                continue
+            }
+            issues += checkMember(member, key: key, field: field)
+        }
+        // One unknown key and one missing key is a rename (courierName → riderName), however far
+        // apart the spellings are.
+        let missing = issues.filter { $0.kind == .missing }
+        let unexplained = issues.indices.filter { issues[$0].kind == .unknownKey(suggestion: nil) }
+        if missing.count == 1, unexplained.count == 1 {
+            issues[unexplained[0]].kind = .unknownKey(suggestion: missing[0].key)
+        }
+        return issues
+    }
+
+    private static func checkMember(_ member: JSONValue, key: String, field: Field) -> [SchemaIssue] {
+        func wrong(_ expected: String) -> [SchemaIssue] {
+            let text = member.stringValue
+            let quoted =
+                text.map { Double($0.trimmingCharacters(in: .whitespaces)) != nil || $0 == "true" || $0 == "false" }
+                ?? false
+            return [
+                SchemaIssue(key: key, kind: .wrongType(expected: expected, got: member.typeName, quotedNumber: quoted))
+            ]
+        }
+        var issues: [SchemaIssue] = []
+        switch field.type {
+        case "string":
+            guard let text = member.stringValue else { return wrong("a string") }
+            if let values = field.values, !values.contains(text) {
+                issues.append(SchemaIssue(key: key, kind: .unknownCase(allowed: values)))
+            }
+            if let limit = field.maxLength, text.count > limit {
+                issues.append(SchemaIssue(key: key, kind: .tooLong(length: text.count, limit: limit)))
+            }
+        case "number", "integer":
+            guard let number = member.numberValue else {
+                return wrong(field.type == "number" ? "a number" : "an integer")
+            }
+            if field.type == "integer" && number != number.rounded() { return wrong("an integer") }
+            issues += rangeIssues(number, key: key, field: field)
+        case "boolean":
+            guard member.boolValue != nil else { return wrong("true or false") }
+        case "object":
+            guard member.objectValue != nil else { return wrong("an object") }
+        case "array":
+            guard member.arrayValue != nil else { return wrong("an array") }
+        case "date":
+            if let problem = dateProblem(member, encoding: field.dateEncoding ?? "reference") {
+                issues.append(SchemaIssue(key: key, kind: .badDate(problem)))
+            }
+        default:
+            break
+        }
+        return issues
+    }
+
+    private static func rangeIssues(_ number: Double, key: String, field: Field) -> [SchemaIssue] {
+        if let minimum = field.minimum, number < minimum {
+            return [SchemaIssue(key: key, kind: .outOfRange(bound: "at least \(format(minimum))"))]
+        }
+        if let maximum = field.maximum, number > maximum {
+            return [SchemaIssue(key: key, kind: .outOfRange(bound: "at most \(format(maximum))"))]
+        }
+        return []
+    }
+
+    /// Why a date value will not decode as the app expects, or nil.
+    static func dateProblem(_ value: JSONValue, encoding: String) -> String? {
+        switch encoding {
+        case "iso8601":
+            guard let text = value.stringValue, (try? Date.ISO8601FormatStyle().parse(text)) != nil else {
+                return "the app decodes ISO-8601 strings such as 2026-12-01T10:30:00Z"
+            }
+            return nil
+        case "unix-seconds":
+            guard let number = value.numberValue, number >= 1e9, number < 1e11 else {
+                return "the app decodes Unix seconds"
+            }
+            return nil
+        case "unix-milliseconds":
+            guard let number = value.numberValue, number >= 1e11 else { return "the app decodes Unix milliseconds" }
+            return nil
+        default:
+            if value.stringValue != nil {
+                return
+                    "a string, but Swift's default Date decoding reads a number of seconds since 2001-01-01, so the update is dropped"
+            }
+            guard let number = value.numberValue else {
+                return "a \(value.typeName), not a number of seconds since 2001-01-01"
+            }
+            if number >= 1e11 {
+                return
+                    "looks like Unix milliseconds; the device reads seconds since 2001-01-01 and shows an absurd date"
+            }
+            if number > LiveActivityLint.latestPlausibleReferenceSeconds {
+                return
+                    "looks like Unix seconds; the device reads seconds since 2001-01-01 and shows a time about 31 years ahead"
+            }
+            return nil
+        }
+    }
+
+    /// Checks an Android data map (every value a string) against the declared parse types.
+    static func checkAndroid(_ data: [String: JSONValue], against fields: [String: Field]) -> [SchemaIssue] {
+        var issues: [SchemaIssue] = []
+        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let member = data[key] else {
+                if field.optional != true { issues.append(SchemaIssue(key: key, kind: .missing)) }
+                continue
+            }
+            guard let text = member.stringValue else { continue }  // non-strings are DT-089's
+            if let problem = androidProblem(text, field: field) {
+                issues.append(SchemaIssue(key: key, kind: .unparsable(problem)))
+            } else if let values = field.values, !values.contains(text) {
+                issues.append(SchemaIssue(key: key, kind: .unknownCase(allowed: values)))
+            } else if ["number", "integer"].contains(field.type), let number = Double(text) {
+                issues += rangeIssues(number, key: key, field: field)
+            }
+        }
+        return issues
+    }
+
+    /// Why the app's parser (`toDoubleOrNull() ?: 0`, `toBoolean()`) would turn a string into a
+    /// default, or nil when it parses as declared.
+    static func androidProblem(_ text: String, field: Field) -> String? {
+        switch field.type {
+        case "number":
+            if text.contains(",") { return "'\(text)' uses a comma; the app parses '.' decimals and reads 0" }
+            guard let number = Double(text), number.isFinite else {
+                return "'\(text)' is not a number; the app reads 0"
+            }
+            return nil
+        case "integer":
+            guard Int64(text) != nil else { return "'\(text)' is not a plain integer; the app reads 0" }
+            return nil
+        case "boolean":
+            guard text == "true" || text == "false" else {
+                return "'\(text)' is not \"true\" or \"false\"; the app's toBoolean() reads false"
+            }
+            return nil
+        case "epoch-millis":
+            guard let number = Int64(text) else { return "'\(text)' is not whole Unix milliseconds" }
+            if number < 100_000_000_000 {
+                return "'\(text)' looks like Unix seconds; the app expects milliseconds and shows a 1970 date"
+            }
+            return nil
+        case "epoch-seconds":
+            guard let number = Int64(text) else { return "'\(text)' is not whole Unix seconds" }
+            if number >= 100_000_000_000 { return "'\(text)' looks like milliseconds; the app expects Unix seconds" }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}

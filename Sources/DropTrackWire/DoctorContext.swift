@@ -1,0 +1,715 @@
+import DropTrackContract
+import Foundation
+
+/// What the doctor knows beyond the push itself: the token record, the device, the activity, the
+/// send history, the server's configuration, the broadcast channel and (to explain a send
+/// afterwards) the provider's answer. Every part is optional; a rule that needs a fact it is not
+/// given stays silent rather than guess.
+///
+/// It is Codable from the JSON document `droptrack doctor --context FILE` reads (keys as the
+/// properties below; README "The doctor" lists them). ``decode(from:)`` refuses unknown keys and
+/// names the nearest known one, because a misspelled fact would silently switch a check off.
+public struct DoctorContext: Sendable, Codable, Equatable {
+    /// Which client library renders the activity.
+    public enum Client: String, Sendable, Codable, CaseIterable {
+        /// A Swift `ActivityAttributes` type decoding the content-state itself.
+        case activitykit
+        /// expo-widgets: the content-state is `{name, props: "<JSON>"}`, the type `LiveActivityAttributes`.
+        case expoWidgets = "expo-widgets"
+    }
+
+    /// The token record the push goes to.
+    public struct Token: Sendable, Codable, Equatable {
+        /// What a token is for.
+        public enum Kind: String, Sendable, Codable, CaseIterable {
+            /// The app's ordinary APNs device token: alerts only.
+            case apnsDevice = "apns-device"
+            /// An iOS 17.2+ push-to-start token, one per attributes type.
+            case pushToStart = "push-to-start"
+            /// The update token of one activity on one device.
+            case perActivity = "per-activity"
+            /// An FCM registration token.
+            case fcm
+
+            /// Also accepts the store's names (`push_to_start`, `activity`) and `device`.
+            public init(from decoder: any Decoder) throws {
+                let text = try decoder.singleValueContainer().decode(String.self)
+                let aliases: [String: Kind] = [
+                    "device": .apnsDevice, "push_to_start": .pushToStart, "pushToStart": .pushToStart,
+                    "activity": .perActivity, "update": .perActivity, "per_activity": .perActivity,
+                ]
+                guard let kind = Kind(rawValue: text) ?? aliases[text] else {
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath,
+                            debugDescription:
+                                "'\(text)' is not a token kind: use \(Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+                        ))
+                }
+                self = kind
+            }
+        }
+
+        /// What the token is for.
+        public var kind: Kind?
+        /// The APNs environment it was minted in; nil (or `"unknown"` in JSON) when not known.
+        public var environment: APNsEnvironment?
+        /// The bundle id of the app that registered it.
+        public var bundleId: String?
+        /// The Firebase project of an FCM token.
+        public var firebaseProject: String?
+        /// The Android package of an FCM token.
+        public var package: String?
+        /// For push-to-start tokens: the attributes type it starts.
+        public var attributesType: String?
+        /// For per-activity tokens: the activity it belongs to.
+        public var activityId: String?
+        /// The backend id the app echoed with the token (the contract's correlation key).
+        public var correlationId: String?
+        /// The contract version (or hash) of the app build that minted it.
+        public var contractVersion: String?
+        /// The device it lives on.
+        public var deviceId: String?
+        /// The user, when the registration named one.
+        public var userId: String?
+        /// Unix seconds: registered (or registered again).
+        public var registeredAt: Int64?
+        /// Unix seconds: last reported or used successfully.
+        public var lastSeenAt: Int64?
+        /// The fingerprint of the token that replaced this one, when it was rotated.
+        public var supersededBy: String?
+        /// Set when the token was marked dead.
+        public var dead: Dead?
+        /// Sends to it that succeeded.
+        public var successCount: Int?
+
+        /// Why and when a token was marked dead.
+        public struct Dead: Sendable, Codable, Equatable {
+            /// The provider's reason (`Unregistered`, `ExpiredToken`, `BadDeviceToken`, `UNREGISTERED`, …).
+            public var reason: String
+            /// Unix seconds.
+            public var at: Int64?
+
+            /// Creates the record.
+            public init(reason: String, at: Int64? = nil) {
+                self.reason = reason
+                self.at = at
+            }
+        }
+
+        /// Creates a token record.
+        public init(
+            kind: Kind? = nil, environment: APNsEnvironment? = nil, bundleId: String? = nil,
+            firebaseProject: String? = nil, package: String? = nil, attributesType: String? = nil,
+            activityId: String? = nil, correlationId: String? = nil, contractVersion: String? = nil,
+            deviceId: String? = nil, userId: String? = nil, registeredAt: Int64? = nil, lastSeenAt: Int64? = nil,
+            supersededBy: String? = nil, dead: Dead? = nil, successCount: Int? = nil
+        ) {
+            self.kind = kind
+            self.environment = environment
+            self.bundleId = bundleId
+            self.firebaseProject = firebaseProject
+            self.package = package
+            self.attributesType = attributesType
+            self.activityId = activityId
+            self.correlationId = correlationId
+            self.contractVersion = contractVersion
+            self.deviceId = deviceId
+            self.userId = userId
+            self.registeredAt = registeredAt
+            self.lastSeenAt = lastSeenAt
+            self.supersededBy = supersededBy
+            self.dead = dead
+            self.successCount = successCount
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case kind, environment, bundleId, firebaseProject, package, attributesType, activityId, correlationId
+            case contractVersion, deviceId, userId, registeredAt, lastSeenAt, supersededBy, dead, successCount
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            kind = try c.decodeIfPresent(Kind.self, forKey: .kind)
+            environment = try DoctorContext.environment(c, .environment)
+            bundleId = try c.decodeIfPresent(String.self, forKey: .bundleId)
+            firebaseProject = try c.decodeIfPresent(String.self, forKey: .firebaseProject)
+            package = try c.decodeIfPresent(String.self, forKey: .package)
+            attributesType = try c.decodeIfPresent(String.self, forKey: .attributesType)
+            activityId = try c.decodeIfPresent(String.self, forKey: .activityId)
+            correlationId = try c.decodeIfPresent(String.self, forKey: .correlationId)
+            contractVersion = try c.decodeIfPresent(String.self, forKey: .contractVersion)
+            deviceId = try c.decodeIfPresent(String.self, forKey: .deviceId)
+            userId = try c.decodeIfPresent(String.self, forKey: .userId)
+            registeredAt = try c.decodeIfPresent(Int64.self, forKey: .registeredAt)
+            lastSeenAt = try c.decodeIfPresent(Int64.self, forKey: .lastSeenAt)
+            supersededBy = try c.decodeIfPresent(String.self, forKey: .supersededBy)
+            dead = try c.decodeIfPresent(Dead.self, forKey: .dead)
+            successCount = try c.decodeIfPresent(Int.self, forKey: .successCount)
+        }
+    }
+
+    /// What the app reports about the device it runs on.
+    public struct Device: Sendable, Codable, Equatable {
+        /// The OS version, e.g. `17.2`, `18.1` (iOS) or `16` (Android).
+        public var osVersion: String?
+        /// The app build.
+        public var appBuild: String?
+        /// The Android manufacturer, e.g. `samsung`.
+        public var manufacturer: String?
+        /// The token comes from a simulator or emulator.
+        public var isSimulator: Bool?
+        /// The token comes from a development client (Expo Go, a dev build).
+        public var isDevClient: Bool?
+        /// iOS `ActivityAuthorizationInfo().areActivitiesEnabled`.
+        public var areActivitiesEnabled: Bool?
+        /// iOS `ActivityAuthorizationInfo().frequentPushesEnabled`.
+        public var frequentPushesEnabled: Bool?
+        /// Android `areNotificationsEnabled()` (the POST_NOTIFICATIONS permission).
+        public var notificationsEnabled: Bool?
+        /// Android `canPostPromotedNotifications()`: the permission is declared and not revoked.
+        public var canPostPromoted: Bool?
+        /// Android: the user's per-app Live Updates switch.
+        public var userAllowsLiveUpdates: Bool?
+        /// Activities of this app the server believes are running on the device.
+        public var activeActivities: Int?
+        /// App launches since the device reported Live Activities enabled, with no push-to-start token yet.
+        public var launchesWithoutPushToStartToken: Int?
+
+        /// Creates device facts.
+        public init(
+            osVersion: String? = nil, appBuild: String? = nil, manufacturer: String? = nil, isSimulator: Bool? = nil,
+            isDevClient: Bool? = nil, areActivitiesEnabled: Bool? = nil, frequentPushesEnabled: Bool? = nil,
+            notificationsEnabled: Bool? = nil, canPostPromoted: Bool? = nil, userAllowsLiveUpdates: Bool? = nil,
+            activeActivities: Int? = nil, launchesWithoutPushToStartToken: Int? = nil
+        ) {
+            self.osVersion = osVersion
+            self.appBuild = appBuild
+            self.manufacturer = manufacturer
+            self.isSimulator = isSimulator
+            self.isDevClient = isDevClient
+            self.areActivitiesEnabled = areActivitiesEnabled
+            self.frequentPushesEnabled = frequentPushesEnabled
+            self.notificationsEnabled = notificationsEnabled
+            self.canPostPromoted = canPostPromoted
+            self.userAllowsLiveUpdates = userAllowsLiveUpdates
+            self.activeActivities = activeActivities
+            self.launchesWithoutPushToStartToken = launchesWithoutPushToStartToken
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case osVersion, appBuild, manufacturer, isSimulator, isDevClient, areActivitiesEnabled
+            case frequentPushesEnabled, notificationsEnabled, canPostPromoted, userAllowsLiveUpdates
+            case activeActivities, launchesWithoutPushToStartToken
+        }
+
+        /// The major and minor OS version as numbers (`18.1` → (18, 1)), or nil.
+        public var osMajorMinor: (major: Int, minor: Int)? {
+            guard let osVersion else { return nil }
+            let parts = osVersion.split(separator: ".").map { Int($0) }
+            guard let major = parts.first ?? nil else { return nil }
+            return (major, parts.count > 1 ? parts[1] ?? 0 : 0)
+        }
+    }
+
+    /// The activity the push belongs to.
+    public struct Activity: Sendable, Codable, Equatable {
+        /// Where an activity is in its life.
+        public enum State: String, Sendable, Codable, CaseIterable {
+            /// Created; the start has not gone out.
+            case pendingStart = "pending-start"
+            /// Started; the per-activity token has not arrived.
+            case pendingToken = "pending-token"
+            case active, stale, ended, dismissed
+
+            /// Also accepts the store's `pending`.
+            public init(from decoder: any Decoder) throws {
+                let text = try decoder.singleValueContainer().decode(String.self)
+                let aliases: [String: State] = [
+                    "pending": .pendingStart, "pendingStart": .pendingStart, "pendingToken": .pendingToken,
+                ]
+                guard let state = State(rawValue: text) ?? aliases[text] else {
+                    throw DecodingError.dataCorrupted(
+                        .init(
+                            codingPath: decoder.codingPath,
+                            debugDescription:
+                                "'\(text)' is not an activity state: use \(State.allCases.map(\.rawValue).joined(separator: ", "))"
+                        ))
+                }
+                self = state
+            }
+        }
+
+        /// The server's activity id.
+        public var id: String?
+        /// Where it is in its life.
+        public var state: State?
+        /// Unix seconds: the activity started on the device.
+        public var startedAt: Int64?
+        /// Unix seconds: it ended.
+        public var endedAt: Int64?
+        /// Unix seconds: APNs accepted the start.
+        public var startAcceptedAt: Int64?
+        /// Unix seconds: the app reported the activity running.
+        public var startConfirmedAt: Int64?
+        /// Unix seconds: the per-activity token arrived.
+        public var tokenReceivedAt: Int64?
+        /// The newest `timestamp` (APNs) already sent for the activity.
+        public var lastTimestampSent: Int64?
+        /// The newest timestamp of an update the app made locally.
+        public var lastLocalTimestamp: Int64?
+        /// The newest `sequence` already sent in an Android data map.
+        public var lastSequence: Int64?
+        /// The body last sent (`{"aps": …}`), to spot identical and partial updates.
+        public var lastSent: JSONValue?
+        /// The domain object is finished (delivered, cancelled).
+        public var domainTerminal: Bool?
+        /// Unix seconds: since when it is finished.
+        public var terminalSince: Int64?
+        /// The static attributes sent with the start.
+        public var staticAttributes: JSONValue?
+        /// The current domain values of the fields that feed static attributes.
+        public var domainAttributes: JSONValue?
+        /// The caller asked for the ended card to leave at once.
+        public var immediateDismissal: Bool?
+        /// This change is one the user must notice (an alert is wanted).
+        public var significant: Bool?
+        /// Devices the activity runs on.
+        public var deviceCount: Int?
+        /// Live per-activity tokens bound to it.
+        public var liveTokenCount: Int?
+
+        /// Creates activity facts.
+        public init(
+            id: String? = nil, state: State? = nil, startedAt: Int64? = nil, endedAt: Int64? = nil,
+            startAcceptedAt: Int64? = nil, startConfirmedAt: Int64? = nil, tokenReceivedAt: Int64? = nil,
+            lastTimestampSent: Int64? = nil, lastLocalTimestamp: Int64? = nil, lastSequence: Int64? = nil,
+            lastSent: JSONValue? = nil, domainTerminal: Bool? = nil, terminalSince: Int64? = nil,
+            staticAttributes: JSONValue? = nil, domainAttributes: JSONValue? = nil, immediateDismissal: Bool? = nil,
+            significant: Bool? = nil, deviceCount: Int? = nil, liveTokenCount: Int? = nil
+        ) {
+            self.id = id
+            self.state = state
+            self.startedAt = startedAt
+            self.endedAt = endedAt
+            self.startAcceptedAt = startAcceptedAt
+            self.startConfirmedAt = startConfirmedAt
+            self.tokenReceivedAt = tokenReceivedAt
+            self.lastTimestampSent = lastTimestampSent
+            self.lastLocalTimestamp = lastLocalTimestamp
+            self.lastSequence = lastSequence
+            self.lastSent = lastSent
+            self.domainTerminal = domainTerminal
+            self.terminalSince = terminalSince
+            self.staticAttributes = staticAttributes
+            self.domainAttributes = domainAttributes
+            self.immediateDismissal = immediateDismissal
+            self.significant = significant
+            self.deviceCount = deviceCount
+            self.liveTokenCount = liveTokenCount
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, state, startedAt, endedAt, startAcceptedAt, startConfirmedAt, tokenReceivedAt
+            case lastTimestampSent, lastLocalTimestamp, lastSequence, lastSent, domainTerminal, terminalSince
+            case staticAttributes, domainAttributes, immediateDismissal, significant, deviceCount, liveTokenCount
+        }
+
+        /// True once the device stopped listening.
+        public var isOver: Bool { state == .ended || state == .dismissed }
+    }
+
+    /// Counts from the send log.
+    public struct History: Sendable, Codable, Equatable {
+        /// Priority-10 sends to this activity and device in the last hour.
+        public var priority10LastHour: Int?
+        /// Starts for this activity and device that got a 2xx.
+        public var startsAccepted: Int?
+        /// Unix seconds: the last update of this activity that carried an alert.
+        public var lastAlertAt: Int64?
+        /// This send retries the one with this `apns-id`.
+        public var retryOfApnsId: String?
+        /// Attempts of this send so far.
+        public var retryCount: Int?
+        /// Accepted send jobs with no recorded outcome (neither a status nor "retries exhausted").
+        public var sendsWithoutOutcome: Int?
+        /// The share of 4xx answers on the connection (0 to 1), 410s excluded.
+        public var connectionErrorRate: Double?
+        /// APNs connections opened in the last minute.
+        public var connectionsOpenedLastMinute: Int?
+        /// Provider tokens minted in the last 20 minutes for one connection.
+        public var jwtMintsLast20Minutes: Int?
+        /// Seconds from accepting the change to sending it.
+        public var lagSeconds: Double?
+        /// Messages sent to this device in the last minute (FCM allows 240).
+        public var sendsToDeviceLastMinute: Int?
+        /// Messages sent to this device in the last hour (FCM allows 5,000).
+        public var sendsToDeviceLastHour: Int?
+
+        /// Creates history counts.
+        public init(
+            priority10LastHour: Int? = nil, startsAccepted: Int? = nil, lastAlertAt: Int64? = nil,
+            retryOfApnsId: String? = nil, retryCount: Int? = nil, sendsWithoutOutcome: Int? = nil,
+            connectionErrorRate: Double? = nil, connectionsOpenedLastMinute: Int? = nil,
+            jwtMintsLast20Minutes: Int? = nil, lagSeconds: Double? = nil, sendsToDeviceLastMinute: Int? = nil,
+            sendsToDeviceLastHour: Int? = nil
+        ) {
+            self.priority10LastHour = priority10LastHour
+            self.startsAccepted = startsAccepted
+            self.lastAlertAt = lastAlertAt
+            self.retryOfApnsId = retryOfApnsId
+            self.retryCount = retryCount
+            self.sendsWithoutOutcome = sendsWithoutOutcome
+            self.connectionErrorRate = connectionErrorRate
+            self.connectionsOpenedLastMinute = connectionsOpenedLastMinute
+            self.jwtMintsLast20Minutes = jwtMintsLast20Minutes
+            self.lagSeconds = lagSeconds
+            self.sendsToDeviceLastMinute = sendsToDeviceLastMinute
+            self.sendsToDeviceLastHour = sendsToDeviceLastHour
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case priority10LastHour, startsAccepted, lastAlertAt, retryOfApnsId, retryCount, sendsWithoutOutcome
+            case connectionErrorRate, connectionsOpenedLastMinute, jwtMintsLast20Minutes, lagSeconds
+            case sendsToDeviceLastMinute, sendsToDeviceLastHour
+        }
+    }
+
+    /// The sender's credentials and settings.
+    public struct Configuration: Sendable, Codable, Equatable {
+        /// How APNs authenticates the sender.
+        public enum AuthMode: String, Sendable, Codable, CaseIterable {
+            /// A `.p8` key and an ES256 JWT: what Live Activities need.
+            case token
+            /// A `.p12` certificate: not supported for Live Activities.
+            case certificate
+        }
+
+        /// The bare bundle id the sender is configured with.
+        public var bundleId: String?
+        /// The environment of the APNs host it sends to (otherwise read from the request's host).
+        public var environment: APNsEnvironment?
+        /// Token or certificate authentication.
+        public var authMode: AuthMode?
+        /// The APNs key id (10 characters).
+        public var keyId: String?
+        /// The Apple team id (10 characters).
+        public var teamId: String?
+        /// The environment the key is restricted to; nil or `"both"` for an unrestricted key.
+        public var keyEnvironment: APNsEnvironment?
+        /// The topics a topic-specific key covers; nil for a team key.
+        public var keyTopics: [String]?
+        /// The broadcast capability is on for the bundle.
+        public var broadcastEnabled: Bool?
+        /// The Firebase project the sender uses.
+        public var fcmProjectId: String?
+        /// The scopes of the FCM access token.
+        public var fcmScopes: [String]?
+        /// How the Google service-account assertion is built.
+        public var fcmAssertion: Assertion?
+        /// The retry policy.
+        public var retry: Retry?
+        /// The per-request deadline in seconds; 0 means none.
+        public var requestTimeoutSeconds: Double?
+        /// The acceptable lag from accepting a change to sending it.
+        public var lagTargetSeconds: Double?
+        /// Priority-10 sends per activity per hour the sender allows itself (default 15).
+        public var priority10Budget: Int?
+        /// Activities per device before starts are expected to fail (default 5).
+        public var maxActivitiesPerDevice: Int?
+        /// How long an activity lives on the device (default 8 hours).
+        public var activityLifetimeSeconds: Double?
+        /// How long after a start the app should report it (default 60 seconds).
+        public var confirmationTimeoutSeconds: Double?
+        /// How long a finished domain object may keep its activity before an end is due (default 30 minutes).
+        public var endAfterTerminalSeconds: Double?
+        /// How old `aps.timestamp` may be at send time (default one hour).
+        public var maxTimestampAgeSeconds: Double?
+        /// The longest `ttl` an Android update should have (default 1 hour).
+        public var updateTTLSeconds: Double?
+        /// Local clock minus the provider's `Date` header, in seconds.
+        public var clockSkewSeconds: Double?
+        /// How often the provider JWT is minted again, in seconds.
+        public var jwtRefreshSeconds: Double?
+        /// The startup TLS handshake with Apple's hosts verified the chain.
+        public var tlsVerified: Bool?
+
+        /// How the OAuth assertion for Google is built.
+        public struct Assertion: Sendable, Codable, Equatable {
+            /// The JWT algorithm (`RS256`).
+            public var alg: String?
+            /// `exp − iat` in seconds.
+            public var lifetimeSeconds: Double?
+            /// The `aud` claim.
+            public var audience: String?
+            /// RSA padding: `pkcs1` (required) or `pss`.
+            public var padding: String?
+
+            /// Creates the description.
+            public init(
+                alg: String? = nil, lifetimeSeconds: Double? = nil, audience: String? = nil, padding: String? = nil
+            ) {
+                self.alg = alg
+                self.lifetimeSeconds = lifetimeSeconds
+                self.audience = audience
+                self.padding = padding
+            }
+        }
+
+        /// The retry policy.
+        public struct Retry: Sendable, Codable, Equatable {
+            /// Retries after the first attempt.
+            public var maxRetries: Int?
+            /// The HTTP statuses retried.
+            public var retryStatuses: [Int]?
+            /// Whether `Retry-After` is honoured.
+            public var honorsRetryAfter: Bool?
+            /// Layers that retry on their own (library and caller).
+            public var layers: Int?
+
+            /// Creates the description.
+            public init(
+                maxRetries: Int? = nil, retryStatuses: [Int]? = nil, honorsRetryAfter: Bool? = nil, layers: Int? = nil
+            ) {
+                self.maxRetries = maxRetries
+                self.retryStatuses = retryStatuses
+                self.honorsRetryAfter = honorsRetryAfter
+                self.layers = layers
+            }
+        }
+
+        /// Creates configuration facts.
+        public init(
+            bundleId: String? = nil, environment: APNsEnvironment? = nil, authMode: AuthMode? = nil,
+            keyId: String? = nil, teamId: String? = nil, keyEnvironment: APNsEnvironment? = nil,
+            keyTopics: [String]? = nil, broadcastEnabled: Bool? = nil, fcmProjectId: String? = nil,
+            fcmScopes: [String]? = nil, fcmAssertion: Assertion? = nil, retry: Retry? = nil,
+            requestTimeoutSeconds: Double? = nil, lagTargetSeconds: Double? = nil, priority10Budget: Int? = nil,
+            maxActivitiesPerDevice: Int? = nil, activityLifetimeSeconds: Double? = nil,
+            confirmationTimeoutSeconds: Double? = nil, endAfterTerminalSeconds: Double? = nil,
+            maxTimestampAgeSeconds: Double? = nil, updateTTLSeconds: Double? = nil, clockSkewSeconds: Double? = nil,
+            jwtRefreshSeconds: Double? = nil, tlsVerified: Bool? = nil
+        ) {
+            self.bundleId = bundleId
+            self.environment = environment
+            self.authMode = authMode
+            self.keyId = keyId
+            self.teamId = teamId
+            self.keyEnvironment = keyEnvironment
+            self.keyTopics = keyTopics
+            self.broadcastEnabled = broadcastEnabled
+            self.fcmProjectId = fcmProjectId
+            self.fcmScopes = fcmScopes
+            self.fcmAssertion = fcmAssertion
+            self.retry = retry
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+            self.lagTargetSeconds = lagTargetSeconds
+            self.priority10Budget = priority10Budget
+            self.maxActivitiesPerDevice = maxActivitiesPerDevice
+            self.activityLifetimeSeconds = activityLifetimeSeconds
+            self.confirmationTimeoutSeconds = confirmationTimeoutSeconds
+            self.endAfterTerminalSeconds = endAfterTerminalSeconds
+            self.maxTimestampAgeSeconds = maxTimestampAgeSeconds
+            self.updateTTLSeconds = updateTTLSeconds
+            self.clockSkewSeconds = clockSkewSeconds
+            self.jwtRefreshSeconds = jwtRefreshSeconds
+            self.tlsVerified = tlsVerified
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case bundleId, environment, authMode, keyId, teamId, keyEnvironment, keyTopics, broadcastEnabled
+            case fcmProjectId, fcmScopes, fcmAssertion, retry, requestTimeoutSeconds, lagTargetSeconds
+            case priority10Budget, maxActivitiesPerDevice, activityLifetimeSeconds, confirmationTimeoutSeconds
+            case endAfterTerminalSeconds, maxTimestampAgeSeconds, updateTTLSeconds, clockSkewSeconds
+            case jwtRefreshSeconds, tlsVerified
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            bundleId = try c.decodeIfPresent(String.self, forKey: .bundleId)
+            environment = try DoctorContext.environment(c, .environment)
+            authMode = try c.decodeIfPresent(AuthMode.self, forKey: .authMode)
+            keyId = try c.decodeIfPresent(String.self, forKey: .keyId)
+            teamId = try c.decodeIfPresent(String.self, forKey: .teamId)
+            keyEnvironment = try DoctorContext.environment(c, .keyEnvironment, allowBoth: true)
+            keyTopics = try c.decodeIfPresent([String].self, forKey: .keyTopics)
+            broadcastEnabled = try c.decodeIfPresent(Bool.self, forKey: .broadcastEnabled)
+            fcmProjectId = try c.decodeIfPresent(String.self, forKey: .fcmProjectId)
+            fcmScopes = try c.decodeIfPresent([String].self, forKey: .fcmScopes)
+            fcmAssertion = try c.decodeIfPresent(Assertion.self, forKey: .fcmAssertion)
+            retry = try c.decodeIfPresent(Retry.self, forKey: .retry)
+            requestTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .requestTimeoutSeconds)
+            lagTargetSeconds = try c.decodeIfPresent(Double.self, forKey: .lagTargetSeconds)
+            priority10Budget = try c.decodeIfPresent(Int.self, forKey: .priority10Budget)
+            maxActivitiesPerDevice = try c.decodeIfPresent(Int.self, forKey: .maxActivitiesPerDevice)
+            activityLifetimeSeconds = try c.decodeIfPresent(Double.self, forKey: .activityLifetimeSeconds)
+            confirmationTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .confirmationTimeoutSeconds)
+            endAfterTerminalSeconds = try c.decodeIfPresent(Double.self, forKey: .endAfterTerminalSeconds)
+            maxTimestampAgeSeconds = try c.decodeIfPresent(Double.self, forKey: .maxTimestampAgeSeconds)
+            updateTTLSeconds = try c.decodeIfPresent(Double.self, forKey: .updateTTLSeconds)
+            clockSkewSeconds = try c.decodeIfPresent(Double.self, forKey: .clockSkewSeconds)
+            jwtRefreshSeconds = try c.decodeIfPresent(Double.self, forKey: .jwtRefreshSeconds)
+            tlsVerified = try c.decodeIfPresent(Bool.self, forKey: .tlsVerified)
+        }
+    }
+
+    /// The iOS 18 broadcast channel the push goes to.
+    public struct Channel: Sendable, Codable, Equatable {
+        /// The id exactly as the create call returned it.
+        public var id: String?
+        /// The environment it was created in.
+        public var environment: APNsEnvironment?
+        /// Its message storage policy (0: none stored, 1: most recent stored).
+        public var storagePolicy: MessageStoragePolicy?
+        /// Channels the app has in that environment (APNs allows 10,000).
+        public var countInEnvironment: Int?
+        /// Activities still listening on it.
+        public var activeActivities: Int?
+
+        /// Creates channel facts.
+        public init(
+            id: String? = nil, environment: APNsEnvironment? = nil, storagePolicy: MessageStoragePolicy? = nil,
+            countInEnvironment: Int? = nil, activeActivities: Int? = nil
+        ) {
+            self.id = id
+            self.environment = environment
+            self.storagePolicy = storagePolicy
+            self.countInEnvironment = countInEnvironment
+            self.activeActivities = activeActivities
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, environment, storagePolicy, countInEnvironment, activeActivities
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            id = try c.decodeIfPresent(String.self, forKey: .id)
+            environment = try DoctorContext.environment(c, .environment)
+            storagePolicy = try c.decodeIfPresent(MessageStoragePolicy.self, forKey: .storagePolicy)
+            countInEnvironment = try c.decodeIfPresent(Int.self, forKey: .countInEnvironment)
+            activeActivities = try c.decodeIfPresent(Int.self, forKey: .activeActivities)
+        }
+    }
+
+    /// The provider's answer to the send, to explain it afterwards.
+    public struct Response: Sendable, Codable, Equatable {
+        /// The HTTP status (0 when the connection failed).
+        public var status: Int?
+        /// The APNs `reason`.
+        public var reason: String?
+        /// The APNs 410 `timestamp`: Unix milliseconds when the token became invalid.
+        public var timestamp: Int64?
+        /// The FCM error code (`FcmError.errorCode`, or the google.rpc status, or an OAuth `error`).
+        public var fcmError: String?
+        /// The provider's error message.
+        public var message: String?
+        /// `Retry-After` in seconds.
+        public var retryAfter: Int?
+        /// A transport failure: `goaway`, `reset`, `timeout`, `tls`.
+        public var transportError: String?
+
+        /// Creates the response facts.
+        public init(
+            status: Int? = nil, reason: String? = nil, timestamp: Int64? = nil, fcmError: String? = nil,
+            message: String? = nil, retryAfter: Int? = nil, transportError: String? = nil
+        ) {
+            self.status = status
+            self.reason = reason
+            self.timestamp = timestamp
+            self.fcmError = fcmError
+            self.message = message
+            self.retryAfter = retryAfter
+            self.transportError = transportError
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case status, reason, timestamp, fcmError, message, retryAfter, transportError
+        }
+    }
+
+    /// Unix seconds at the moment of sending; rules that compare against now are skipped without it.
+    public var now: Int64?
+    /// The client library rendering the activity.
+    public var client: Client?
+    /// The contract for this push's activity (the token's attributes type).
+    public var contract: DoctorContract?
+    /// Every contract the app registered, by `attributes-type` (for starts).
+    public var contracts: [String: DoctorContract]?
+    /// The token record.
+    public var token: Token?
+    /// The device.
+    public var device: Device?
+    /// The activity.
+    public var activity: Activity?
+    /// The send log.
+    public var history: History?
+    /// The sender's configuration.
+    public var config: Configuration?
+    /// The broadcast channel.
+    public var channel: Channel?
+    /// The provider's answer, when explaining a send afterwards.
+    public var response: Response?
+
+    /// Creates a context; every part is optional.
+    public init(
+        now: Int64? = nil, client: Client? = nil, contract: DoctorContract? = nil,
+        contracts: [String: DoctorContract]? = nil, token: Token? = nil, device: Device? = nil,
+        activity: Activity? = nil, history: History? = nil, config: Configuration? = nil, channel: Channel? = nil,
+        response: Response? = nil
+    ) {
+        self.now = now
+        self.client = client
+        self.contract = contract
+        self.contracts = contracts
+        self.token = token
+        self.device = device
+        self.activity = activity
+        self.history = history
+        self.config = config
+        self.channel = channel
+        self.response = response
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case now, client, contract, contracts, token, device, activity, history, config, channel, response
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        now = try c.decodeIfPresent(Int64.self, forKey: .now)
+        client = try c.decodeIfPresent(Client.self, forKey: .client)
+        contract = try c.decodeIfPresent(DoctorContract.self, forKey: .contract)
+        if var contracts = try c.decodeIfPresent([String: DoctorContract].self, forKey: .contracts) {
+            // A field map inside `contracts` is named by its key.
+            for (name, contract) in contracts where contract.attributesType == nil {
+                contracts[name]?.attributesType = name
+            }
+            self.contracts = contracts
+        }
+        token = try c.decodeIfPresent(Token.self, forKey: .token)
+        device = try c.decodeIfPresent(Device.self, forKey: .device)
+        activity = try c.decodeIfPresent(Activity.self, forKey: .activity)
+        history = try c.decodeIfPresent(History.self, forKey: .history)
+        config = try c.decodeIfPresent(Configuration.self, forKey: .config)
+        channel = try c.decodeIfPresent(Channel.self, forKey: .channel)
+        response = try c.decodeIfPresent(Response.self, forKey: .response)
+    }
+
+    /// `sandbox`, `production` (also `development`, `prod`), or `unknown`/null as nil; `both`
+    /// (an unrestricted key) as nil where allowed.
+    static func environment<Key: CodingKey>(
+        _ container: KeyedDecodingContainer<Key>, _ key: Key, allowBoth: Bool = false
+    ) throws -> APNsEnvironment? {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        if text == "unknown" || (allowBoth && text == "both") { return nil }
+        guard let environment = APNsEnvironment(name: text) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription:
+                    "'\(text)' is not an environment: use sandbox or production\(allowBoth ? " (or both)" : "")"
+            )
+        }
+        return environment
+    }
+}

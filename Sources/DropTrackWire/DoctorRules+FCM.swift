@@ -1,0 +1,478 @@
+import DropTrackContract
+import DropTrackCore
+import Foundation
+
+/// Catalog group 7: FCM and Android 16 Live Updates, the server-visible part (DT-089 … DT-110).
+extension Doctor {
+    /// Makers whose skins are reported not to promote standard Live Updates (allow-lists, private extras).
+    static let nonPromotingManufacturers: Set<String> = [
+        "samsung", "xiaomi", "redmi", "poco", "oppo", "realme", "oneplus", "vivo",
+    ]
+
+    static let fcmRules: [DoctorRule] = [
+        DoctorRule("DT-089", "FCM data values that aren't strings") { e, r in
+            guard e.isFCM else { return }
+            for (path, data) in [("message.data", e.message?["data"]), ("message.android.data", e.android?["data"])] {
+                for (key, value) in (data?.objectValue ?? [:]).sorted(by: { $0.key < $1.key })
+                where value.stringValue == nil {
+                    r.error(
+                        "\(path).\(key)",
+                        "\"\(key)\" is a \(value.typeName); FCM data values are strings only (400 INVALID_ARGUMENT)",
+                        fix: "encode every value as a string in the Android projection")
+                }
+            }
+        },
+
+        DoctorRule("DT-090", "Values encoded in a form the app's parser turns into defaults") { e, r in
+            guard e.isFCM, let data = e.fcmData, let fields = e.stateContract?.schema.androidData else { return }
+            for issue in ContractSchema.checkAndroid(data, against: fields) {
+                let field = "message.data.\(issue.key)"
+                switch issue.kind {
+                case .unparsable(let problem):
+                    r.error(
+                        field, problem,
+                        fix: "use one canonical string per type: '.' decimals, plain integers, \"true\"/\"false\"")
+                case .unknownCase(let allowed):
+                    r.error(
+                        field,
+                        "\"\(issue.key)\" is '\(data[issue.key]?.stringValue ?? "")'; the app knows \(allowed.joined(separator: ", "))",
+                        fix: "send only values the app build parses")
+                case .outOfRange(let bound):
+                    r.warning(field, "\"\(issue.key)\" must be \(bound)", fix: "clamp values in the projection")
+                default:
+                    break
+                }
+            }
+        },
+
+        DoctorRule("DT-091", "Notification message instead of a data-only message") { e, r in
+            guard e.isFCM else { return }
+            for (path, value) in [
+                ("message.notification", e.message?["notification"]),
+                ("message.android.notification", e.android?["notification"]),
+            ]
+            where value != nil {
+                r.error(
+                    path,
+                    "a notification payload goes straight to the tray when the app is in the background: no ongoing card, no promotion, and onMessageReceived never runs",
+                    fix: "send data-only messages and let the app build the notification")
+            }
+        },
+
+        DoctorRule("DT-092", "Data message missing the activity id, the event, or the full state") { e, r in
+            guard e.isFCM else { return }
+            switch e.parsedBody {
+            case nil:
+                r.error("body", "the body is empty", fix: "send {\"message\": {\"token\": …, \"data\": {…}}}")
+                return
+            case .failure(let error):
+                r.error(
+                    "body", "the body is not JSON (\(error)); FCM answers 400 and nothing is sent",
+                    fix: "send a JSON object")
+                return
+            case .success:
+                break
+            }
+            guard e.message != nil else {
+                r.error(
+                    "message", "the body has no \"message\" object; FCM answers 400 INVALID_ARGUMENT",
+                    fix: "send {\"message\": {\"token\": …, \"data\": {…}}}")
+                return
+            }
+            // A message carrying only an iOS Live Activity has no Android data (DT-105 checks it).
+            if e.message?["apns"]?["live_activity_token"] != nil && e.fcmData == nil { return }
+            guard let data = e.fcmData else {
+                r.error(
+                    "message.data", "no data: the app's messaging service has nothing to build a Live Update from",
+                    fix: "send the activity id, the event and the full state in every message")
+                return
+            }
+            if (data["activityId"]?.stringValue ?? "").isEmpty {
+                r.error(
+                    "message.data.activityId",
+                    "no activityId: the service must drop the message (a guessed id makes a second card)",
+                    fix: "send the activity id in every message")
+            }
+            if let event = data["event"] {
+                if !["start", "update", "end"].contains(event.stringValue ?? "") {
+                    r.error(
+                        "message.data.event", "event must be start, update or end",
+                        fix: "send event as start, update or end")
+                }
+            } else {
+                r.error(
+                    "message.data.event", "no event: the service cannot tell start, update and end apart",
+                    fix: "send event in every message")
+            }
+            let fields = e.stateContract?.schema.androidData ?? [:]
+            let missing = fields.filter {
+                $0.value.optional != true && data[$0.key] == nil && !["activityId", "event"].contains($0.key)
+            }
+            for key in missing.keys.sorted() {
+                r.error(
+                    "message.data.\(key)",
+                    "\"\(key)\" is missing: the service rebuilds the whole card from each message and cannot merge",
+                    fix: "send the full state each time")
+            }
+        },
+
+        DoctorRule("DT-093", "Reserved data keys") { e, r in
+            guard e.isFCM else { return }
+            r.adopt(e.fcmRequestErrors)
+            for key in (e.fcmData ?? [:]).keys.sorted()
+            where ["collapse_key", "priority", "time_to_live"].contains(key) {
+                r.warning(
+                    "message.data.\(key)", "\"\(key)\" is an FCM word; its value may be overwritten on the way",
+                    fix: "give app keys a prefix that FCM does not use")
+            }
+        },
+
+        DoctorRule("DT-094", "Normal priority for Live Update messages") { e, r in
+            guard e.isFCM, e.fcmData != nil else { return }
+            let priority = e.android?["priority"]?.stringValue?.lowercased()
+            if priority != "high" {
+                r.error(
+                    "message.android.priority",
+                    priority == nil
+                        ? "no android.priority: FCM sends at normal priority, which Doze holds until the next maintenance window"
+                        : "android.priority is \(priority!): Doze holds the update until the next maintenance window",
+                    fix: "send Live Updates at android.priority high, each one posting a visible notification")
+            }
+        },
+
+        DoctorRule("DT-095", "Collapse keys on progress updates") { e, r in
+            guard e.isFCM, e.android?["collapse_key"] != nil else { return }
+            r.warning(
+                "message.android.collapse_key",
+                "collapsible messages are throttled per device (a burst of 20, then one every 3 minutes), and a device keeps at most 4 collapse keys",
+                fix: "send non-collapsible data messages with a short ttl")
+        },
+
+        DoctorRule("DT-096", "Default TTL (4 weeks) on time-sensitive updates") { e, r in
+            guard e.isFCM, e.fcmData != nil else { return }
+            r.adopt(e.fcmRequestErrors)
+            guard let raw = e.android?["ttl"] else {
+                r.warning(
+                    "message.android.ttl",
+                    "no android.ttl: FCM keeps the message up to 4 weeks, so a phone that reconnects shows a stale state",
+                    fix: "set a short ttl for updates (0 when a late update is worthless)")
+                return
+            }
+            guard let ttl = Examination.seconds(fromDuration: raw) else {
+                r.error(
+                    "message.android.ttl", "android.ttl must be a duration such as \"60s\"",
+                    fix: "send ttl as \"<seconds>s\"")
+                return
+            }
+            let limit = e.event == "update" ? (e.config?.updateTTLSeconds ?? 3600) : 86400
+            if ttl > limit {
+                r.warning(
+                    "message.android.ttl",
+                    "a ttl of \(Int(ttl)) s lets an outdated \(e.event ?? "message") arrive long after it stopped being true",
+                    fix: "keep update ttl short (minutes); start and end may keep longer windows")
+            }
+        },
+
+        DoctorRule("DT-097", "No ordering guarantee: an older update overwrites a newer one") { e, r in
+            guard e.isFCM, let data = e.fcmData else { return }
+            guard let key = ["sequence", "seq", "version"].first(where: { data[$0] != nil }) else {
+                r.warning(
+                    "message.data",
+                    "no sequence number: FCM does not keep order, so an older update can overwrite a newer one",
+                    fix: "add a per-activity sequence that only goes up, and have the app ignore older ones")
+                return
+            }
+            if let sequence = data[key]?.stringValue.flatMap({ Int64($0) }), let last = e.activity?.lastSequence,
+                sequence <= last
+            {
+                r.error(
+                    "message.data.\(key)",
+                    "\(key) \(sequence) is not above \(last), the newest already sent: it would show an older state",
+                    fix: "recompute the state at send time and stamp it with the next sequence")
+            }
+        },
+
+        DoctorRule("DT-098", "Message over 4096 bytes (2048 for topic messages)") { e, r in
+            guard e.isFCM, let data = e.fcmData else { return }
+            r.adopt(e.fcmRequestErrors)
+            let limit = e.message?["topic"] != nil ? FCMLimits.topicDataBytes : FCMLimits.dataBytes
+            let size = data.reduce(0) {
+                $0 + $1.key.utf8.count + ($1.value.stringValue?.utf8.count ?? $1.value.serialized().count)
+            }
+            if size <= limit, size * 5 >= limit * 4 {
+                r.warning(
+                    "message.data", "the data map is \(size) bytes, over 80% of FCM's \(limit)",
+                    fix: "trim the data map: keys and values both count")
+            }
+        },
+
+        DoctorRule("DT-099", "Token from another Firebase project or package") { e, r in
+            guard e.isFCM else { return }
+            let project = e.config?.fcmProjectId ?? e.urlProject
+            if let tokenProject = e.token?.firebaseProject, let project, tokenProject != project {
+                r.error(
+                    "token.firebaseProject",
+                    "the token belongs to Firebase project \(tokenProject), the send goes to \(project) (403 SENDER_ID_MISMATCH)",
+                    fix: "register every token with its project and send through that project")
+            }
+            if let configured = e.config?.fcmProjectId, let inURL = e.urlProject, configured != inURL {
+                r.error(
+                    ":path", "the URL names project \(inURL) but the server is configured for \(configured)",
+                    fix: "build the send URL from the configured project id")
+            }
+            if let restricted = e.android?["restricted_package_name"]?.stringValue, let package = e.token?.package,
+                restricted != package
+            {
+                r.error(
+                    "message.android.restricted_package_name",
+                    "restricted_package_name is \(restricted) but the token belongs to \(package) (400 INVALID_ARGUMENT)",
+                    fix: "leave restricted_package_name out, or set it from the token's package")
+            }
+            if e.response?.fcmError == "SENDER_ID_MISMATCH" {
+                r.error(
+                    "response.fcmError", "SENDER_ID_MISMATCH: the token was issued for another Firebase project",
+                    fix: "treat the token as unusable for this project; send through the project that issued it")
+            }
+        },
+
+        DoctorRule("DT-100", "Device and project quotas, and misclassified 429s") { e, r in
+            guard e.isFCM else { return }
+            if let minute = e.history?.sendsToDeviceLastMinute, minute >= 240 {
+                r.warning(
+                    "history.sendsToDeviceLastMinute", "\(minute) messages to this device in a minute; FCM allows 240",
+                    fix: "coalesce updates per device")
+            }
+            if let hour = e.history?.sendsToDeviceLastHour, hour >= 5000 {
+                r.warning(
+                    "history.sendsToDeviceLastHour", "\(hour) messages to this device in an hour; FCM allows 5,000",
+                    fix: "coalesce updates per device")
+            }
+            if e.response?.status == 429 {
+                let project = e.response?.fcmError == "RESOURCE_EXHAUSTED" || e.response?.fcmError == nil
+                r.warning(
+                    "response.status",
+                    project
+                        ? "429 without an FcmError is the project quota: every send is throttled, not only this device's"
+                        : "429 QUOTA_EXCEEDED: this device (or topic) gets too many messages",
+                    fix: project
+                        ? "back off at least a minute for the whole project"
+                        : "coalesce updates per device and honour Retry-After")
+            }
+        },
+
+        DoctorRule("DT-101", "A Live Update that is never ended (no system time limit)") { e, r in
+            guard e.isFCM, let activity = e.activity else { return }
+            if activity.domainTerminal == true, e.event != "end" {
+                r.warning(
+                    "message.data.event",
+                    "the order is finished but this message does not end the Live Update; Android never removes it by itself",
+                    fix: "send event end when the domain object finishes")
+            } else if let started = activity.startedAt, let now = e.now, !activity.isOver,
+                now - Double(started) > 12 * 3600
+            {
+                r.warning(
+                    "activity.startedAt",
+                    "the Live Update has been ongoing for \(Int((now - Double(started)) / 3600)) h; nothing on Android ends it",
+                    fix: "always send an end, and alert on activities ongoing past their expected life")
+            }
+        },
+
+        DoctorRule("DT-102", "FCM token rotation, and mapping errors to token actions") { e, r in
+            guard e.isFCM else { return }
+            r.adopt(e.fcmRequestErrors)
+            if let seen = e.token?.lastSeenAt, let now = e.now, now - Double(seen) > 30 * 86400 {
+                r.warning(
+                    "token.lastSeenAt",
+                    "the FCM token was last refreshed \(Int((now - Double(seen)) / 86400)) days ago; tokens rotate and expire after 270 idle days",
+                    fix: "forward every onNewToken to the server")
+            }
+            switch e.response?.fcmError {
+            case "UNREGISTERED":
+                r.info(
+                    "response.fcmError", "UNREGISTERED: the token is gone",
+                    fix: "delete the token; the app registers a new one")
+            case "INVALID_ARGUMENT":
+                let aboutToken = (e.response?.message ?? "").lowercased().contains("token")
+                r.warning(
+                    "response.fcmError",
+                    aboutToken
+                        ? "INVALID_ARGUMENT naming the registration token: the token is invalid"
+                        : "INVALID_ARGUMENT about the payload, not the token: keep the token",
+                    fix: aboutToken
+                        ? "delete the token" : "fix the message; delete tokens only when the error names the token")
+            default:
+                break
+            }
+        },
+
+        DoctorRule("DT-103", "Service-account assertion rejected (invalid_grant)") { e, r in
+            guard e.isFCM else { return }
+            if let assertion = e.config?.fcmAssertion {
+                if let alg = assertion.alg, alg != "RS256" {
+                    r.error(
+                        "config.fcmAssertion.alg", "the assertion is signed \(alg); Google takes RS256",
+                        fix: "sign the assertion with RS256")
+                }
+                if let padding = assertion.padding, padding.lowercased() != "pkcs1" {
+                    r.error(
+                        "config.fcmAssertion.padding",
+                        "RS256 needs PKCS#1 v1.5 padding, not \(padding) (invalid_grant: Invalid JWT Signature)",
+                        fix: "request PKCS#1 v1.5 padding explicitly")
+                }
+                if let lifetime = assertion.lifetimeSeconds, lifetime > 3600 {
+                    r.error(
+                        "config.fcmAssertion.lifetimeSeconds", "exp − iat is \(Int(lifetime)) s; Google allows 3600",
+                        fix: "set exp to at most iat + 3600")
+                }
+                if let audience = assertion.audience, audience != "https://oauth2.googleapis.com/token" {
+                    r.error(
+                        "config.fcmAssertion.audience", "aud is \(audience), not https://oauth2.googleapis.com/token",
+                        fix: "set aud to https://oauth2.googleapis.com/token")
+                }
+            }
+            if e.response?.fcmError == "invalid_grant" {
+                r.error(
+                    "response.fcmError",
+                    "invalid_grant: Google refused the service-account assertion, so nothing can be sent",
+                    fix:
+                        "verify the assertion locally (RS256, PKCS#1 v1.5, exp − iat ≤ 3600, the fixed aud) and fix the clock"
+                )
+            }
+        },
+
+        DoctorRule("DT-104", "Missing scope, IAM role, or a disabled API (403 on every send)") { e, r in
+            guard e.isFCM else { return }
+            let messaging = [
+                "https://www.googleapis.com/auth/firebase.messaging", "https://www.googleapis.com/auth/cloud-platform",
+            ]
+            if let scopes = e.config?.fcmScopes, !scopes.contains(where: { messaging.contains($0) }) {
+                r.error(
+                    "config.fcmScopes",
+                    "the access token has no firebase.messaging (or cloud-platform) scope: every send gets 403",
+                    fix: "request the https://www.googleapis.com/auth/firebase.messaging scope")
+            }
+            if e.response?.fcmError == "PERMISSION_DENIED" {
+                r.error(
+                    "response.fcmError",
+                    "PERMISSION_DENIED: the scope, the service account's role, or the FCM API is missing",
+                    fix: "grant the role, enable the FCM API, and dry-run (validate_only) at startup")
+            }
+        },
+
+        DoctorRule("DT-105", "iOS Live Activities sent through FCM") { e, r in
+            guard e.isFCM, let apns = e.message?["apns"]?.objectValue, apns["live_activity_token"] != nil else {
+                return
+            }
+            if e.message?["token"]?.stringValue == nil {
+                r.error(
+                    "message.token",
+                    "a Live Activity through FCM still targets the app's FCM registration token in message.token",
+                    fix: "send to message.token and put the Live Activity token in apns.live_activity_token")
+            }
+            if apns["headers"]?["apns-push-type"]?.stringValue != "liveactivity" {
+                r.error(
+                    "message.apns.headers.apns-push-type",
+                    "apns.headers lacks apns-push-type: liveactivity, so APNs takes it as an alert",
+                    fix: "set apns-push-type: liveactivity in apns.headers")
+            }
+            if apns["payload"]?["aps"] == nil {
+                r.error(
+                    "message.apns.payload", "apns.payload has no aps: nothing reaches ActivityKit",
+                    fix: "put the whole Live Activity payload ({\"aps\": …}) in apns.payload")
+            }
+            if e.response?.fcmError == "THIRD_PARTY_AUTH_ERROR" {
+                r.error(
+                    "response.fcmError", "THIRD_PARTY_AUTH_ERROR: APNs refused FCM's credentials for the app",
+                    fix: "upload a .p8 APNs auth key to the Firebase project")
+            }
+        },
+
+        DoctorRule("DT-106", "Notification permission not granted (Android 13+)") { e, r in
+            guard e.isFCM, e.device?.notificationsEnabled == false else { return }
+            r.error(
+                "device.notificationsEnabled",
+                "the app may not post notifications (POST_NOTIFICATIONS not granted): FCM delivers and nothing shows",
+                fix: "skip Live Update sends for this device, and ask for the permission in context")
+        },
+
+        DoctorRule("DT-107", "Promotion not allowed (manifest permission missing, or Live Updates turned off)", .risk) {
+            e, r in
+            guard e.isFCM else { return }
+            if e.device?.canPostPromoted == false {
+                r.warning(
+                    "device.canPostPromoted",
+                    "canPostPromotedNotifications() is false: the card shows as a plain notification (permission missing, or the user turned Live Updates off)",
+                    fix: "declare POST_PROMOTED_NOTIFICATIONS, and offer the Live Updates settings link")
+            } else if e.device?.userAllowsLiveUpdates == false {
+                r.warning(
+                    "device.userAllowsLiveUpdates",
+                    "the user turned Live Updates off for the app: the card will not be promoted",
+                    fix: "offer the Live Updates settings link, resolving the action name at runtime")
+            }
+        },
+
+        DoctorRule("DT-108", "OEM skins don't promote standard Live Updates", .risk) { e, r in
+            guard e.isFCM, let maker = e.device?.manufacturer?.lowercased(), nonPromotingManufacturers.contains(maker)
+            else {
+                return
+            }
+            r.warning(
+                "device.manufacturer",
+                "\(maker) skins are reported to promote only allow-listed apps or vendor extras: expect a plain ongoing notification, not a bug",
+                fix: "accept the fallback, or join the vendor's programme where one exists")
+        },
+
+        DoctorRule("DT-109", "Status-bar chip shows only an icon (ETA and short-text rules)") { e, r in
+            guard e.isFCM, let data = e.fcmData, let schema = e.stateContract?.schema else { return }
+            if let key = schema.androidShortTextKey, let text = data[key]?.stringValue,
+                text.count > AndroidLiveUpdateLimits.shortCriticalTextCharacters
+            {
+                r.warning(
+                    "message.data.\(key)",
+                    "\"\(key)\" has \(text.count) characters; the chip shows about \(AndroidLiveUpdateLimits.shortCriticalTextCharacters)",
+                    fix: "keep the chip's short critical text to 7 characters")
+            }
+            if let key = schema.androidWhenKey, e.event != "end",
+                let millis = data[key]?.stringValue.flatMap({ Double($0) }),
+                let now = e.now, millis < (now + AndroidLiveUpdateLimits.chipTimeLeadSeconds) * 1000,
+                schema.androidShortTextKey == nil
+            {
+                r.warning(
+                    "message.data.\(key)",
+                    "\"\(key)\" is less than a minute ahead: the chip drops the time and shows only the icon",
+                    fix: "set when only for ETAs at least a minute ahead, or give the chip a short text")
+            }
+        },
+
+        DoctorRule("DT-110", "ProgressStyle segments or points beyond the platform limits") { e, r in
+            guard e.isFCM, let data = e.fcmData else { return }
+            func numbers(_ key: String, member: String) -> [Double]? {
+                guard let text = data[key]?.stringValue, let array = (try? JSONValue.parse(text))?.arrayValue else {
+                    return nil
+                }
+                return array.compactMap { $0.numberValue ?? $0[member]?.numberValue }
+            }
+            let segments = numbers("segments", member: "length")
+            if let segments, segments.count > AndroidLiveUpdateLimits.maximumSegments {
+                r.warning(
+                    "message.data.segments",
+                    "\(segments.count) segments: ProgressStyle merges more than 10 into one bar",
+                    fix: "design the progress model within 10 segments")
+            }
+            if let points = numbers("points", member: "position") {
+                let maximum = segments.map { $0.isEmpty ? 100 : $0.reduce(0, +) } ?? 100
+                if points.count > AndroidLiveUpdateLimits.maximumPoints {
+                    r.warning(
+                        "message.data.points", "\(points.count) points: ProgressStyle keeps the first 4",
+                        fix: "design the progress model within 4 points")
+                }
+                if points.contains(where: { $0 <= 0 || $0 >= maximum }) {
+                    r.warning(
+                        "message.data.points",
+                        "points at 0, at the end (\(ContractSchema.format(maximum))) or beyond are dropped",
+                        fix: "place points strictly between 0 and the bar's length")
+                }
+            }
+        },
+    ]
+}
