@@ -29,6 +29,7 @@ public final class APIRouter: HTTPHandler {
     let metrics: MetricsRegistry
     let logger: Logger
     let rawPush: RawPush
+    let doctor: DoctorEndpoint
     let readiness: @Sendable () -> Readiness
     let clock: any WallClock
     let extensions: [any RouteExtension]
@@ -57,6 +58,7 @@ public final class APIRouter: HTTPHandler {
         self.metrics = metrics
         self.logger = logger.with(["component": "api"])
         self.rawPush = RawPush(configuration: configuration, transport: transport, clock: clock)
+        self.doctor = DoctorEndpoint(registry: registry, configuration: configuration, clock: clock)
         self.readiness = readiness
         self.clock = clock
         metrics.declareCounter("droptrack_http_requests_total", help: "API requests by route, method and status.")
@@ -217,6 +219,7 @@ public final class APIRouter: HTTPHandler {
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "diagnosis":
             ("/v1/activities/{id}/diagnosis", ["GET"])
         case ["v1", "push"]: ("/v1/push", ["POST"])
+        case ["v1", "doctor"]: ("/v1/doctor", ["POST"])
         case ["v1", "events"]: ("/v1/events", ["GET"])
         default: (nil, [])
         }
@@ -268,6 +271,8 @@ public final class APIRouter: HTTPHandler {
             return json(200, diagnosis)
         case "/v1/push":
             return json(200, try rawPush.send(app: app, body: try body(request)))
+        case "/v1/doctor":
+            return json(200, try doctor.examine(app: app, body: try body(request)))
         case "/v1/events":
             return eventStream(app: app, activityFilter: request.query["activityId"])
         default:

@@ -109,8 +109,11 @@ public struct FieldReader {
     /// A whole-number field, if present.
     public func integer(_ key: String) throws(APIError) -> Int64? {
         guard let number = try number(key) else { return nil }
-        guard number == number.rounded(), abs(number) < 9e15 else {
+        guard number == number.rounded() else {
             throw APIError.invalid(path(key), "'\(path(key))' must be a whole number")
+        }
+        guard abs(number) < 9e15 else {
+            throw APIError.invalid(path(key), "'\(path(key))' is out of range")
         }
         return Int64(number)
     }

@@ -366,7 +366,7 @@ public final class ActivityRegistry: Sendable {
                 "broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
         }
         let expiration = try options.integer("expiration")
-        if let expiration, expiration < 0 {
+        if let expiration, expiration < 0 || expiration >= 100_000_000_000 {
             throw APIError.invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
         }
         if let expiration, expiration != 0, policy == .noMessageStored {

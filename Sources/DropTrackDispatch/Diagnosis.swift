@@ -4,6 +4,21 @@ import DropTrackStore
 import Foundation
 
 extension ActivityRegistry {
+    /// What the doctor needs from the store about an activity and, when given, one of its tokens.
+    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: String?) throws(APIError) -> (
+        activity: ActivityRecord, token: TokenRecord?, deviceCount: Int
+    ) {
+        _ = try app(appID)
+        return try transact { tx in
+            guard let activity = try tx.activity(app: appID, id: activityId) else {
+                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            let token = try tokenFingerprint.flatMap { try tx.token(app: appID, fingerprint: $0) }
+            let devices = try tx.tokens(app: appID, activityId: activityId).filter(\.isValid).count
+            return (activity, token, devices)
+        }
+    }
+
     /// How long after a delivered push-to-start the app should have registered the activity's
     /// update token; later than this, the server says it never arrived.
     static let updateTokenGraceSeconds: TimeInterval = 60

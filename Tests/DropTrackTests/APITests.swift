@@ -372,6 +372,47 @@ struct APITests {
         #expect(try server.call("GET", "/v1/activities/order-9/diagnosis", key: "key-app2").status == 404)
     }
 
+    @Test("POST /v1/doctor names the traps of a pasted curl line, and fills the context from an activity")
+    func doctorEndpoint() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        let token = APNsHarness.randomToken()
+        let curl = #"""
+            curl -X POST https://api.sandbox.push.apple.com/3/device/\#(token) -H 'apns-topic: com.droptrack.demo' -H 'apns-push-type: liveactivity' -H 'apns-priority: 10' -d '{"aps":{"event":"update","timestamp":1796040000,"content-state":{"status":"x"}}}'
+            """#
+        let answer = try server.call(
+            "POST", "/v1/doctor",
+            String(decoding: JSONValue.object(["request": .string(curl)]).serialized(), as: UTF8.self))
+        #expect(answer.status == 200, "\(answer.text)")
+        let ids = Set(answer.body["findings"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
+        #expect(ids.contains("DT-001"), "a topic without the suffix: \(ids)")
+        #expect((answer.body["errors"]?.numberValue ?? 0) >= 1)
+        #expect(!answer.text.contains(token), "the token appears only as a fingerprint")
+
+        #expect(try server.call("POST", "/v1/activities", deliveryStart).status == 201)
+        let update = APNsHarness.randomToken()
+        _ = try server.call(
+            "POST", "/v1/tokens/activity",
+            #"{"activityId":"order-9","deviceId":"d1","token":"\#(update)","environment":"sandbox"}"#)
+        try server.drain()
+        _ = try server.call("POST", "/v1/activities/order-9/events", #"{"type":"delivery.step","data":{"step":2}}"#)
+        try server.drain()
+        let stale =
+            #"{"activityId":"order-9","apns":{"path":"/3/device/\#(update)","headers":{"apns-topic":"com.droptrack.demo.push-type.liveactivity","apns-push-type":"liveactivity"},"payload":{"aps":{"event":"update","timestamp":1000000001,"content-state":{}}}}}"#
+        let filled = try server.call("POST", "/v1/doctor", stale)
+        #expect(filled.status == 200, "\(filled.text)")
+        let filledIDs = Set(filled.body["findings"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
+        #expect(
+            filledIDs.contains("DT-020"), "older than the activity's last timestamp, known from the store: \(filledIDs)"
+        )
+
+        #expect(try server.call("POST", "/v1/doctor", #"{"request":"x","fcm":{"message":{}}}"#).status == 400)
+        #expect(try server.call("POST", "/v1/doctor", #"{"request":null}"#).status == 400)
+        #expect(try server.call("POST", "/v1/doctor", #"{"fcm":{"message":{}},"activityId":"nope"}"#).status == 404)
+        let badContext = try server.call("POST", "/v1/doctor", #"{"fcm":{"message":{}},"context":{"tokne":{}}}"#)
+        #expect(badContext.status == 422 && badContext.errorField?.hasPrefix("context") == true, "\(badContext.text)")
+    }
+
     @Test("requests beyond the per-key rate get 429 with Retry-After; other keys are unaffected")
     func rateLimit() throws {
         let server = try ServerHarness { $0.requestsPerSecondPerKey = 2 }
