@@ -292,6 +292,12 @@ final class SQLTransaction: StoreTransaction {
 
     func activity(app: String, id: String) throws -> ActivityRecord? {
         try query(
+            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?", [.text(app), .text(id)]
+        ).first.map(activity)
+    }
+
+    func activityForUpdate(app: String, id: String) throws -> ActivityRecord? {
+        try query(
             "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
             [.text(app), .text(id)]
         ).first.map(activity)
@@ -321,6 +327,9 @@ final class SQLTransaction: StoreTransaction {
 
     func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord] {
         let seconds = now.timeIntervalSince1970
+        // stale_date is whole seconds (BIGINT): PostgreSQL types the parameter as BIGINT and refuses a
+        // fraction, and for a whole number `stale <= now` is `stale <= floor(now)`.
+        let wholeSeconds = Int64(seconds.rounded(.down))
         return try query(
             """
             SELECT \(Self.activityColumns) FROM activities WHERE
@@ -330,7 +339,7 @@ final class SQLTransaction: StoreTransaction {
               OR (state IN ('active', 'stale') AND schedule IS NOT NULL)
               OR (state = 'ended' AND dismiss_at IS NOT NULL AND dismiss_at <= ?)
             ORDER BY created_at
-            """, [.double(seconds), .double(seconds), .double(seconds), .double(seconds)]
+            """, [.double(seconds), .double(seconds), .int(wholeSeconds), .double(seconds)]
         ).map(activity)
     }
 

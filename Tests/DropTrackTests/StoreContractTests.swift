@@ -90,6 +90,8 @@ struct StoreContractTests {
         activity.endAt = now + 100
         try store.transaction { try $0.updateActivity(activity) }
         #expect(try store.transaction { try $0.activity(app: "app", id: "a1") } == activity)
+        #expect(try store.transaction { try $0.activityForUpdate(app: "app", id: "a1") } == activity)
+        #expect(try store.transaction { try $0.activityForUpdate(app: "app", id: "missing") } == nil)
     }
 
     @Test("a throw inside a transaction leaves nothing written", arguments: StoreEngine.allCases)
@@ -207,6 +209,9 @@ struct StoreContractTests {
         let quiet = sampleActivity(id: "quiet")
         try store.transaction { tx in try [pending, ending, staling, ended, quiet].forEach(tx.insertActivity) }
         #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now) }.isEmpty)
+        // Stale dates are whole seconds; the scheduler's clock is not.
+        #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now + 9.5) }.isEmpty)
+        #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now + 10.5) }.map(\.id) == ["staling"])
         #expect(
             try store.transaction { try $0.activitiesNeedingAttention(now: now + 25) }.map(\.id).sorted() == [
                 "ended", "staling",
