@@ -22,8 +22,17 @@ DATA="$DIR/data"
 USER_NAME=droptrack
 DATABASE=droptrack
 
+OWNER=()
+[ "$(id -u)" -eq 0 ] && OWNER=(runuser -u postgres --)
 as_owner() {
-  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+  "${OWNER[@]}" "$@"
+}
+
+# Runs a command that leaves the server running, without the caller's open descriptors (subprocess closes
+# everything above stderr). Otherwise the server keeps whatever its launcher inherited, and a caller that
+# waits for a pipe or socket to close (Foundation's Process does, to learn its child exited) waits forever.
+without_inherited_descriptors() {
+  python3 -c 'import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))' "$@"
 }
 
 install_postgres() {
@@ -105,7 +114,7 @@ start_cluster() {
   if ! is_running; then
     # The port was free when the cluster was made; something else may have taken it since.
     if port_in_use "$(cat "$DIR/port")"; then set_port "$(free_port)"; fi
-    as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -w -t 60 start >/dev/null \
+    without_inherited_descriptors "${OWNER[@]}" "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -w -t 60 start >/dev/null \
       || { tail -20 "$DIR/server.log" >&2; exit 1; }
   fi
   local port password url
@@ -144,7 +153,8 @@ case "$command" in
   restart)
     find_binaries
     [ -f "$DATA/PG_VERSION" ] || { echo "postgres.sh: no cluster in $DIR; run scripts/postgres.sh first" >&2; exit 1; }
-    as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -m fast -w -t 60 restart >/dev/null \
+    without_inherited_descriptors "${OWNER[@]}" "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -m fast -w -t 60 restart \
+      >/dev/null \
       || { tail -20 "$DIR/server.log" >&2; exit 1; }
     echo "restarted" >&2
     ;;
