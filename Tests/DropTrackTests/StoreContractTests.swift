@@ -4,9 +4,14 @@ import DropTrackStore
 import Foundation
 import Testing
 
-/// The engines the storage contract suite runs against. PostgreSQL joins when a server is reachable.
+/// The engines the storage contract suite runs against. PostgreSQL joins when a server is given or
+/// required (see `PostgresTestServer`); each PostgreSQL store gets a schema of its own.
 enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendable {
-    case memory, sqlite
+    case memory, sqlite, postgres
+
+    static var allCases: [StoreEngine] {
+        PostgresTestServer.enabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite]
+    }
 
     var description: String { rawValue }
 
@@ -14,6 +19,7 @@ enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendable {
         switch self {
         case .memory: return MemoryStore()
         case .sqlite: return try SQLiteStore(path: makeTemporaryDirectory("store") + "/droptrack.sqlite")
+        case .postgres: return try PostgresStore(url: try PostgresTestServer.freshSchema().url)
         }
     }
 }
