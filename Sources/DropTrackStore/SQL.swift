@@ -345,24 +345,48 @@ final class SQLTransaction: StoreTransaction {
 
     // MARK: Outbox
 
+    /// `0..<count` cut into runs of `limit` rows, then of powers of two: a statement built per run takes
+    /// one of a few shapes, so the engines' statement caches stay small. `limit` is a power of two.
+    static func runs(_ count: Int, limit: Int = 256) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            let left = count - start
+            let length = left >= limit ? limit : 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+            runs.append(start..<start + length)
+            start += length
+        }
+        return runs
+    }
+
     func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
         throws
     {
-        for fingerprint in fingerprints {
+        // Many rows per statement: a fan-out is one round trip per run instead of one per token, which
+        // matters for PostgreSQL (the transaction holds the activity's row lock meanwhile). Each token
+        // once: PostgreSQL refuses to upsert one row twice in a statement, and coalescing makes
+        // duplicates one row anyway.
+        var seen = Set<String>()
+        let unique = fingerprints.filter { seen.insert($0).inserted }
+        for run in Self.runs(unique.count) {
+            var parameters: [SQLValue] = []
+            parameters.reserveCapacity(run.count * 6)
+            for fingerprint in unique[run] {
+                parameters += [
+                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
+                    SQLValue(now),
+                ]
+            }
             try execute(
                 """
                 INSERT INTO outbox (app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
                 ON CONFLICT (app, activity_id, token_fingerprint) DO UPDATE SET
                   requested_version = CASE WHEN excluded.requested_version > outbox.requested_version
                     THEN excluded.requested_version ELSE outbox.requested_version END,
                   available_at = CASE WHEN outbox.claimed_by IS NULL AND excluded.available_at < outbox.available_at
                     THEN excluded.available_at ELSE outbox.available_at END
-                """,
-                [
-                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
-                    SQLValue(now),
-                ])
+                """, parameters)
         }
     }
 
@@ -452,18 +476,24 @@ final class SQLTransaction: StoreTransaction {
     // MARK: Timeline
 
     func appendTimeline(_ entries: [TimelineEntry]) throws {
-        for entry in entries {
-            try execute(
-                """
-                INSERT INTO timeline (app, activity_id, at, destination, provider, event, version, status, reason, remedy,
-                  latency_ms, priority, attempt, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
+        // Many rows per statement, in order (ids follow the order of the VALUES list).
+        for run in Self.runs(entries.count) {
+            var parameters: [SQLValue] = []
+            parameters.reserveCapacity(run.count * 14)
+            for entry in entries[run] {
+                parameters += [
                     .text(entry.app), .text(entry.activityId), SQLValue(entry.at), .text(entry.destination),
                     .text(entry.provider), .text(entry.event), .int(entry.version), .int(Int64(entry.status)),
                     .text(entry.reason), .text(entry.remedy), .double(entry.latencyMs), .int(Int64(entry.priority)),
                     .int(Int64(entry.attempt)), SQLValue(entry.note),
-                ])
+                ]
+            }
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count)
+            try execute(
+                """
+                INSERT INTO timeline (app, activity_id, at, destination, provider, event, version, status, reason, remedy,
+                  latency_ms, priority, attempt, note) VALUES \(rows.joined(separator: ", "))
+                """, parameters)
         }
     }
 

@@ -158,6 +158,25 @@ struct StoreContractTests {
     }
 
     @Test(
+        "outbox: a large fan-out with repeated tokens queues each token once, every one claimable",
+        arguments: StoreEngine.allCases)
+    func largeEnqueue(engine: StoreEngine) throws {
+        let store = try engine.make()
+        // 301 tokens (several statement batches), given twice over: still 301 rows.
+        let fingerprints = (0..<301).map { "f\($0)" }
+        try store.transaction {
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: fingerprints + fingerprints.reversed(), version: 1,
+                availableAt: now, now: now)
+        }
+        #expect(try store.transaction { try $0.outboxStats().depth } == 301)
+        let claimed = try store.transaction {
+            try $0.claim(app: "app", limit: 1000, owner: "w", until: now + 30, now: now)
+        }
+        #expect(Set(claimed.map(\.tokenFingerprint)) == Set(fingerprints))
+    }
+
+    @Test(
         "outbox: completion removes the row unless a newer version was asked for meanwhile",
         arguments: StoreEngine.allCases)
     func outboxCompletion(engine: StoreEngine) throws {
@@ -243,6 +262,14 @@ struct StoreContractTests {
         #expect(
             try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 3) }
                 == Array(entries.suffix(3)))
+        // One append of many entries (several statement batches) keeps their order.
+        let many = (0..<300).map { index in
+            TimelineEntry(
+                app: "app", activityId: "a2", at: now, destination: "f\(index)", provider: "apns", event: "update",
+                version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5, attempt: 1)
+        }
+        try store.transaction { try $0.appendTimeline(many) }
+        #expect(try store.transaction { try $0.timeline(app: "app", activityId: "a2", limit: 1000) } == many)
         #expect(try store.transaction { try $0.timeline(app: "app", activityId: "other", limit: 3) }.isEmpty)
     }
 
