@@ -23,6 +23,8 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(
             name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // pkgConfig matters here: libpq's headers live in a subdirectory (-I/usr/include/postgresql).
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
@@ -46,8 +48,9 @@ let package = Package(
             name: "DropTrackProviders",
             dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"],
             swiftSettings: strict),
-        // Storage: the protocol, and the memory and SQLite engines (PostgreSQL next).
-        .target(name: "DropTrackStore", dependencies: ["CSQLite", "DropTrackContract"], swiftSettings: strict),
+        // Storage: the protocol, and the memory, SQLite and PostgreSQL engines.
+        .target(
+            name: "DropTrackStore", dependencies: ["CSQLite", "CLibPQ", "DropTrackContract"], swiftSettings: strict),
         // The server's core: registry, mappers, outbox worker, retries, budget, scheduler.
         .target(
             name: "DropTrackDispatch",

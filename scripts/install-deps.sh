@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   pkg-config libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev   # linked by droptrack
-  openssl ca-certificates nghttp2-client nghttp2-server                            # h2load and nghttpd references
+  openssl ca-certificates nghttp2-client nghttp2-server sqlite3                            # h2load and nghttpd references
   python3-venv                                                                      # the peer-client virtualenv
   chromium chromium-driver fonts-dejavu-core                                        # the dashboard's browser test
 )

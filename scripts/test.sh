@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Every test DropTrack has, on a fresh Debian 12 machine with the Swift toolchain:
-#   1. installs what is needed (scripts/install-deps.sh, idempotent);
+#   1. installs what is needed (scripts/install-deps.sh, idempotent) and starts a throwaway PostgreSQL
+#      on 127.0.0.1 (scripts/postgres.sh, idempotent);
 #   2. checks formatting (swift format) and builds everything with warnings as errors;
-#   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI);
+#   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI), with the store
+#      tests on PostgreSQL too (required: an unreachable server fails them), then the PostgreSQL store
+#      across a server restart, in a run of its own since the restart drops every connection;
 #   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines);
 #   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis) and
@@ -12,6 +15,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 
+echo "== PostgreSQL for the store tests"
+postgres_url=$(./scripts/postgres.sh | tail -1)
+case "$postgres_url" in
+  DROPTRACK_TEST_POSTGRES_URL=postgres://*) export "$postgres_url" ;;
+  *) echo "scripts/postgres.sh did not print DROPTRACK_TEST_POSTGRES_URL=…" >&2; exit 1 ;;
+esac
+export DROPTRACK_TEST_REQUIRE_POSTGRES=1
+
 echo "== swift format lint"
 swift format lint --strict --recursive Sources Tests Package.swift
 
@@ -20,6 +31,10 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 
 echo "== swift test"
 swift test --skip-build
+
+echo "== the PostgreSQL store across a server restart"
+DROPTRACK_TEST_POSTGRES_RESTART_COMMAND="scripts/postgres.sh restart" \
+  swift test --skip-build --filter PostgresRestartTests
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack

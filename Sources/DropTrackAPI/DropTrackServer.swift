@@ -87,8 +87,11 @@ public final class DropTrackServer: Sendable {
     public static func openStore(_ spec: String) throws -> any DeliveryStore {
         if spec == "memory" { return MemoryStore() }
         if spec.hasPrefix("sqlite:") { return try SQLiteStore(path: String(spec.dropFirst("sqlite:".count))) }
+        if spec.hasPrefix("postgres://") || spec.hasPrefix("postgresql://") { return try PostgresStore(url: spec) }
         throw ConfigurationError(
-            key: "store", "store '\(spec)' is not supported by this build; use sqlite:PATH or memory")
+            key: "store",
+            "store '\(PostgresStore.redactingPassword(in: spec))' is not supported by this build; use sqlite:PATH, memory or postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+        )
     }
 
     static func declareStoreGauges(_ metrics: MetricsRegistry, store: any DeliveryStore, clock: any WallClock) {

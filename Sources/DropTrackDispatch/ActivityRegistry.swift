@@ -606,7 +606,7 @@ public final class ActivityRegistry: Sendable {
         let app = try app(appID)
         let now = clock.now()
         let result = try transact { tx in
-            guard var activity = try tx.activity(app: appID, id: activityId) else {
+            guard var activity = try tx.activityForUpdate(app: appID, id: activityId) else {
                 throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             return try change(&activity, tx, app, now)

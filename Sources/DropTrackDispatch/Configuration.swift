@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackStore
 import Foundation
 
 /// One app (tenant): its bundle, provider credentials, API keys and schemas.
@@ -110,7 +111,7 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
 public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// Where the HTTP API listens (`127.0.0.1:8787`).
     public var listen: String
-    /// `sqlite:PATH`, `memory`, or (later) `postgres://…`.
+    /// `sqlite:PATH`, `memory`, or `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (also `postgresql://`).
     public var store: String
     public var apps: [AppConfiguration]
     /// Sends every app's APNs traffic to this `HOST:PORT` (the emulator) instead of Apple.
@@ -186,7 +187,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// Every key, its environment variable and its meaning (the README's table is made from this).
     public static let keys: [(key: String, variable: String, help: String)] = [
         ("listen", "DROPTRACK_LISTEN", "HTTP API address (default 127.0.0.1:8787)"),
-        ("store", "DROPTRACK_STORE", "sqlite:PATH (default sqlite:droptrack.sqlite) or memory"),
+        (
+            "store", "DROPTRACK_STORE",
+            "sqlite:PATH (default sqlite:droptrack.sqlite), memory, or postgres://USER:PASSWORD@HOST:PORT/DB for several servers sharing one database"
+        ),
         ("apnsHost", "DROPTRACK_APNS_HOST", "HOST:PORT for every app's APNs traffic (the emulator)"),
         ("fcmBaseURL", "DROPTRACK_FCM_BASE_URL", "base URL for every app's FCM traffic (the emulator)"),
         ("caFile", "DROPTRACK_CA_FILE", "CA file to trust for APNs and FCM"),
@@ -306,7 +310,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             store == "memory" || store.hasPrefix("sqlite:") || store.hasPrefix("postgres://")
                 || store.hasPrefix("postgresql://")
         else {
-            throw ConfigurationError(key: "store", "store must be sqlite:PATH, memory or postgres://…, not '\(store)'")
+            // A mistyped scheme ("postgress://") still carries a password: never echo it.
+            throw ConfigurationError(
+                key: "store",
+                "store must be sqlite:PATH, memory or postgres://…, not '\(PostgresStore.redactingPassword(in: store))'"
+            )
         }
         guard maxInFlight > 0, claimBatch > 0, maxAttempts > 0, leaseSeconds > 0 else {
             throw ConfigurationError(

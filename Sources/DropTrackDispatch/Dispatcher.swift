@@ -461,7 +461,8 @@ public final class Dispatcher: Sendable {
         let created = transport.createChannel(app: app.id, policy: policy)
         do {
             try store.transaction { tx in
-                guard var activity = try tx.activity(app: appID, id: activityId), activity.channelId == lost else {
+                guard var activity = try tx.activityForUpdate(app: appID, id: activityId), activity.channelId == lost
+                else {
                     return
                 }
                 let note: String

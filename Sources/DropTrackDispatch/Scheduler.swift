@@ -29,7 +29,9 @@ extension ActivityRegistry {
         for candidate in due {
             guard let app = try? app(candidate.app) else { continue }
             let changed: Bool? = try? store.transaction { tx in
-                guard var activity = try tx.activity(app: candidate.app, id: candidate.id) else { return false }
+                guard var activity = try tx.activityForUpdate(app: candidate.app, id: candidate.id) else {
+                    return false
+                }
                 switch activity.state {
                 case .pending:
                     guard (activity.startAt ?? now) <= now else { return false }

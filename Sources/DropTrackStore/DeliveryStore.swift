@@ -50,6 +50,11 @@ public protocol StoreTransaction {
     // MARK: Activities
 
     func activity(app: String, id: String) throws -> ActivityRecord?
+    /// The activity, locked until the transaction ends: read an activity this way when the transaction
+    /// goes on to update it, so a writer in another process waits and then reads the new version instead
+    /// of overwriting it (versions and timestamps stay monotonic across replicas). Plain reads use
+    /// `activity(app:id:)`, which never waits for a writer.
+    func activityForUpdate(app: String, id: String) throws -> ActivityRecord?
     func activity(app: String, idempotencyKey: String) throws -> ActivityRecord?
     /// Throws `conflict` when the id or the idempotency key is taken.
     func insertActivity(_ activity: ActivityRecord) throws

@@ -111,6 +111,9 @@ final class MemoryTransaction: StoreTransaction {
 
     func activity(app: String, id: String) throws -> ActivityRecord? { data.activities[Self.key(app, id)] }
 
+    /// The store's lock already keeps other transactions out until this one ends.
+    func activityForUpdate(app: String, id: String) throws -> ActivityRecord? { try activity(app: app, id: id) }
+
     func activity(app: String, idempotencyKey: String) throws -> ActivityRecord? {
         data.activities.values.first { $0.app == app && $0.idempotencyKey == idempotencyKey }
     }

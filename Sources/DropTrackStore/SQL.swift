@@ -88,10 +88,21 @@ protocol SQLConnection: AnyObject {
     func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
 }
 
-/// The store's schema in both dialects. Every statement is idempotent, so a store at an older
-/// version is brought up to date by running them all again.
+/// The store's schema in both dialects. `statements` create the version-2 tables and indexes
+/// (each idempotent, so an older store is brought up by running them again); later versions are
+/// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 2
+    static let version = 3
+
+    /// Changes after version 2, by the version they bring a store to.
+    static let steps: [(version: Int, statements: [String])] = [
+        (3, ["ALTER TABLE activities ADD COLUMN channel_policy INTEGER"])
+    ]
+
+    /// What brings a store at `version` up to date.
+    static func migration(for dialect: SQLDialect, from version: Int) -> [String] {
+        (version < 2 ? statements(for: dialect) : []) + steps.filter { $0.version > version }.flatMap(\.statements)
+    }
 
     static func statements(for dialect: SQLDialect) -> [String] {
         let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
@@ -117,7 +128,7 @@ enum SQLSchema {
               priority_downgraded INTEGER NOT NULL, alert TEXT, stale_date \(big), dismissal_date \(big),
               relevance_score \(real), idempotency_key TEXT, start_response TEXT, priority10_times TEXT NOT NULL,
               created_at \(real) NOT NULL, updated_at \(real) NOT NULL, start_at \(real), end_at \(real),
-              dismiss_at \(real), schedule TEXT, channel_id TEXT, mapper_state TEXT, channel_policy INTEGER,
+              dismiss_at \(real), schedule TEXT, channel_id TEXT, mapper_state TEXT,
               PRIMARY KEY (app, id))
             """,
             """
@@ -293,6 +304,12 @@ final class SQLTransaction: StoreTransaction {
 
     func activity(app: String, id: String) throws -> ActivityRecord? {
         try query(
+            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?", [.text(app), .text(id)]
+        ).first.map(activity)
+    }
+
+    func activityForUpdate(app: String, id: String) throws -> ActivityRecord? {
+        try query(
             "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
             [.text(app), .text(id)]
         ).first.map(activity)
@@ -322,6 +339,9 @@ final class SQLTransaction: StoreTransaction {
 
     func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord] {
         let seconds = now.timeIntervalSince1970
+        // stale_date is whole seconds (BIGINT): PostgreSQL types the parameter as BIGINT and refuses a
+        // fraction, and for a whole number `stale <= now` is `stale <= floor(now)`.
+        let wholeSeconds = Int64(seconds.rounded(.down))
         return try query(
             """
             SELECT \(Self.activityColumns) FROM activities WHERE
@@ -331,30 +351,54 @@ final class SQLTransaction: StoreTransaction {
               OR (state IN ('active', 'stale') AND schedule IS NOT NULL)
               OR (state = 'ended' AND dismiss_at IS NOT NULL AND dismiss_at <= ?)
             ORDER BY created_at
-            """, [.double(seconds), .double(seconds), .double(seconds), .double(seconds)]
+            """, [.double(seconds), .double(seconds), .int(wholeSeconds), .double(seconds)]
         ).map(activity)
     }
 
     // MARK: Outbox
 
+    /// `0..<count` cut into runs of `limit` rows, then of powers of two: a statement built per run takes
+    /// one of a few shapes, so the engines' statement caches stay small. `limit` is a power of two.
+    static func runs(_ count: Int, limit: Int = 256) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            let left = count - start
+            let length = left >= limit ? limit : 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+            runs.append(start..<start + length)
+            start += length
+        }
+        return runs
+    }
+
     func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
         throws
     {
-        for fingerprint in fingerprints {
+        // Many rows per statement: a fan-out is one round trip per run instead of one per token, which
+        // matters for PostgreSQL (the transaction holds the activity's row lock meanwhile). Each token
+        // once: PostgreSQL refuses to upsert one row twice in a statement, and coalescing makes
+        // duplicates one row anyway.
+        var seen = Set<String>()
+        let unique = fingerprints.filter { seen.insert($0).inserted }
+        for run in Self.runs(unique.count) {
+            var parameters: [SQLValue] = []
+            parameters.reserveCapacity(run.count * 6)
+            for fingerprint in unique[run] {
+                parameters += [
+                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
+                    SQLValue(now),
+                ]
+            }
             try execute(
                 """
                 INSERT INTO outbox (app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
                 ON CONFLICT (app, activity_id, token_fingerprint) DO UPDATE SET
                   requested_version = CASE WHEN excluded.requested_version > outbox.requested_version
                     THEN excluded.requested_version ELSE outbox.requested_version END,
                   available_at = CASE WHEN outbox.claimed_by IS NULL AND excluded.available_at < outbox.available_at
                     THEN excluded.available_at ELSE outbox.available_at END
-                """,
-                [
-                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
-                    SQLValue(now),
-                ])
+                """, parameters)
         }
     }
 
@@ -444,18 +488,24 @@ final class SQLTransaction: StoreTransaction {
     // MARK: Timeline
 
     func appendTimeline(_ entries: [TimelineEntry]) throws {
-        for entry in entries {
-            try execute(
-                """
-                INSERT INTO timeline (app, activity_id, at, destination, provider, event, version, status, reason, remedy,
-                  latency_ms, priority, attempt, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
+        // Many rows per statement, in order (ids follow the order of the VALUES list).
+        for run in Self.runs(entries.count) {
+            var parameters: [SQLValue] = []
+            parameters.reserveCapacity(run.count * 14)
+            for entry in entries[run] {
+                parameters += [
                     .text(entry.app), .text(entry.activityId), SQLValue(entry.at), .text(entry.destination),
                     .text(entry.provider), .text(entry.event), .int(entry.version), .int(Int64(entry.status)),
                     .text(entry.reason), .text(entry.remedy), .double(entry.latencyMs), .int(Int64(entry.priority)),
                     .int(Int64(entry.attempt)), SQLValue(entry.note),
-                ])
+                ]
+            }
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count)
+            try execute(
+                """
+                INSERT INTO timeline (app, activity_id, at, destination, provider, event, version, status, reason, remedy,
+                  latency_ms, priority, attempt, note) VALUES \(rows.joined(separator: ", "))
+                """, parameters)
         }
     }
 

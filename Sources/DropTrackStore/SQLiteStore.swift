@@ -72,7 +72,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         guard version < SQLSchema.version else { return }
         try run("BEGIN IMMEDIATE")
         do {
-            for statement in SQLSchema.statements(for: .sqlite) { try run(statement) }
+            for statement in SQLSchema.migration(for: .sqlite, from: version) { try run(statement) }
             try run("PRAGMA user_version = \(SQLSchema.version)")
             try run("COMMIT")
         } catch {

@@ -22,7 +22,7 @@ enum ServeCommand: Command {
         OPTIONS:
           --config FILE        the configuration file (JSON; `droptrack apps add` writes apps into it)
           --listen HOST:PORT   API address (default 127.0.0.1:8787)
-          --store SPEC         sqlite:PATH (default sqlite:droptrack.sqlite) or memory
+          --store SPEC         sqlite:PATH (default sqlite:droptrack.sqlite), memory or postgres://…
           --apns-host H:P      send every app's APNs traffic here (an emulator)
           --fcm-base-url URL   send every app's FCM traffic here (an emulator)
           --ca-file FILE       CA to trust for APNs and FCM (an emulator's)

@@ -4,9 +4,14 @@ import DropTrackStore
 import Foundation
 import Testing
 
-/// The engines the storage contract suite runs against. PostgreSQL joins when a server is reachable.
+/// The engines the storage contract suite runs against. PostgreSQL joins when a server is given or
+/// required (see `PostgresTestServer`); each PostgreSQL store gets a schema of its own.
 enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendable {
-    case memory, sqlite
+    case memory, sqlite, postgres
+
+    static var allCases: [StoreEngine] {
+        PostgresTestServer.enabled ? [.memory, .sqlite, .postgres] : [.memory, .sqlite]
+    }
 
     var description: String { rawValue }
 
@@ -14,6 +19,7 @@ enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendable {
         switch self {
         case .memory: return MemoryStore()
         case .sqlite: return try SQLiteStore(path: makeTemporaryDirectory("store") + "/droptrack.sqlite")
+        case .postgres: return try PostgresStore(url: try PostgresTestServer.freshSchema().url)
         }
     }
 }
@@ -90,6 +96,8 @@ struct StoreContractTests {
         activity.endAt = now + 100
         try store.transaction { try $0.updateActivity(activity) }
         #expect(try store.transaction { try $0.activity(app: "app", id: "a1") } == activity)
+        #expect(try store.transaction { try $0.activityForUpdate(app: "app", id: "a1") } == activity)
+        #expect(try store.transaction { try $0.activityForUpdate(app: "app", id: "missing") } == nil)
     }
 
     @Test("a throw inside a transaction leaves nothing written", arguments: StoreEngine.allCases)
@@ -150,6 +158,25 @@ struct StoreContractTests {
     }
 
     @Test(
+        "outbox: a large fan-out with repeated tokens queues each token once, every one claimable",
+        arguments: StoreEngine.allCases)
+    func largeEnqueue(engine: StoreEngine) throws {
+        let store = try engine.make()
+        // 301 tokens (several statement batches), given twice over: still 301 rows.
+        let fingerprints = (0..<301).map { "f\($0)" }
+        try store.transaction {
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: fingerprints + fingerprints.reversed(), version: 1,
+                availableAt: now, now: now)
+        }
+        #expect(try store.transaction { try $0.outboxStats().depth } == 301)
+        let claimed = try store.transaction {
+            try $0.claim(app: "app", limit: 1000, owner: "w", until: now + 30, now: now)
+        }
+        #expect(Set(claimed.map(\.tokenFingerprint)) == Set(fingerprints))
+    }
+
+    @Test(
         "outbox: completion removes the row unless a newer version was asked for meanwhile",
         arguments: StoreEngine.allCases)
     func outboxCompletion(engine: StoreEngine) throws {
@@ -207,6 +234,9 @@ struct StoreContractTests {
         let quiet = sampleActivity(id: "quiet")
         try store.transaction { tx in try [pending, ending, staling, ended, quiet].forEach(tx.insertActivity) }
         #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now) }.isEmpty)
+        // Stale dates are whole seconds; the scheduler's clock is not.
+        #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now + 9.5) }.isEmpty)
+        #expect(try store.transaction { try $0.activitiesNeedingAttention(now: now + 10.5) }.map(\.id) == ["staling"])
         #expect(
             try store.transaction { try $0.activitiesNeedingAttention(now: now + 25) }.map(\.id).sorted() == [
                 "ended", "staling",
@@ -232,6 +262,14 @@ struct StoreContractTests {
         #expect(
             try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 3) }
                 == Array(entries.suffix(3)))
+        // One append of many entries (several statement batches) keeps their order.
+        let many = (0..<300).map { index in
+            TimelineEntry(
+                app: "app", activityId: "a2", at: now, destination: "f\(index)", provider: "apns", event: "update",
+                version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5, attempt: 1)
+        }
+        try store.transaction { try $0.appendTimeline(many) }
+        #expect(try store.transaction { try $0.timeline(app: "app", activityId: "a2", limit: 1000) } == many)
         #expect(try store.transaction { try $0.timeline(app: "app", activityId: "other", limit: 3) }.isEmpty)
     }
 
@@ -257,5 +295,26 @@ struct StoreContractTests {
         try process.run()
         process.waitUntilExit()
         #expect(throws: StoreError(.schemaTooNew, "")) { _ = try SQLiteStore(path: bad) }
+    }
+
+    @Test("a version-2 SQLite store gets version 3's column when opened, and keeps its rows")
+    func sqliteUpgrade() throws {
+        let path = makeTemporaryDirectory("upgrade") + "/droptrack.sqlite"
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.transaction { try $0.insertActivity(sampleActivity()) }
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, "ALTER TABLE activities DROP COLUMN channel_policy; PRAGMA user_version = 2;"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let upgraded = try SQLiteStore(path: path)
+        var activity = try #require(try upgraded.transaction { try $0.activity(app: "app", id: "a1") })
+        activity.channelId = "AAAAAAAAAAAAAAAAAAAAAA=="
+        activity.channelPolicy = 0
+        try upgraded.transaction { try $0.updateActivity(activity) }
+        #expect(try upgraded.transaction { try $0.activity(app: "app", id: "a1") }?.channelPolicy == 0)
     }
 }
