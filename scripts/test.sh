@@ -10,7 +10,9 @@
 #      and bash plus curl for the doctor's reading of curl lines);
 #   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis) and
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice;
-#   6. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/).
+#   6. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/);
+#   7. runs three replicas on one PostgreSQL database through a 20k-token fan-out, kill -9s one, and
+#      checks every device ends on its activity's final state with no start sent twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -45,5 +47,6 @@ echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
 timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
 timeout 300 .venv/bin/python checks/dashboard_browser.py .build/debug/droptrack
+timeout 1200 .venv/bin/python checks/replicas.py .build/debug/droptrack 1000 20
 
 echo "== all tests passed"

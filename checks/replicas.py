@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Three `droptrack serve` replicas on one PostgreSQL database and one APNs emulator.
+
+1. 1,000 activities are started round-robin through the three replicas (one push-to-start token
+   each), then 20 update tokens per activity are registered (a 20k-token fan-out).
+2. Three steps are posted to every activity, round-robin; one replica is killed with SIGKILL in the
+   middle of the fan-out; the last step (which ends each activity) goes to the survivors.
+3. At the emulator: every update token's newest accepted push is its activity's end, with the final
+   content-state and timestamp; no push-to-start token got two starts (a start left in doubt by the
+   killed replica is not resent, and is counted); each surviving replica sent part of the pushes.
+
+Usage: replicas.py PATH/TO/droptrack [ACTIVITIES] [TOKENS_PER_ACTIVITY]
+Needs DROPTRACK_TEST_POSTGRES_URL (scripts/postgres.sh prints it).
+"""
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stack import Stack  # noqa: E402
+
+DROPTRACK = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack"
+ACTIVITIES = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
+PER_ACTIVITY = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+REPLICAS = ["server", "r2", "r3"]
+failures = []
+
+
+def check(condition, message):
+    print(f"  {'ok  ' if condition else 'FAIL'} {message}")
+    if not condition:
+        failures.append(message)
+
+
+def wait_until(what, predicate, timeout=300):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise SystemExit(f"FAIL timed out after {timeout}s waiting for {what}")
+
+
+def fresh_database(url):
+    """A database of its own for this run, on the cluster `url` points at."""
+    name = f"droptrack_replicas_{secrets.token_hex(4)}"
+    subprocess.run(["psql", url, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    parts = urllib.parse.urlsplit(url)
+    return name, urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def metric(text, name):
+    return sum(float(value) for value in re.findall(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M))
+
+
+admin_url = os.environ.get("DROPTRACK_TEST_POSTGRES_URL")
+if not admin_url:
+    raise SystemExit("FAIL DROPTRACK_TEST_POSTGRES_URL is not set: run scripts/postgres.sh first")
+database, url = fresh_database(admin_url)
+server_env = {"DROPTRACK_LEASE_SECONDS": "3", "DROPTRACK_LOG_LEVEL": "warning", "DROPTRACK_MAX_IN_FLIGHT": "200",
+              "DROPTRACK_CLAIM_BATCH": "100"}
+try:
+    with Stack(DROPTRACK, store=url, server_env=server_env) as stack:
+        for name in REPLICAS[1:]:
+            stack.start_server(name)
+        stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "delay", "delayMilliseconds": 5}]})
+        env = {**os.environ, **stack.server_environment()}
+
+        def import_tokens(lines):
+            path = f"{stack.work}/tokens.jsonl"
+            with open(path, "w") as f:
+                f.write("\n".join(json.dumps(line) for line in lines) + "\n")
+            started = time.time()
+            subprocess.run([stack.droptrack, "tokens", "import", "--config", stack.config, "--app", "app1",
+                            "--file", path], check=True, capture_output=True, env=env)
+            print(f"    imported {len(lines)} tokens in {time.time() - started:.1f} s")
+
+        def post_round_robin(path_for, body_for, replicas):
+            for index in range(ACTIVITIES):
+                status, body, _ = stack.api("POST", path_for(index), body_for(index),
+                                            server=replicas[index % len(replicas)])
+                if status not in (200, 201):
+                    raise SystemExit(f"FAIL {path_for(index)} answered {status}: {body}")
+
+        print(f"1. {ACTIVITIES} activities started through {len(REPLICAS)} replicas")
+        start_tokens = {index: secrets.token_hex(32) for index in range(ACTIVITIES)}
+        import_tokens([{"kind": "push_to_start", "userId": f"user-{index}", "deviceId": f"phone-{index}",
+                        "token": token, "environment": "sandbox", "attributesType": "DeliveryAttributes"}
+                       for index, token in start_tokens.items()])
+        post_round_robin(lambda i: "/v1/activities", lambda i: {
+            "activityId": f"act-{i}", "userId": f"user-{i}", "attributesType": "DeliveryAttributes",
+            "attributes": {"orderId": f"O-{i}"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+            "alert": {"title": "Order placed"}, "idempotencyKey": f"start-{i}"}, REPLICAS)
+        update_tokens = {(index, slot): secrets.token_hex(32)
+                         for index in range(ACTIVITIES) for slot in range(PER_ACTIVITY)}
+        import_tokens([{"kind": "activity", "activityId": f"act-{index}", "deviceId": f"d-{index}-{slot}",
+                        "token": token, "environment": "sandbox"} for (index, slot), token in update_tokens.items()])
+
+        print(f"2. three steps to {len(update_tokens)} update tokens; one replica killed part-way")
+        before = stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
+        for step in ["confirmed", "preparing", "picked_up"]:
+            post_round_robin(lambda i: f"/v1/activities/act-{i}/events",
+                             lambda i, step=step: {"type": "delivery.step", "data": {"step": step}}, REPLICAS)
+        wait_until("the fan-out to be under way", lambda: stack.emulator(
+            "apns", "/_emulator/stats")["statuses"].get("200", 0) > before + len(update_tokens) // 3)
+        killed_metrics = stack.api("GET", "/metrics", server="r2")[1]
+        stack.kill_server("r2")
+        survivors = ["server", "r3"]
+        print(f"    kill -9 of replica r2 after it sent {int(metric(killed_metrics, 'droptrack_sends_total'))} pushes")
+
+        print("3. the last step ends every activity, through the survivors")
+        post_round_robin(lambda i: f"/v1/activities/act-{i}/events",
+                         lambda i: {"type": "delivery.step", "data": {"step": "delivered"}}, survivors)
+        wait_until("every outbox row to be done", lambda: re.search(
+            r"^droptrack_outbox_depth 0$", stack.api("GET", "/metrics", server="server")[1], re.M), timeout=600)
+
+        print("4. what the devices hold")
+        devices = {device["token"]: device for device in stack.emulator("apns", "/_emulator/devices")["devices"]}
+        finals = {}
+        for index in range(ACTIVITIES):
+            status, body, _ = stack.api("GET", f"/v1/activities/act-{index}?timelineLimit=0", server="r3")
+            finals[index] = body
+        check(all(body["state"] == "ended" for body in finals.values()), "every activity has ended")
+        wrong = [key for key, token in update_tokens.items()
+                 if devices.get(token, {}).get("latestEvent") != "end"
+                 or devices[token].get("latestContentState") != finals[key[0]]["contentState"]
+                 or devices[token].get("latestTimestamp") != finals[key[0]]["timestamp"]]
+        check(not wrong, f"all {len(update_tokens)} update tokens end on their activity's final state ({len(wrong)} do not)")
+        starts = [devices.get(token, {}).get("accepted", {}).get("start", 0) for token in start_tokens.values()]
+        survivor_metrics = [stack.api("GET", "/metrics", server=name)[1] for name in survivors]
+        in_doubt = sum(metric(text, "droptrack_starts_in_doubt_total") for text in survivor_metrics)
+        missing = sum(1 for count in starts if count == 0)
+        check(all(count <= 1 for count in starts), f"no start was sent twice ({sum(starts)} starts for {ACTIVITIES})")
+        check(missing <= in_doubt, f"every start that did not arrive ({missing}) was left in doubt by the kill "
+                                   f"({int(in_doubt)} counted by the survivors)")
+        sent = [metric(text, "droptrack_sends_total") for text in survivor_metrics]
+        check(all(count > 0 for count in sent), f"each survivor sent part of the pushes ({[int(x) for x in sent]})")
+finally:
+    subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
+                   capture_output=True)
+
+if failures:
+    print(f"{len(failures)} replica check(s) failed")
+    sys.exit(1)
+print("replicas on PostgreSQL: all checks passed")
