@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""One event to N update tokens (default 100k): `droptrack serve` on SQLite, sending to the APNs
-emulator over HTTP/2 + TLS. Prints the fan-out time, pushes per second and the server's peak RSS,
-with two references measured in the same run against the same emulator:
-  - h2load pushing the same number of requests (the loopback + emulator ceiling);
-  - `droptrack bench apns`, the bare APNs client with no store (what dispatch costs on top).
+"""One event to N update tokens (default 100k) through `droptrack serve`, sending to the APNs
+emulator over HTTP/2 + TLS, in three set-ups measured in the same run:
+  - one replica on SQLite;
+  - one replica on PostgreSQL;
+  - two replicas on the same PostgreSQL database (the second event of the same activity).
+For each: the fan-out time, pushes per second, server CPU and peak RSS, and the ratio to the
+SQLite run. References on the same emulator: h2load pushing N requests (the loopback + emulator
+ceiling) and `droptrack bench apns`, the bare client with no store (what dispatch costs on top).
 
 Usage: bench/fanout.py PATH/TO/droptrack [N]
+PostgreSQL comes from DROPTRACK_TEST_POSTGRES_URL, or scripts/postgres.sh is run to start one;
+with DROPTRACK_FANOUT_SQLITE_ONLY=1 only the SQLite set-up runs.
 """
 import json
 import os
@@ -14,13 +19,16 @@ import secrets
 import subprocess
 import sys
 import time
+import urllib.parse
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "checks"))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, os.path.join(ROOT, "checks"))
 from stack import Stack  # noqa: E402
 
 DROPTRACK = sys.argv[1] if len(sys.argv) > 1 else ".build/release/droptrack"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
 ACTIVITY = "score-final"
+STEPS = ["confirmed", "preparing", "picked_up"]
 
 
 def fail(message):
@@ -46,12 +54,58 @@ def peak_rss_mib(pid):
     return 0.0
 
 
+def prepare(stack):
+    """Starts the activity and registers N update tokens for it; returns the import time."""
+    status, body, _ = stack.api("POST", "/v1/activities", {
+        "activityId": ACTIVITY, "userId": "stadium", "attributesType": "DeliveryAttributes",
+        "attributes": {"orderId": "F-1"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+        "alert": {"title": "Kick-off"}, "idempotencyKey": "bench-start"})
+    if status != 201:
+        fail(f"start answered {status}: {body}")
+    path = f"{stack.work}/tokens.jsonl"
+    with open(path, "w") as f:
+        for index in range(N):
+            f.write(json.dumps({"kind": "activity", "activityId": ACTIVITY, "deviceId": f"fan-{index}",
+                                "token": secrets.token_hex(32), "environment": "sandbox"}) + "\n")
+    started = time.time()
+    subprocess.run([stack.droptrack, "tokens", "import", "--config", stack.config, "--app", "app1", "--file", path],
+                   check=True, capture_output=True, env={**os.environ, **stack.server_environment()})
+    return time.time() - started
+
+
+def fanout(stack, step, replicas):
+    """Posts one event and waits until every send has an outcome; returns the figures."""
+    before = accepted(stack)
+    pids = [stack.processes[name].pid for name in replicas]
+    cpu = [cpu_seconds(pid) for pid in pids]
+    started = time.time()
+    status, answer, _ = stack.api("POST", f"/v1/activities/{ACTIVITY}/events",
+                                  {"type": "delivery.step", "data": {"step": step}}, timeout=300)
+    accept_seconds = time.time() - started
+    if status != 200 or answer["destinations"] != N:
+        fail(f"the event answered {status}: {answer}")
+    # Poll the cheap way (the emulator's counter, then the outbox gauge) so watching costs the server nothing.
+    deadline = started + 900
+    while time.time() < deadline and accepted(stack) - before < N:
+        time.sleep(0.02)
+    while time.time() < deadline:
+        if re.search(r"^droptrack_outbox_depth 0$", stack.api("GET", "/metrics")[1], re.M):
+            break
+        time.sleep(0.02)
+    seconds = time.time() - started
+    if accepted(stack) - before != N:
+        fail(f"the emulator accepted {accepted(stack) - before} pushes, not {N}")
+    return {"accept": accept_seconds, "seconds": seconds, "rate": N / seconds,
+            "cpu": sum(cpu_seconds(pid) - was for pid, was in zip(pids, cpu)),
+            "rss": max(peak_rss_mib(pid) for pid in pids)}
+
+
 def h2load_rate(stack):
     # h2load opens 100 streams at once; APNs (and the emulator by default) allows one until the first
     # valid provider token, which a real client waits for.
     stack.emulator("apns", "/_emulator/faults", {"faults": [], "oneStreamUntilValidToken": False})
-    token_file = f"{stack.work}/keys/apns/AuthKey_{stack.key_id}.p8"
-    jwt = stack.run("keys", "apns-token", "--key", token_file, "--key-id", stack.key_id, "--team-id",
+    key_file = f"{stack.work}/keys/apns/AuthKey_{stack.key_id}.p8"
+    jwt = stack.run("keys", "apns-token", "--key", key_file, "--key-id", stack.key_id, "--team-id",
                     stack.team_id).strip()
     now = int(time.time())
     payload = f"{stack.work}/payload.json"
@@ -78,70 +132,47 @@ def client_rate(stack):
     return float(re.search(r"pushes_per_second=([\d.]+)", out).group(1))
 
 
+def postgres_url():
+    url = os.environ.get("DROPTRACK_TEST_POSTGRES_URL")
+    if not url:
+        out = subprocess.run([os.path.join(ROOT, "scripts/postgres.sh")], capture_output=True, text=True,
+                             check=True).stdout.strip().splitlines()[-1]
+        url = out.split("=", 1)[1]
+    name = f"droptrack_bench_{secrets.token_hex(4)}"
+    subprocess.run(["psql", url, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    parts = urllib.parse.urlsplit(url)
+    return url, name, urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
+
+
 server_env = {"DROPTRACK_LOG_LEVEL": "warning"}
+results = []
 with Stack(DROPTRACK, server_env=server_env) as stack:
-    status, _, _ = stack.api("POST", "/v1/activities", {
-        "activityId": ACTIVITY, "userId": "stadium", "attributesType": "DeliveryAttributes",
-        "attributes": {"orderId": "F-1"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
-        "alert": {"title": "Kick-off"}, "idempotencyKey": "bench-start"})
-    if status != 201:
-        fail(f"start answered {status}")
-    path = f"{stack.work}/tokens.jsonl"
-    with open(path, "w") as f:
-        for index in range(N):
-            f.write(json.dumps({"kind": "activity", "activityId": ACTIVITY, "deviceId": f"fan-{index}",
-                                "token": secrets.token_hex(32), "environment": "sandbox"}) + "\n")
-    env = {**os.environ, **stack.server_environment()}
-    started = time.time()
-    subprocess.run([stack.droptrack, "tokens", "import", "--config", stack.config, "--app", "app1", "--file", path],
-                   check=True, capture_output=True, env=env)
-    import_seconds = time.time() - started
-
-    before = accepted(stack)
-    profiler = None
-    if os.environ.get("FANOUT_PERF"):
-        profiler = subprocess.Popen(["perf", "record", "-F", "999", "-g", "-o", os.environ["FANOUT_PERF"], "-p",
-                                     str(stack.processes["server"].pid)], stderr=subprocess.DEVNULL)
-        time.sleep(0.5)
-    server_cpu = cpu_seconds(stack.processes["server"].pid)
-    emulator_cpu = cpu_seconds(stack.processes["apns"].pid)
-    started = time.time()
-    status, answer, _ = stack.api("POST", f"/v1/activities/{ACTIVITY}/events",
-                                  {"type": "delivery.step", "data": {"step": "picked_up"}}, timeout=120)
-    accept_seconds = time.time() - started
-    if status != 200 or answer["destinations"] != N:
-        fail(f"the event answered {status}: {answer}")
-    # Poll the cheap way (the emulator's counter, then the outbox gauge), so watching costs the server nothing.
-    deadline = started + 600
-    while time.time() < deadline and accepted(stack) - before < N:
-        time.sleep(0.02)
-    while time.time() < deadline:
-        metrics = stack.api("GET", "/metrics")[1]
-        if re.search(r"^droptrack_outbox_depth 0$", metrics, re.M):
-            break
-        time.sleep(0.02)
-    fanout_seconds = time.time() - started
-    server_cpu = cpu_seconds(stack.processes["server"].pid) - server_cpu
-    emulator_cpu = cpu_seconds(stack.processes["apns"].pid) - emulator_cpu
-    if profiler:
-        profiler.send_signal(2)
-        profiler.wait()
-    sent = accepted(stack) - before
-    if sent != N:
-        fail(f"the emulator accepted {sent} pushes, not {N}")
-    rss = peak_rss_mib(stack.processes["server"].pid)
-
+    imported = prepare(stack)
+    results.append(("1 replica, SQLite", imported, fanout(stack, STEPS[0], ["server"])))
     h2load = h2load_rate(stack)
     client = client_rate(stack)
-    rate = N / fanout_seconds
-    print(f"fanout_tokens={N}")
-    print(f"import_seconds={import_seconds:.1f} ({N / import_seconds:.0f} tokens/s through `droptrack tokens import`)")
-    print(f"event_accept_seconds={accept_seconds:.2f} (POST /events: map, store version, queue {N} sends)")
-    print(f"fanout_seconds={fanout_seconds:.2f} (event accepted to the last outcome written)")
-    print(f"fanout_pushes_per_second={rate:.0f}")
-    print(f"server_peak_rss_mib={rss:.0f}")
-    print(f"server_cpu_seconds={server_cpu:.2f} emulator_cpu_seconds={emulator_cpu:.2f} (during the fan-out; 2 cores)")
-    print(f"reference_h2load_pushes_per_second={h2load:.0f} (same emulator, same count, no store)")
-    print(f"reference_client_pushes_per_second={client:.0f} (droptrack bench apns: the bare client)")
-    print(f"ratio_fanout_to_h2load={rate / h2load:.2f}")
-    print(f"ratio_fanout_to_client={rate / client:.2f}")
+
+if os.environ.get("DROPTRACK_FANOUT_SQLITE_ONLY") != "1":
+    admin, database, url = postgres_url()
+    try:
+        with Stack(DROPTRACK, store=url, server_env=server_env) as stack:
+            imported = prepare(stack)
+            results.append(("1 replica, PostgreSQL", imported, fanout(stack, STEPS[0], ["server"])))
+            stack.start_server("r2")
+            results.append(("2 replicas, PostgreSQL", None, fanout(stack, STEPS[1], ["server", "r2"])))
+    finally:
+        subprocess.run(["psql", admin, "-q", "-c", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
+                       capture_output=True)
+
+base = results[0][2]["rate"]
+print(f"fan-out of one event to {N} update tokens, APNs emulator over HTTP/2 + TLS")
+print(f"{'set-up':<24}{'import s':>10}{'accept s':>10}{'fan-out s':>11}{'pushes/s':>10}{'× SQLite':>10}"
+      f"{'CPU s':>8}{'RSS MiB':>9}")
+for label, imported, figures in results:
+    print(f"{label:<24}{(f'{imported:.1f}' if imported else '-'):>10}{figures['accept']:>10.2f}"
+          f"{figures['seconds']:>11.2f}{figures['rate']:>10.0f}{figures['rate'] / base:>10.2f}"
+          f"{figures['cpu']:>8.2f}{figures['rss']:>9.0f}")
+print(f"reference_h2load_pushes_per_second={h2load:.0f} (same emulator, same count, no store)")
+print(f"reference_client_pushes_per_second={client:.0f} (droptrack bench apns: the bare client)")
+print(f"ratio_sqlite_fanout_to_h2load={base / h2load:.2f}")
+print(f"ratio_sqlite_fanout_to_client={base / client:.2f}")

@@ -125,6 +125,8 @@ try:
         finals = {}
         for index in range(ACTIVITIES):
             status, body, _ = stack.api("GET", f"/v1/activities/act-{index}?timelineLimit=0", server="r3")
+            if status != 200:
+                raise SystemExit(f"FAIL GET /v1/activities/act-{index} answered {status}: {body}")
             finals[index] = body
         check(all(body["state"] == "ended" for body in finals.values()), "every activity has ended")
         wrong = [key for key, token in update_tokens.items()

@@ -140,11 +140,17 @@ class Stack:
             request.add_header("Content-Type", "application/json")
         for name, value in (headers or {}).items():
             request.add_header(name, value)
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.status, decode(response.read()), dict(response.headers)
-        except urllib.error.HTTPError as error:
-            return error.code, decode(error.read()), dict(error.headers)
+        # A well-behaved client: a 429 (the per-key rate limit) is retried after its Retry-After.
+        for _ in range(20):
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
+                    return response.status, decode(response.read()), dict(response.headers)
+            except urllib.error.HTTPError as error:
+                result = error.code, decode(error.read()), dict(error.headers)
+                if error.code != 429:
+                    return result
+                time.sleep(min(5.0, float(error.headers.get("Retry-After") or 1)))
+        return result
 
     def emulator(self, which, path, body=None):
         """GET (or POST with `body`) an emulator's admin endpoint."""

@@ -121,11 +121,12 @@ public final class ActivityRegistry: Sendable {
             attributesType: attributesType, activityId: activityId, environment: environment)
     }
 
-    func save(_ registration: TokenRegistration, app appID: String, tx: any StoreTransaction, now: Date) throws -> (
-        token: TokenRecord, created: Bool
-    ) {
+    func save(
+        _ registration: TokenRegistration, app appID: String, tx: any StoreTransaction, now: Date,
+        openActivities: Set<String> = []
+    ) throws -> (token: TokenRecord, created: Bool) {
         let kind = registration.kind
-        if let activityId = registration.activityId {
+        if let activityId = registration.activityId, !openActivities.contains(activityId) {
             guard let activity = try tx.activity(app: appID, id: activityId) else {
                 throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
             }
@@ -167,8 +168,14 @@ public final class ActivityRegistry: Sendable {
             let slice = registrations[start..<min(start + batch, registrations.count)]
             let now = clock.now()
             created += try transact { tx in
-                try slice.reduce(0) { count, registration in
-                    count + (try self.save(registration, app: appID, tx: tx, now: now).created ? 1 : 0)
+                // Each activity is checked once per batch, not once per token (a fan-out has 100k).
+                var open = Set<String>()
+                for id in Set(slice.compactMap(\.activityId)) {
+                    if let activity = try tx.activity(app: appID, id: id), activity.state != .dismissed { open.insert(id) }
+                }
+                return try slice.reduce(0) { count, registration in
+                    let saved = try self.save(registration, app: appID, tx: tx, now: now, openActivities: open)
+                    return count + (saved.created ? 1 : 0)
                 }
             }
             progress(slice.count)
