@@ -171,7 +171,9 @@ public final class ActivityRegistry: Sendable {
                 // Each activity is checked once per batch, not once per token (a fan-out has 100k).
                 var open = Set<String>()
                 for id in Set(slice.compactMap(\.activityId)) {
-                    if let activity = try tx.activity(app: appID, id: id), activity.state != .dismissed { open.insert(id) }
+                    if let activity = try tx.activity(app: appID, id: id), activity.state != .dismissed {
+                        open.insert(id)
+                    }
                 }
                 return try slice.reduce(0) { count, registration in
                     let saved = try self.save(registration, app: appID, tx: tx, now: now, openActivities: open)
