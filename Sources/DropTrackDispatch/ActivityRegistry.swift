@@ -71,7 +71,7 @@ public final class ActivityRegistry: Sendable {
     ) throws(APIError) -> (token: TokenRecord, created: Bool) {
         let registration = try checkToken(app: appID, kind: kind, body: body)
         let now = clock.now()
-        return try transact { tx in try self.save(registration, app: appID, tx: tx, now: now) }
+        return try transact { tx in try self.save([registration], app: appID, tx: tx, now: now)[0] }
     }
 
     /// Checks a registration body without touching the store.
@@ -121,12 +121,12 @@ public final class ActivityRegistry: Sendable {
             attributesType: attributesType, activityId: activityId, environment: environment)
     }
 
+    /// Saves registrations in order, as if one at a time, with a few statements for the lot: each
+    /// activity is checked once, and the tokens they may refresh or supersede are read together.
     func save(
-        _ registration: TokenRegistration, app appID: String, tx: any StoreTransaction, now: Date,
-        openActivities: Set<String> = []
-    ) throws -> (token: TokenRecord, created: Bool) {
-        let kind = registration.kind
-        if let activityId = registration.activityId, !openActivities.contains(activityId) {
+        _ registrations: [TokenRegistration], app appID: String, tx: any StoreTransaction, now: Date
+    ) throws -> [(token: TokenRecord, created: Bool)] {
+        for activityId in Set(registrations.compactMap(\.activityId)).sorted() {
             guard let activity = try tx.activity(app: appID, id: activityId) else {
                 throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
             }
@@ -136,25 +136,57 @@ public final class ActivityRegistry: Sendable {
                     field: "activityId")
             }
         }
-        if var existing = try tx.token(app: appID, fingerprint: registration.fingerprint), existing.isValid {
-            existing.lastSeenAt = now
-            try tx.saveToken(existing)
-            return (existing, false)
+        var byFingerprint: [String: TokenRecord] = [:]
+        for token in try tx.tokens(app: appID, fingerprints: registrations.map(\.fingerprint)) {
+            byFingerprint[token.fingerprint] = token
         }
-        let record = TokenRecord(
-            app: appID, kind: kind, token: registration.value, fingerprint: registration.fingerprint,
-            userId: registration.userId, deviceId: registration.deviceId, attributesType: registration.attributesType,
-            activityId: registration.activityId, environment: registration.environment, createdAt: now,
-            lastSeenAt: now)
-        let superseded = try tx.tokens(app: appID, deviceId: registration.deviceId).filter {
-            $0.isValid && $0.kind == kind && $0.fingerprint != registration.fingerprint
-                && $0.attributesType == registration.attributesType && $0.activityId == registration.activityId
-                && $0.userId == registration.userId
+        var byDevice: [String: [String]] = [:]
+        for token in try tx.tokens(app: appID, deviceIds: registrations.map(\.deviceId)) {
+            byFingerprint[token.fingerprint] = token
+            byDevice[token.deviceId, default: []].append(token.fingerprint)
         }
+        var changed: [String] = []
+        var invalidated: [String] = []
+        var results: [(token: TokenRecord, created: Bool)] = []
+        results.reserveCapacity(registrations.count)
+        for registration in registrations {
+            if var existing = byFingerprint[registration.fingerprint], existing.isValid {
+                existing.lastSeenAt = now
+                byFingerprint[existing.fingerprint] = existing
+                changed.append(existing.fingerprint)
+                results.append((existing, false))
+                continue
+            }
+            for fingerprint in byDevice[registration.deviceId, default: []] {
+                guard var other = byFingerprint[fingerprint], other.isValid, other.kind == registration.kind,
+                    other.fingerprint != registration.fingerprint,
+                    other.attributesType == registration.attributesType,
+                    other.activityId == registration.activityId, other.userId == registration.userId
+                else { continue }
+                other.invalidatedAt = now
+                other.invalidReason = "superseded"
+                byFingerprint[fingerprint] = other
+                invalidated.append(fingerprint)
+            }
+            let record = TokenRecord(
+                app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
+                userId: registration.userId, deviceId: registration.deviceId,
+                attributesType: registration.attributesType, activityId: registration.activityId,
+                environment: registration.environment, createdAt: now, lastSeenAt: now)
+            if byFingerprint.updateValue(record, forKey: record.fingerprint) == nil {
+                byDevice[registration.deviceId, default: []].append(record.fingerprint)
+            }
+            changed.append(record.fingerprint)
+            results.append((record, true))
+        }
+        // Tokens saved here carry their invalidation; the others are marked in place, keeping an
+        // earlier reason if another transaction got there first.
+        var toSave = Set<String>()
+        let saved = changed.filter { toSave.insert($0).inserted }.compactMap { byFingerprint[$0] }
         try tx.invalidateTokens(
-            app: appID, fingerprints: superseded.map(\.fingerprint), reason: "superseded", at: now)
-        try tx.saveToken(record)
-        return (record, true)
+            app: appID, fingerprints: invalidated.filter { !toSave.contains($0) }, reason: "superseded", at: now)
+        try tx.saveTokens(saved)
+        return results
     }
 
     /// Stores checked registrations in transactions of `batch`; each is an upsert, so running an
@@ -165,20 +197,10 @@ public final class ActivityRegistry: Sendable {
     ) throws(APIError) -> Int {
         var created = 0
         for start in stride(from: 0, to: registrations.count, by: batch) {
-            let slice = registrations[start..<min(start + batch, registrations.count)]
+            let slice = Array(registrations[start..<min(start + batch, registrations.count)])
             let now = clock.now()
             created += try transact { tx in
-                // Each activity is checked once per batch, not once per token (a fan-out has 100k).
-                var open = Set<String>()
-                for id in Set(slice.compactMap(\.activityId)) {
-                    if let activity = try tx.activity(app: appID, id: id), activity.state != .dismissed {
-                        open.insert(id)
-                    }
-                }
-                return try slice.reduce(0) { count, registration in
-                    let saved = try self.save(registration, app: appID, tx: tx, now: now, openActivities: open)
-                    return count + (saved.created ? 1 : 0)
-                }
+                try self.save(slice, app: appID, tx: tx, now: now).count(where: \.created)
             }
             progress(slice.count)
         }

@@ -34,14 +34,16 @@ public protocol StoreTransaction {
 
     /// A token by its fingerprint.
     func token(app: String, fingerprint: String) throws -> TokenRecord?
-    /// Inserts or replaces the token with the same (app, fingerprint).
-    func saveToken(_ token: TokenRecord) throws
+    /// Inserts each token, or replaces the one with the same (app, fingerprint); one record per
+    /// fingerprint in a call.
+    func saveTokens(_ tokens: [TokenRecord]) throws
     /// A user's tokens of the given kinds (valid or not).
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord]
     /// The update tokens registered for an activity (valid or not).
     func tokens(app: String, activityId: String) throws -> [TokenRecord]
-    /// The tokens registered from one device (valid or not): what a new token may supersede.
-    func tokens(app: String, deviceId: String) throws -> [TokenRecord]
+    /// The tokens registered from these devices (valid or not), oldest first: what new tokens may
+    /// supersede.
+    func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord]
     /// Several tokens by fingerprint (missing ones are left out).
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
     /// Marks tokens invalid, keeping the first reason given.
@@ -94,4 +96,9 @@ public protocol StoreTransaction {
     func appendTimeline(_ entries: [TimelineEntry]) throws
     /// The newest `limit` entries of an activity, oldest first.
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry]
+}
+
+extension StoreTransaction {
+    /// Inserts the token, or replaces the one with the same (app, fingerprint).
+    public func saveToken(_ token: TokenRecord) throws { try saveTokens([token]) }
 }

@@ -79,7 +79,9 @@ final class MemoryTransaction: StoreTransaction {
 
     func token(app: String, fingerprint: String) throws -> TokenRecord? { data.tokens[Self.key(app, fingerprint)] }
 
-    func saveToken(_ token: TokenRecord) throws { setToken(Self.key(token.app, token.fingerprint), token) }
+    func saveTokens(_ tokens: [TokenRecord]) throws {
+        for token in tokens { setToken(Self.key(token.app, token.fingerprint), token) }
+    }
 
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
         data.tokens.values.filter { $0.app == app && $0.userId == userId && kinds.contains($0.kind) }
@@ -91,8 +93,10 @@ final class MemoryTransaction: StoreTransaction {
             .sorted { $0.createdAt < $1.createdAt }
     }
 
-    func tokens(app: String, deviceId: String) throws -> [TokenRecord] {
-        data.tokens.values.filter { $0.app == app && $0.deviceId == deviceId }.sorted { $0.createdAt < $1.createdAt }
+    func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
+        let devices = Set(deviceIds)
+        return data.tokens.values.filter { $0.app == app && devices.contains($0.deviceId) }
+            .sorted { $0.createdAt < $1.createdAt }
     }
 
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {

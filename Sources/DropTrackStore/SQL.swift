@@ -200,22 +200,30 @@ final class SQLTransaction: StoreTransaction {
         .first.map(token)
     }
 
-    func saveToken(_ token: TokenRecord) throws {
-        let values: [SQLValue] = [
-            .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
-            SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType), SQLValue(token.activityId),
-            SQLValue(token.environment), SQLValue(token.createdAt), SQLValue(token.lastSeenAt),
-            SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
-        ]
-        try execute(
-            """
-            INSERT INTO tokens (\(Self.tokenColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (app, fingerprint) DO UPDATE SET kind = excluded.kind, token = excluded.token,
-              user_id = excluded.user_id, device_id = excluded.device_id, attributes_type = excluded.attributes_type,
-              activity_id = excluded.activity_id, environment = excluded.environment, created_at = excluded.created_at,
-              last_seen_at = excluded.last_seen_at, invalidated_at = excluded.invalidated_at,
-              invalid_reason = excluded.invalid_reason
-            """, values)
+    func saveTokens(_ tokens: [TokenRecord]) throws {
+        // Many rows per statement, as in `enqueue`: an import is a round trip per run, not per token.
+        for run in Self.runs(tokens.count, limit: 128) {
+            var values: [SQLValue] = []
+            values.reserveCapacity(run.count * 13)
+            for token in tokens[run] {
+                values += [
+                    .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
+                    SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
+                    SQLValue(token.activityId), SQLValue(token.environment), SQLValue(token.createdAt),
+                    SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
+                ]
+            }
+            try execute(
+                """
+                INSERT INTO tokens (\(Self.tokenColumns))
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
+                ON CONFLICT (app, fingerprint) DO UPDATE SET kind = excluded.kind, token = excluded.token,
+                  user_id = excluded.user_id, device_id = excluded.device_id, attributes_type = excluded.attributes_type,
+                  activity_id = excluded.activity_id, environment = excluded.environment, created_at = excluded.created_at,
+                  last_seen_at = excluded.last_seen_at, invalidated_at = excluded.invalidated_at,
+                  invalid_reason = excluded.invalid_reason
+                """, values)
+        }
     }
 
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
@@ -234,31 +242,45 @@ final class SQLTransaction: StoreTransaction {
         ).map(token)
     }
 
-    func tokens(app: String, deviceId: String) throws -> [TokenRecord] {
-        try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND device_id = ? ORDER BY created_at",
-            [.text(app), .text(deviceId)]
-        ).map(token)
+    func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
+        var found: [TokenRecord] = []
+        try eachRun(of: deviceIds) { marks, values in
+            found += try query(
+                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND device_id IN (\(marks))",
+                [.text(app)] + values
+            ).map(token)
+        }
+        return found.sorted { $0.createdAt < $1.createdAt }
     }
 
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
         var found: [TokenRecord] = []
-        for chunk in stride(from: 0, to: fingerprints.count, by: 500) {
-            let slice = fingerprints[chunk..<min(chunk + 500, fingerprints.count)]
-            let marks = slice.map { _ in "?" }.joined(separator: ", ")
+        try eachRun(of: fingerprints) { marks, values in
             found += try query(
                 "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND fingerprint IN (\(marks))",
-                [.text(app)] + slice.map { .text($0) }
+                [.text(app)] + values
             ).map(token)
         }
         return found
     }
 
     func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws {
-        for fingerprint in fingerprints {
+        try eachRun(of: fingerprints) { marks, values in
             try execute(
-                "UPDATE tokens SET invalidated_at = ?, invalid_reason = ? WHERE app = ? AND fingerprint = ? AND invalidated_at IS NULL",
-                [SQLValue(at), .text(reason), .text(app), .text(fingerprint)])
+                """
+                UPDATE tokens SET invalidated_at = ?, invalid_reason = ?
+                WHERE app = ? AND fingerprint IN (\(marks)) AND invalidated_at IS NULL
+                """, [SQLValue(at), .text(reason), .text(app)] + values)
+        }
+    }
+
+    /// Calls `body` for `keys` (duplicates dropped) cut into runs (see `runs`), with the run's
+    /// `?, ?, …` and its values.
+    private func eachRun(of keys: [String], _ body: (String, [SQLValue]) throws -> Void) throws {
+        var seen = Set<String>()
+        let unique = keys.filter { seen.insert($0).inserted }
+        for run in Self.runs(unique.count) {
+            try body(Array(repeating: "?", count: run.count).joined(separator: ", "), unique[run].map { .text($0) })
         }
     }
 

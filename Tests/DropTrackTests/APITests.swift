@@ -283,7 +283,7 @@ struct APITests {
         #expect(after.body["version"] == before.body["version"])
         #expect(after.body["contentState"] == before.body["contentState"])
         #expect(try server.store.transaction { try $0.activity(app: "app1", id: "s1") } == nil)
-        #expect(try server.store.transaction { try $0.tokens(app: "app1", deviceId: "d") }.isEmpty)
+        #expect(try server.store.transaction { try $0.tokens(app: "app1", deviceIds: ["d"]) }.isEmpty)
         #expect(
             !server.logs.entries.contains { $0.level >= .error }, "\(server.logs.entries.filter { $0.level >= .error })"
         )

@@ -209,6 +209,51 @@ struct DispatchTests {
         try server.drain(timeout: .seconds(60))
     }
 
+    @Test(
+        "an import behaves as one registration at a time: a later token of a device supersedes an earlier one, and again is a no-op",
+        arguments: StoreEngine.allCases)
+    func importInOrder(engine: StoreEngine) throws {
+        let server = try ServerHarness(engine: engine)
+        defer { server.stop() }
+        try startOrder(server, id: "o-1")
+        func update(_ device: String, _ token: String) throws -> ActivityRegistry.TokenRegistration {
+            try server.registry.checkToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"o-1","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
+        }
+        let old = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(#"{"activityId":"o-1","deviceId":"rotating","token":"\#(old)","environment":"sandbox"}"#))
+        let (first, second, steady) = (APNsHarness.randomToken(), APNsHarness.randomToken(), APNsHarness.randomToken())
+        let batch = try [update("rotating", first), update("steady", steady), update("rotating", second)]
+        #expect(try server.registry.importTokens(app: "app1", batch) == 3)
+        func states() throws -> [String: String] {
+            Dictionary(
+                uniqueKeysWithValues: try server.store.transaction { try $0.tokens(app: "app1", activityId: "o-1") }
+                    .map { ($0.token, $0.invalidReason ?? "valid") })
+        }
+        let expected = [old: "superseded", first: "superseded", steady: "valid", second: "valid"]
+        #expect(try states() == expected)
+        _ = try server.registry.importTokens(app: "app1", batch)
+        #expect(try states() == expected, "importing the same file again ends in the same state")
+        let late = APNsHarness.randomToken()
+        #expect(throws: APIError.self) {
+            try server.registry.importTokens(
+                app: "app1",
+                [
+                    try update("late", late),
+                    try server.registry.checkToken(
+                        app: "app1", kind: .activity,
+                        body: server.json(
+                            #"{"activityId":"no-such","deviceId":"x","token":"\#(APNsHarness.randomToken())","environment":"sandbox"}"#
+                        )),
+                ])
+        }
+        #expect(try states()[late] == nil, "a batch with an unknown activity writes nothing")
+    }
+
     @Test("one app can see and change nothing of another's")
     func tenantIsolation() throws {
         let server = try ServerHarness()

@@ -77,6 +77,32 @@ struct StoreContractTests {
         #expect(invalid?.invalidReason == "unregistered" && invalid?.invalidatedAt == now && invalid?.isValid == false)
     }
 
+    @Test(
+        "tokens in bulk: 300 saved in one call, read back by device and fingerprint, invalidated together",
+        arguments: StoreEngine.allCases)
+    func tokensInBulk(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let tokens = (0..<300).map { sampleToken(device: "d\($0 % 7)", at: now + Double($0)) }
+        try store.transaction { try $0.saveTokens(tokens) }
+        try store.transaction { (tx) throws in
+            #expect(try tx.tokens(app: "app", fingerprints: tokens.map(\.fingerprint)).count == 300)
+            let fromTwo = try tx.tokens(app: "app", deviceIds: ["d1", "d3", "d1", "nobody"])
+            #expect(fromTwo == tokens.filter { ["d1", "d3"].contains($0.deviceId) })
+            #expect(try tx.tokens(app: "other", deviceIds: ["d1"]).isEmpty)
+        }
+        var changed = tokens[5]
+        changed.lastSeenAt = now + 1000
+        try store.transaction { (tx) throws in
+            try tx.saveTokens([changed])
+            try tx.invalidateTokens(
+                app: "app", fingerprints: tokens[..<290].map(\.fingerprint), reason: "gone", at: now)
+        }
+        let after = try store.transaction { try $0.tokens(app: "app", fingerprints: tokens.map(\.fingerprint)) }
+        #expect(after.count(where: { !$0.isValid && $0.invalidReason == "gone" }) == 290)
+        #expect(after.count(where: \.isValid) == 10)
+        #expect(after.first { $0.fingerprint == changed.fingerprint }?.lastSeenAt == now + 1000)
+    }
+
     @Test("activities: unique id and idempotency key per app, update, read back", arguments: StoreEngine.allCases)
     func activities(engine: StoreEngine) throws {
         let store = try engine.make()
