@@ -367,6 +367,7 @@ public final class Dispatcher: Sendable {
             try store.transaction { tx in
                 var timeline: [TimelineEntry] = []
                 var touched: [String: (app: String, id: String, updatedAt: Date)] = [:]
+                var delivered: [Int64: [Int64]] = [:]
                 for completion in batch {
                     let work = completion.work
                     let result = completion.result
@@ -383,8 +384,7 @@ public final class Dispatcher: Sendable {
                         note = "the channel is gone; a new one is created and this version sent on it"
                     case .none:
                         // The send carried the newest version at claim time, which covers what the row asked for.
-                        try tx.completeOutbox(
-                            id: entry.id, sentVersion: max(work.version, entry.requestedVersion), now: now)
+                        delivered[max(work.version, entry.requestedVersion), default: []].append(entry.id)
                         touched[entry.app + "/" + entry.activityId] = (
                             entry.app, entry.activityId, work.activityUpdatedAt
                         )
@@ -431,6 +431,9 @@ public final class Dispatcher: Sendable {
                         if !result.isSuccess { payload["explanation"] = .string(result.explanation) }
                         published.append((entry.app, .object(payload)))
                     }
+                }
+                for (sentVersion, ids) in delivered {
+                    try tx.completeOutbox(ids: ids, sentVersion: sentVersion, now: now)
                 }
                 try tx.appendTimeline(timeline)
                 for (_, activity) in touched where try !tx.hasPendingOutbox(app: activity.app, activityId: activity.id)

@@ -76,9 +76,9 @@ public protocol StoreTransaction {
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry]
     /// Apps with rows due now.
     func appsWithDueWork(now: Date) throws -> [String]
-    /// The send of `sentVersion` is final: the row goes, unless a newer version was requested
+    /// The sends of `sentVersion` are final: each row goes, unless a newer version was requested
     /// meanwhile, in which case it is released to send again at once.
-    func completeOutbox(id: Int64, sentVersion: Int64, now: Date) throws
+    func completeOutbox(ids: [Int64], sentVersion: Int64, now: Date) throws
     /// Releases the row to try again at `availableAt`.
     func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws
     /// Parks the row as a dead letter: kept, never sent.

@@ -209,16 +209,18 @@ final class MemoryTransaction: StoreTransaction {
         setOutboxIndex(entry.app + "\u{1F}" + entry.activityId + "\u{1F}" + entry.tokenFingerprint, nil)
     }
 
-    func completeOutbox(id: Int64, sentVersion: Int64, now: Date) throws {
-        guard var entry = data.outbox[id] else { return }
-        if entry.requestedVersion > sentVersion {
-            entry.claimedBy = nil
-            entry.claimedUntil = nil
-            entry.availableAt = now
-            entry.attempts = 0
-            setOutbox(id, entry)
-        } else {
-            remove(id)
+    func completeOutbox(ids: [Int64], sentVersion: Int64, now: Date) throws {
+        for id in ids {
+            guard var entry = data.outbox[id] else { continue }
+            if entry.requestedVersion > sentVersion {
+                entry.claimedBy = nil
+                entry.claimedUntil = nil
+                entry.availableAt = now
+                entry.attempts = 0
+                setOutbox(id, entry)
+            } else {
+                remove(id)
+            }
         }
     }
 

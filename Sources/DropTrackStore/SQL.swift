@@ -463,13 +463,16 @@ final class SQLTransaction: StoreTransaction {
         ).compactMap { $0.text(0) }
     }
 
-    func completeOutbox(id: Int64, sentVersion: Int64, now: Date) throws {
-        let deleted = try execute(
-            "DELETE FROM outbox WHERE id = ? AND requested_version <= ?", [.int(id), .int(sentVersion)])
-        if deleted == 0 {
+    func completeOutbox(ids: [Int64], sentVersion: Int64, now: Date) throws {
+        for run in Self.runs(ids.count) {
+            let marks = Array(repeating: "?", count: run.count).joined(separator: ", ")
+            let values = ids[run].map { SQLValue.int($0) }
             try execute(
-                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, attempts = 0 WHERE id = ?",
-                [SQLValue(now), .int(id)])
+                "DELETE FROM outbox WHERE id IN (\(marks)) AND requested_version <= ?", values + [.int(sentVersion)])
+            // What is left asked for a newer version while this one was in flight.
+            try execute(
+                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, attempts = 0 WHERE id IN (\(marks))",
+                [SQLValue(now)] + values)
         }
     }
 

@@ -220,8 +220,7 @@ struct StoreContractTests {
             try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 2, availableAt: now, now: now)
         }
         try store.transaction { (tx) throws in
-            try tx.completeOutbox(id: f1.id, sentVersion: 1, now: now + 1)
-            try tx.completeOutbox(id: f2.id, sentVersion: 1, now: now + 1)
+            try tx.completeOutbox(ids: [f1.id, f2.id], sentVersion: 1, now: now + 1)
         }
         #expect(try store.transaction { try $0.outboxStats().depth } == 1)
         let again = try store.transaction {
