@@ -322,7 +322,7 @@ struct StoreContractTests {
         #expect(throws: StoreError(.schemaTooNew, "")) { _ = try SQLiteStore(path: bad) }
     }
 
-    @Test("a version-2 SQLite store gets version 3's column when opened, and keeps its rows")
+    @Test("a version-2 SQLite store gets the later columns and indexes when opened, and keeps its rows")
     func sqliteUpgrade() throws {
         let path = makeTemporaryDirectory("upgrade") + "/droptrack.sqlite"
         do {
@@ -341,5 +341,14 @@ struct StoreContractTests {
         activity.channelPolicy = 0
         try upgraded.transaction { try $0.updateActivity(activity) }
         #expect(try upgraded.transaction { try $0.activity(app: "app", id: "a1") }?.channelPolicy == 0)
+        let indexes = Process()
+        let output = Pipe()
+        indexes.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        indexes.arguments = [path, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'"]
+        indexes.standardOutput = output
+        try indexes.run()
+        indexes.waitUntilExit()
+        let names = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(names.contains("outbox_claim") && !names.contains("outbox_due"), "\(names)")
     }
 }
