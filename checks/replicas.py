@@ -4,13 +4,15 @@
 1. 1,000 activities are started round-robin through the three replicas (one push-to-start token
    each), then 20 update tokens per activity are registered (a 20k-token fan-out).
 2. Three steps are posted to every activity, round-robin; one replica is killed with SIGKILL in the
-   middle of the fan-out; the last step (which ends each activity) goes to the survivors.
+   middle of the fan-out; the last step (which ends each activity) goes to the survivors, and the
+   PostgreSQL server is restarted in the middle of that fan-out (the replicas reconnect).
 3. At the emulator: every update token's newest accepted push is its activity's end, with the final
    content-state and timestamp; no push-to-start token got two starts (a start left in doubt by the
    killed replica is not resent, and is counted); each surviving replica sent part of the pushes.
 
 Usage: replicas.py PATH/TO/droptrack [ACTIVITIES] [TOKENS_PER_ACTIVITY]
-Needs DROPTRACK_TEST_POSTGRES_URL (scripts/postgres.sh prints it).
+Needs DROPTRACK_TEST_POSTGRES_URL (scripts/postgres.sh prints it); the database is restarted with
+DROPTRACK_TEST_POSTGRES_RESTART_COMMAND (default: scripts/postgres.sh restart).
 """
 import json
 import os
@@ -114,11 +116,27 @@ try:
         survivors = ["server", "r3"]
         print(f"    kill -9 of replica r2 after it sent {int(metric(killed_metrics, 'droptrack_sends_total'))} pushes")
 
-        print("3. the last step ends every activity, through the survivors")
+        print("3. the last step ends every activity, through the survivors; PostgreSQL restarts meanwhile")
+        # Slower answers stretch this fan-out over several seconds, so the restart lands inside it.
+        stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "delay", "delayMilliseconds": 200}]})
+        before = stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
         post_round_robin(lambda i: f"/v1/activities/act-{i}/events",
                          lambda i: {"type": "delivery.step", "data": {"step": "delivered"}}, survivors)
-        wait_until("every outbox row to be done", lambda: re.search(
-            r"^droptrack_outbox_depth 0$", stack.api("GET", "/metrics", server="server")[1], re.M), timeout=600)
+        wait_until("the last fan-out to be under way", lambda: stack.emulator(
+            "apns", "/_emulator/stats")["statuses"].get("200", 0) > before + len(update_tokens) // 10)
+        restart = os.environ.get("DROPTRACK_TEST_POSTGRES_RESTART_COMMAND", "scripts/postgres.sh restart")
+        subprocess.run(restart, shell=True, check=True, capture_output=True, timeout=120)
+        sent_by_then = stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0) - before
+        print(f"    PostgreSQL restarted when {sent_by_then} of the last step's pushes had been accepted")
+
+        def drained():
+            status, text, _ = stack.api("GET", "/metrics", server="server")
+            return status == 200 and re.search(r"^droptrack_outbox_depth 0$", text, re.M)
+        wait_until("every outbox row to be done", drained, timeout=600)
+        flush_failures = sum(metric(stack.api("GET", "/metrics", server=name)[1], "droptrack_store_errors_total")
+                             for name in survivors)
+        check(flush_failures > 0, f"the restart hit the survivors while they worked ({int(flush_failures)} failed "
+                                  "store transactions, retried)")
 
         print("4. what the devices hold")
         devices = {device["token"]: device for device in stack.emulator("apns", "/_emulator/devices")["devices"]}

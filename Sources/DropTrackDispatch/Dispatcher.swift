@@ -74,6 +74,9 @@ public final class Dispatcher: Sendable {
         metrics.declareCounter("droptrack_retries_total", help: "Sends rescheduled for another attempt.")
         metrics.declareCounter("droptrack_dead_letters_total", help: "Sends given up on.")
         metrics.declareCounter(
+            "droptrack_store_errors_total",
+            help: "Dispatcher store transactions that failed (the database away, say), by operation; each is retried.")
+        metrics.declareCounter(
             "droptrack_starts_in_doubt_total",
             help: "Push-to-start sends whose outcome a crash lost; never resent, so no device gets two activities.")
         metrics.declareCounter(
@@ -163,6 +166,7 @@ public final class Dispatcher: Sendable {
         let apps: [String]
         do { apps = try store.transaction { try $0.appsWithDueWork(now: now) } } catch {
             logger.error("dispatcher.store_failed", ["error": "\(error)"])
+            metrics.increment("droptrack_store_errors_total", ["operation": "find_due_work"])
             return 0
         }
         guard !apps.isEmpty else { return 0 }
@@ -324,6 +328,7 @@ public final class Dispatcher: Sendable {
             }
         } catch {
             logger.error("dispatcher.claim_failed", ["app": appID, "error": "\(error)"])
+            metrics.increment("droptrack_store_errors_total", ["operation": "claim"])
             return []
         }
     }
@@ -445,6 +450,7 @@ public final class Dispatcher: Sendable {
             // The rows stay claimed; their lease ends and they are sent again (duplicates are harmless:
             // the timestamp is unchanged and the device keeps the newest).
             logger.error("dispatcher.flush_failed", ["error": "\(error)", "sends": String(batch.count)])
+            metrics.increment("droptrack_store_errors_total", ["operation": "record_outcomes"])
             return
         }
         for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
@@ -491,6 +497,7 @@ public final class Dispatcher: Sendable {
             }
         } catch {
             logger.error("dispatcher.channel_recreate_failed", ["error": "\(error)"])
+            metrics.increment("droptrack_store_errors_total", ["operation": "recreate_channel"])
         }
         wake()
     }
