@@ -25,15 +25,22 @@ public final class PostgresStore: DeliveryStore {
     ///   - poolSize: the most connections this process opens.
     ///   - acquireTimeout: how long a transaction waits for a free connection before failing with
     ///     `StoreError.unavailable`.
+    ///   - statementTimeout: the longest one statement may run (PostgreSQL's `statement_timeout`);
+    ///     past it the statement fails with `StoreError.unavailable`. DropTrack's statements are short
+    ///     (bulk writes go in runs of at most 256 rows), so a long one means a database in trouble.
     /// - Throws: `StoreError` `.unavailable` when the server cannot be reached, `.engine` for a URL
     ///   libpq cannot parse or a failed migration, `.schemaTooNew` when the database was migrated by a
     ///   newer DropTrack. Messages never contain the password.
-    public init(url: String, poolSize: Int = 8, acquireTimeout: Duration = .seconds(10)) throws {
+    public init(
+        url: String, poolSize: Int = 8, acquireTimeout: Duration = .seconds(10),
+        statementTimeout: Duration = .seconds(60)
+    ) throws {
         guard poolSize > 0 else {
             throw StoreError(.engine, "the PostgreSQL pool size must be at least 1, not \(poolSize)")
         }
         target = try PostgresURL(url)
-        pool = PostgresConnectionPool(target: target, size: poolSize, acquireTimeout: acquireTimeout)
+        pool = PostgresConnectionPool(
+            target: target, size: poolSize, acquireTimeout: acquireTimeout, statementTimeout: statementTimeout)
         try pool.withConnection { try $0.migrate() }
     }
 
@@ -138,12 +145,14 @@ final class PostgresConnectionPool: Sendable {
     private let idle = Mutex<[PostgresConnection]>([])
     private let target: PostgresURL
     private let acquireTimeout: Duration
+    private let statementTimeout: Duration
     let size: Int
 
-    init(target: PostgresURL, size: Int, acquireTimeout: Duration) {
+    init(target: PostgresURL, size: Int, acquireTimeout: Duration, statementTimeout: Duration) {
         self.target = target
         self.size = size
         self.acquireTimeout = acquireTimeout
+        self.statementTimeout = statementTimeout
         available = DispatchSemaphore(value: size)
     }
 
@@ -157,7 +166,8 @@ final class PostgresConnectionPool: Sendable {
             )
         }
         defer { available.signal() }
-        let connection = try idle.withLock { $0.popLast() } ?? PostgresConnection(target)
+        let connection =
+            try idle.withLock { $0.popLast() } ?? PostgresConnection(target, statementTimeout: statementTimeout)
         // A connection goes back only when it is healthy and outside any transaction; a broken one is
         // closed here, and the next transaction opens a fresh one.
         defer { if connection.isReusable { idle.withLock { $0.append(connection) } } }
@@ -170,6 +180,7 @@ final class PostgresConnectionPool: Sendable {
 final class PostgresConnection: SQLConnection, @unchecked Sendable {
     private let handle: OpaquePointer
     private let target: PostgresURL
+    private let statementTimeoutMilliseconds: Int64
     /// SQL text → server-side prepared statement name. Prepared statements live as long as the
     /// server session, so a reconnect forgets them.
     private var statements: [String: String] = [:]
@@ -185,12 +196,18 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// Serialises migrations of one database across processes (the key is arbitrary but fixed: "DROPTRK").
     private static let migrationLock: Int64 = 0x44_52_4F_50_54_52_4B
 
-    init(_ target: PostgresURL) throws {
+    init(_ target: PostgresURL, statementTimeout: Duration) throws {
         self.target = target
+        let (seconds, attoseconds) = statementTimeout.components
+        statementTimeoutMilliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         // Earlier keywords are defaults the URL may override: expand_dbname = 1 expands the URL in place.
         // Both lists end with NULL.
-        let keywords: [String?] = ["connect_timeout", "fallback_application_name", "dbname", nil]
-        let values: [String?] = ["5", "droptrack", target.url, nil]
+        // TCP keepalives find a database host that vanished without closing the socket in about a minute.
+        let keywords: [String?] = [
+            "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "fallback_application_name", "dbname", nil,
+        ]
+        let values: [String?] = ["5", "1", "30", "10", "3", "droptrack", target.url, nil]
         let opened = Self.withCStrings(keywords) { keywords in
             Self.withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
@@ -211,6 +228,7 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     /// import's lookups took 200 ms each at 100k rows. Custom plans cost a little planning per call.
     private func configureSession() throws {
         try run("SET plan_cache_mode = force_custom_plan")
+        try run("SET statement_timeout = \(statementTimeoutMilliseconds)")
     }
 
     /// Healthy and outside a transaction: safe to lend again.
@@ -398,6 +416,11 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
             return StoreError(.conflict, message)
         case "40001", "40P01":
             return StoreError(.conflict, "\(message) (PostgreSQL rolled the transaction back; retry it)")
+        case "57014":
+            return StoreError(
+                .unavailable,
+                "\(message): a statement ran past the \(statementTimeoutMilliseconds) ms statement timeout (the database is overloaded, or another session holds a lock it needs); retry later"
+            )
         default:
             let shuttingDown = ["57P01", "57P02", "57P03"].contains(state ?? "")
             guard isBroken || shuttingDown || state?.hasPrefix("08") == true else {

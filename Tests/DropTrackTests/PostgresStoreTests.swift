@@ -193,6 +193,37 @@ struct PostgresStoreTests {
         #expect(secondVersion.withLock { $0 } == 2, "the second writer reads what the first one committed")
     }
 
+    @Test("a statement that waits past the statement timeout fails as unavailable, naming the timeout")
+    func statementTimeout() throws {
+        let (url, _) = try PostgresTestServer.freshSchema()
+        let holder = try PostgresStore(url: url)
+        let impatient = try PostgresStore(url: url, statementTimeout: .milliseconds(500))
+        try holder.transaction { try $0.insertActivity(sampleActivity()) }
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Background {
+            try holder.transaction { tx in
+                _ = try tx.activityForUpdate(app: "app", id: "a1")
+                locked.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }
+        #expect(locked.wait(timeout: .now() + 10) == .success)
+        let started = Date()
+        let error = #expect(throws: StoreError.self) {
+            try impatient.transaction { try $0.activityForUpdate(app: "app", id: "a1") }
+        }
+        release.signal()
+        #expect(holding.wait() == nil)
+        #expect(
+            error?.code == .unavailable && error?.message.contains("500 ms statement timeout") == true,
+            "\(String(describing: error))")
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(
+            try impatient.transaction { try $0.activityForUpdate(app: "app", id: "a1") }?.id == "a1",
+            "the same store works once the lock is gone")
+    }
+
     @Test("two replicas updating one activity at once: every version is distinct and timestamps only go up")
     func registryVersionsAcrossReplicas() throws {
         let (stores, _, _) = try replicas()
