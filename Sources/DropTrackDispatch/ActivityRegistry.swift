@@ -269,6 +269,7 @@ public final class ActivityRegistry: Sendable {
                         field: "activityId")
                 }
                 var activity = built
+                activity.timestamp = try Self.pushTimestamp(tx, now: now)
                 let destinations = try tx.tokens(app: appID, userId: userId, kinds: [.pushToStart, .fcm]).filter {
                     $0.isValid && ($0.kind == .fcm || $0.attributesType == type)
                 }
@@ -562,6 +563,12 @@ public final class ActivityRegistry: Sendable {
         }
     }
 
+    /// Seconds for the `timestamp` of a new version: the database's clock when replicas share one,
+    /// so a replica whose clock runs ahead cannot stamp versions in the future for all the others.
+    static func pushTimestamp(_ tx: any StoreTransaction, now: Date) throws -> Int64 {
+        Int64((try tx.databaseTime() ?? now).timeIntervalSince1970.rounded(.down))
+    }
+
     /// A new version of an activity: a newer timestamp, the priority after the budget, and a send
     /// requested to every live destination. Bursts coalesce: the outbox keeps one row per token
     /// and the sender reads the newest version.
@@ -590,7 +597,7 @@ public final class ActivityRegistry: Sendable {
         }
         activity.priority10Times = priority == 10 ? recent + [nowUnix] : recent
         activity.version += 1
-        activity.timestamp = max(nowUnix, activity.timestamp + 1)
+        activity.timestamp = max(try Self.pushTimestamp(tx, now: now), activity.timestamp + 1)
         activity.event = event
         activity.contentState = state
         activity.alert = carriedAlert

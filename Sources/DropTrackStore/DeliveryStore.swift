@@ -30,6 +30,10 @@ public struct OutboxStats: Sendable, Equatable {
 
 /// The primitive operations inside a transaction.
 public protocol StoreTransaction {
+    /// The database's own clock, for values every replica must agree on (the push timestamp), or
+    /// nil when the store lives in one process, whose clock is then the authority.
+    func databaseTime() throws -> Date?
+
     // MARK: Tokens
 
     /// A token by its fingerprint.

@@ -79,6 +79,8 @@ final class MemoryTransaction: StoreTransaction {
 
     func token(app: String, fingerprint: String) throws -> TokenRecord? { data.tokens[Self.key(app, fingerprint)] }
 
+    func databaseTime() throws -> Date? { nil }
+
     func saveTokens(_ tokens: [TokenRecord]) throws {
         for token in tokens { setToken(Self.key(token.app, token.fingerprint), token) }
     }

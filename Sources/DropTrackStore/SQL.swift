@@ -187,6 +187,16 @@ final class SQLTransaction: StoreTransaction {
         try connection.execute(dialect.render(sql), parameters)
     }
 
+    func databaseTime() throws -> Date? {
+        // SQLite runs inside this process: its clock is the process's.
+        guard dialect == .postgres else { return nil }
+        // clock_timestamp(), not now(): now() is frozen at the transaction's start, which may be
+        // before an earlier holder of the activity's row lock committed its timestamp.
+        return try query("SELECT EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION").first?.double(0).map {
+            Date(timeIntervalSince1970: $0)
+        }
+    }
+
     // MARK: Tokens
 
     private static let tokenColumns =

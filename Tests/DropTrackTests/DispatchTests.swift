@@ -254,6 +254,34 @@ struct DispatchTests {
         #expect(try states()[late] == nil, "a batch with an unknown activity writes nothing")
     }
 
+    @Test(
+        "the push timestamp comes from the database's clock when it has one, so a replica whose clock runs ahead cannot stamp the future",
+        arguments: StoreEngine.allCases)
+    func timestampClock(engine: StoreEngine) throws {
+        let ahead = Date() + 3600
+        let server = try ServerHarness(engine: engine, clock: ManualWallClock(ahead))
+        defer { server.stop() }
+        _ = try server.registry.startActivity(
+            app: "app1",
+            body: server.json(
+                #"{"activityId":"o-1","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"o-1"},"event":{"type":"delivery.step","data":{"step":"placed"}},"alert":{"title":"Order placed"},"idempotencyKey":"k-1"}"#
+            ))
+        func stamp() throws -> Int64 {
+            try #require(try server.store.transaction { try $0.activity(app: "app1", id: "o-1") }).timestamp
+        }
+        let started = try stamp()
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-1", body: server.json(#"{"type":"delivery.step","data":{"step":2}}"#))
+        let updated = try stamp()
+        #expect(updated > started)
+        let real = Int64(Date().timeIntervalSince1970)
+        if engine == .postgres {
+            #expect(abs(started - real) < 120 && abs(updated - real) < 120, "\(started) \(updated) vs \(real)")
+        } else {
+            #expect(started >= Int64(ahead.timeIntervalSince1970), "one process: its own clock is the authority")
+        }
+    }
+
     @Test("one app can see and change nothing of another's")
     func tenantIsolation() throws {
         let server = try ServerHarness()
