@@ -210,6 +210,7 @@ public final class APIRouter: HTTPHandler {
         case ["v1", "tokens", "push-to-start"]: ("/v1/tokens/push-to-start", ["POST"])
         case ["v1", "tokens", "activity"]: ("/v1/tokens/activity", ["POST"])
         case ["v1", "tokens", "fcm"]: ("/v1/tokens/fcm", ["POST"])
+        case ["v1", "tokens", "channel-subscription"]: ("/v1/tokens/channel-subscription", ["POST"])
         case let p where p.count == 3 && p[1] == "tokens": ("/v1/tokens/{fingerprint}", ["DELETE"])
         case ["v1", "activities"]: ("/v1/activities", ["POST"])
         case let p where p.count == 3 && p[1] == "activities": ("/v1/activities/{id}", ["GET", "PATCH"])
@@ -227,11 +228,12 @@ public final class APIRouter: HTTPHandler {
 
     func serve(_ request: HTTPRequest, template: String, parts: [String], app: String) throws(APIError) -> HTTPReply {
         switch template {
-        case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm":
+        case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription":
             let kind: TokenKind =
                 switch parts[2] {
                 case "push-to-start": .pushToStart
                 case "activity": .activity
+                case "channel-subscription": .channelSubscription
                 default: .fcm
                 }
             let (token, created) = try registry.registerToken(app: app, kind: kind, body: try body(request))

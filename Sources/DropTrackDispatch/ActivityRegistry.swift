@@ -94,6 +94,15 @@ public final class ActivityRegistry: Sendable {
         case .fcm:
             try reader.refuseUnknown(["userId", "deviceId", "token"])
             userId = try reader.string("userId")
+        case .channelSubscription:
+            try reader.refuseUnknown(["activityId", "deviceId"])
+            activityId = try reader.string("activityId")
+            let deviceId = try reader.string("deviceId") ?? ""
+            // Named by what it joins, so subscribing again is the same record.
+            let value = "channel-subscription:\(activityId ?? ""):\(deviceId)"
+            return TokenRegistration(
+                kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil, deviceId: deviceId,
+                attributesType: nil, activityId: activityId, environment: nil)
         }
         let deviceId = try reader.string("deviceId") ?? ""
         let token = try reader.string("token", maxLength: 4096) ?? ""
@@ -126,6 +135,7 @@ public final class ActivityRegistry: Sendable {
     func save(
         _ registrations: [TokenRegistration], app appID: String, tx: any StoreTransaction, now: Date
     ) throws -> [(token: TokenRecord, created: Bool)] {
+        let subscribing = Set(registrations.filter { $0.kind == .channelSubscription }.compactMap(\.activityId))
         for activityId in Set(registrations.compactMap(\.activityId)).sorted() {
             guard let activity = try tx.activity(app: appID, id: activityId) else {
                 throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
@@ -133,6 +143,12 @@ public final class ActivityRegistry: Sendable {
             guard activity.state != .dismissed else {
                 throw APIError(
                     409, "activity_over", "activity '\(activityId)' is dismissed; its tokens are discarded",
+                    field: "activityId")
+            }
+            guard activity.channelId != nil || !subscribing.contains(activityId) else {
+                throw APIError(
+                    409, "not_broadcast",
+                    "activity '\(activityId)' has no broadcast channel; start it with 'broadcast' to let devices subscribe, or register an update token",
                     field: "activityId")
             }
         }
@@ -146,7 +162,7 @@ public final class ActivityRegistry: Sendable {
             byDevice[token.deviceId, default: []].append(token.fingerprint)
         }
         var changed: [String] = []
-        var invalidated: [String] = []
+        var invalidated: [String: [String]] = [:]
         var results: [(token: TokenRecord, created: Bool)] = []
         results.reserveCapacity(registrations.count)
         for registration in registrations {
@@ -158,15 +174,21 @@ public final class ActivityRegistry: Sendable {
                 continue
             }
             for fingerprint in byDevice[registration.deviceId, default: []] {
-                guard var other = byFingerprint[fingerprint], other.isValid, other.kind == registration.kind,
+                guard var other = byFingerprint[fingerprint], other.isValid,
                     other.fingerprint != registration.fingerprint,
-                    other.attributesType == registration.attributesType,
-                    other.activityId == registration.activityId, other.userId == registration.userId
+                    other.activityId == registration.activityId
                 else { continue }
+                let replaced =
+                    other.kind == registration.kind && other.attributesType == registration.attributesType
+                    && other.userId == registration.userId
+                // A subscribed device gets the broadcast; its update tokens would send the same version twice.
+                let nowOnChannel = registration.kind == .channelSubscription && other.kind == .activity
+                guard replaced || nowOnChannel else { continue }
+                let reason = nowOnChannel ? "subscribed_to_channel" : "superseded"
                 other.invalidatedAt = now
-                other.invalidReason = "superseded"
+                other.invalidReason = reason
                 byFingerprint[fingerprint] = other
-                invalidated.append(fingerprint)
+                invalidated[reason, default: []].append(fingerprint)
             }
             let record = TokenRecord(
                 app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
@@ -183,8 +205,10 @@ public final class ActivityRegistry: Sendable {
         // earlier reason if another transaction got there first.
         var toSave = Set<String>()
         let saved = changed.filter { toSave.insert($0).inserted }.compactMap { byFingerprint[$0] }
-        try tx.invalidateTokens(
-            app: appID, fingerprints: invalidated.filter { !toSave.contains($0) }, reason: "superseded", at: now)
+        for (reason, fingerprints) in invalidated.sorted(by: { $0.key < $1.key }) {
+            try tx.invalidateTokens(
+                app: appID, fingerprints: fingerprints.filter { !toSave.contains($0) }, reason: reason, at: now)
+        }
         try tx.saveTokens(saved)
         return results
     }
@@ -477,6 +501,7 @@ public final class ActivityRegistry: Sendable {
             "destinationsByKind": .object(
                 Dictionary(grouping: destinations, by: \.kind.rawValue).mapValues { .number(Double($0.count)) }),
             "startAt": activity.startAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+            "channelId": activity.channelId.map { .string($0) } ?? .null,
         ])
     }
 
@@ -799,6 +824,7 @@ public final class ActivityRegistry: Sendable {
             devices += try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart, .fcm]).filter {
                 $0.kind == .fcm || $0.attributesType == activity.attributesType
             }
+            devices += try tx.channelSubscriptions(app: appID, activityId: activityId)
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)
             let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
             return .object([
@@ -810,6 +836,7 @@ public final class ActivityRegistry: Sendable {
                 "staleDate": activity.staleDate.map { .number(Double($0)) } ?? .null,
                 "dismissAt": activity.dismissAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
                 "pendingSends": .number(Double(pending)),
+                "channelId": activity.channelId.map { .string($0) } ?? .null,
                 "devices": .array(devices.map(Self.deviceJSON)),
                 "timeline": .array(timeline.map(Self.timelineJSON)),
             ])

@@ -45,6 +45,8 @@ public protocol StoreTransaction {
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord]
     /// The update tokens registered for an activity (valid or not).
     func tokens(app: String, activityId: String) throws -> [TokenRecord]
+    /// The devices that registered they subscribed to an activity's broadcast channel.
+    func channelSubscriptions(app: String, activityId: String) throws -> [TokenRecord]
     /// The tokens registered from these devices (valid or not), oldest first: what new tokens may
     /// supersede.
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord]

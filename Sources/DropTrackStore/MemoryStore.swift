@@ -95,6 +95,11 @@ final class MemoryTransaction: StoreTransaction {
             .sorted { $0.createdAt < $1.createdAt }
     }
 
+    func channelSubscriptions(app: String, activityId: String) throws -> [TokenRecord] {
+        data.tokens.values.filter { $0.app == app && $0.kind == .channelSubscription && $0.activityId == activityId }
+            .sorted { $0.createdAt < $1.createdAt }
+    }
+
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
         let devices = Set(deviceIds)
         return data.tokens.values.filter { $0.app == app && devices.contains($0.deviceId) }

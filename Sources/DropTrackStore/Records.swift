@@ -9,6 +9,10 @@ public enum TokenKind: String, Sendable, Codable, CaseIterable {
     case activity
     /// Android FCM registration token: per device.
     case fcm
+    /// Not a token: a record that an iOS 18 device subscribed to a broadcast activity's channel,
+    /// which reaches it with one broadcast per event. The device's update tokens for that activity
+    /// are then superseded, so it is not sent the same version twice.
+    case channelSubscription = "channel_subscription"
 }
 
 /// A stored token. The raw token is kept to send to; everywhere else it is named by `fingerprint`.

@@ -261,6 +261,13 @@ final class SQLTransaction: StoreTransaction {
         ).map(token)
     }
 
+    func channelSubscriptions(app: String, activityId: String) throws -> [TokenRecord] {
+        try query(
+            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY created_at",
+            [.text(app), .text(activityId)]
+        ).map(token)
+    }
+
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
         var found: [TokenRecord] = []
         try eachRun(of: deviceIds) { marks, values in

@@ -168,6 +168,55 @@ struct BroadcastTests {
         #expect(audience.server.apns.emulator.records(after: 0).isEmpty)
     }
 
+    @Test(
+        "a device registers that it subscribed: the start and GET give the channel id, its update token stops, and again is a no-op"
+    )
+    func channelSubscription() throws {
+        let audience = try MixedAudience()
+        defer { audience.stop() }
+        let server = audience.server
+        let started = try audience.start("match-9", broadcast: #"{"storagePolicy":"most-recent"}"#)
+        try server.drain()
+        let channel = try #require(
+            try server.store.transaction { try $0.activity(app: "app1", id: "match-9") }?.channelId)
+        #expect(started["channelId"]?.stringValue == channel)
+        #expect(try server.registry.describe(app: "app1", activityId: "match-9")["channelId"]?.stringValue == channel)
+        #expect(
+            eventually {
+                (try? server.store.transaction { try $0.tokens(app: "app1", activityId: "match-9") })?.count == 1
+            }, "the iOS 17 phone registered its update token")
+
+        func subscribe(_ activity: String) throws -> (token: TokenRecord, created: Bool) {
+            try server.registry.registerToken(
+                app: "app1", kind: .channelSubscription,
+                body: .object(["activityId": .string(activity), "deviceId": .string("iphone-17")]))
+        }
+        let (subscription, created) = try subscribe("match-9")
+        #expect(created && subscription.kind == .channelSubscription)
+        #expect(try subscribe("match-9").created == false)
+        let devices = try server.registry.describe(app: "app1", activityId: "match-9")["devices"]?.arrayValue ?? []
+        #expect(
+            devices.contains {
+                $0["kind"]?.stringValue == "channel_subscription" && $0["deviceId"]?.stringValue == "iphone-17"
+            })
+        #expect(
+            devices.contains {
+                $0["kind"]?.stringValue == "activity" && $0["invalidReason"]?.stringValue == "subscribed_to_channel"
+            })
+        let next = try server.registry.applyEvent(
+            app: "app1", activityId: "match-9",
+            body: server.json(#"{"type":"delivery.step","data":{"step":"confirmed"}}"#))
+        #expect(next["destinations"]?.numberValue == 2, "the channel and the Android phone; no update token")
+
+        _ = try server.registry.startActivity(
+            app: "app1",
+            body: server.json(
+                #"{"activityId":"plain","userId":"fans","attributesType":"DeliveryAttributes","attributes":{"orderId":"p"},"event":{"type":"delivery.step","data":{"step":"placed"}},"alert":{"title":"Hi"},"idempotencyKey":"plain"}"#
+            ))
+        let refused = #expect(throws: APIError.self) { try subscribe("plain") }
+        #expect(refused?.code == "not_broadcast" && refused?.status == 409 && refused?.field == "activityId")
+    }
+
     @Test("the broadcast benchmark's loop: one request reaches every device on the channel")
     func broadcastBench() throws {
         let figures = try BroadcastBench.run(subscribers: 300)
