@@ -438,7 +438,7 @@ public final class Dispatcher: Sendable {
                     }
                 }
                 for (sentVersion, ids) in delivered {
-                    try tx.completeOutbox(ids: ids, sentVersion: sentVersion, now: now)
+                    try tx.completeOutbox(ids: ids, sentVersion: sentVersion, owner: owner, now: now)
                 }
                 try tx.appendTimeline(timeline)
                 for (_, activity) in touched where try !tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
@@ -511,7 +511,7 @@ public final class Dispatcher: Sendable {
             attempts: entry.attempts, firstQueuedAt: entry.firstQueuedAt, now: now, retryAfter: retryAfter)
         {
         case .retry(let at):
-            try tx.rescheduleOutbox(id: entry.id, availableAt: at, error: result.explanation)
+            try tx.rescheduleOutbox(id: entry.id, owner: owner, availableAt: at, error: result.explanation)
             metrics.increment("droptrack_retries_total", ["provider": work.provider])
             remedy = "retry"
             note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"

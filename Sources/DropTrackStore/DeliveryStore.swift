@@ -83,10 +83,11 @@ public protocol StoreTransaction {
     /// Apps with rows due now.
     func appsWithDueWork(now: Date) throws -> [String]
     /// The sends of `sentVersion` are final: each row goes, unless a newer version was requested
-    /// meanwhile, in which case it is released to send again at once.
-    func completeOutbox(ids: [Int64], sentVersion: Int64, now: Date) throws
-    /// Releases the row to try again at `availableAt`.
-    func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws
+    /// meanwhile, in which case it is released to send again at once. Only rows `owner` still holds
+    /// are touched: one whose lease ran out and that another worker claimed is that worker's now.
+    func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws
+    /// Releases the row, if `owner` still holds it, to try again at `availableAt`.
+    func rescheduleOutbox(id: Int64, owner: String, availableAt: Date, error: String) throws
     /// Parks the row as a dead letter: kept, never sent.
     func deadLetterOutbox(id: Int64, error: String) throws
     /// Removes the row (its token is gone or its activity is over).

@@ -216,9 +216,9 @@ final class MemoryTransaction: StoreTransaction {
         setOutboxIndex(entry.app + "\u{1F}" + entry.activityId + "\u{1F}" + entry.tokenFingerprint, nil)
     }
 
-    func completeOutbox(ids: [Int64], sentVersion: Int64, now: Date) throws {
+    func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws {
         for id in ids {
-            guard var entry = data.outbox[id] else { continue }
+            guard var entry = data.outbox[id], entry.claimedBy == owner else { continue }
             if entry.requestedVersion > sentVersion {
                 entry.claimedBy = nil
                 entry.claimedUntil = nil
@@ -231,8 +231,8 @@ final class MemoryTransaction: StoreTransaction {
         }
     }
 
-    func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws {
-        guard var entry = data.outbox[id] else { return }
+    func rescheduleOutbox(id: Int64, owner: String, availableAt: Date, error: String) throws {
+        guard var entry = data.outbox[id], entry.claimedBy == owner else { return }
         entry.claimedBy = nil
         entry.claimedUntil = nil
         entry.availableAt = availableAt

@@ -489,23 +489,24 @@ final class SQLTransaction: StoreTransaction {
         ).compactMap { $0.text(0) }
     }
 
-    func completeOutbox(ids: [Int64], sentVersion: Int64, now: Date) throws {
+    func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws {
         for run in Self.runs(ids.count) {
             let marks = Array(repeating: "?", count: run.count).joined(separator: ", ")
             let values = ids[run].map { SQLValue.int($0) }
             try execute(
-                "DELETE FROM outbox WHERE id IN (\(marks)) AND requested_version <= ?", values + [.int(sentVersion)])
+                "DELETE FROM outbox WHERE id IN (\(marks)) AND requested_version <= ? AND claimed_by = ?",
+                values + [.int(sentVersion), .text(owner)])
             // What is left asked for a newer version while this one was in flight.
             try execute(
-                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, attempts = 0 WHERE id IN (\(marks))",
-                [SQLValue(now)] + values)
+                "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, attempts = 0 WHERE id IN (\(marks)) AND claimed_by = ?",
+                [SQLValue(now)] + values + [.text(owner)])
         }
     }
 
-    func rescheduleOutbox(id: Int64, availableAt: Date, error: String) throws {
+    func rescheduleOutbox(id: Int64, owner: String, availableAt: Date, error: String) throws {
         try execute(
-            "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, last_error = ? WHERE id = ?",
-            [SQLValue(availableAt), .text(error), .int(id)])
+            "UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, last_error = ? WHERE id = ? AND claimed_by = ?",
+            [SQLValue(availableAt), .text(error), .int(id), .text(owner)])
     }
 
     func deadLetterOutbox(id: Int64, error: String) throws {

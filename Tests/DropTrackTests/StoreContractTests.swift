@@ -174,7 +174,19 @@ struct StoreContractTests {
         #expect(taken.count == 1 && taken[0].attempts == 2 && taken[0].claimedBy == "w2")
         #expect(first.allSatisfy { !$0.inDoubt })
         #expect(taken[0].inDoubt, "w1's lease ran out with no outcome: the send may have happened")
-        try store.transaction { try $0.rescheduleOutbox(id: taken[0].id, availableAt: now + 31, error: "503") }
+        // w1 answers late, after w2 took the row over: the row stays w2's.
+        try store.transaction { (tx) throws in
+            try tx.completeOutbox(ids: [taken[0].id], sentVersion: 99, owner: "w1", now: now + 32)
+            try tx.rescheduleOutbox(id: taken[0].id, owner: "w1", availableAt: now, error: "late")
+        }
+        #expect(try store.transaction { try $0.outboxStats().depth } == 2)
+        let meanwhile = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w4", until: now + 40, now: now + 32)
+        }
+        #expect(meanwhile.map(\.id) == first.map(\.id).filter { $0 != taken[0].id }, "w2 still holds its row")
+        try store.transaction {
+            try $0.rescheduleOutbox(id: taken[0].id, owner: "w2", availableAt: now + 31, error: "503")
+        }
         let retried = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w3", until: now + 200, now: now + 100)
         }
@@ -220,14 +232,16 @@ struct StoreContractTests {
             try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 2, availableAt: now, now: now)
         }
         try store.transaction { (tx) throws in
-            try tx.completeOutbox(ids: [f1.id, f2.id], sentVersion: 1, now: now + 1)
+            try tx.completeOutbox(ids: [f1.id, f2.id], sentVersion: 1, owner: "w", now: now + 1)
         }
         #expect(try store.transaction { try $0.outboxStats().depth } == 1)
         let again = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now + 1)
         }
         #expect(again.map(\.tokenFingerprint) == ["f2"] && again[0].requestedVersion == 2)
-        try store.transaction { try $0.rescheduleOutbox(id: again[0].id, availableAt: now + 100, error: "503") }
+        try store.transaction {
+            try $0.rescheduleOutbox(id: again[0].id, owner: "w", availableAt: now + 100, error: "503")
+        }
         #expect(
             try store.transaction { try $0.claim(app: "app", limit: 10, owner: "w", until: now + 130, now: now + 50) }
                 .isEmpty)
