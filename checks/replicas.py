@@ -14,6 +14,7 @@ Usage: replicas.py PATH/TO/droptrack [ACTIVITIES] [TOKENS_PER_ACTIVITY]
 Needs DROPTRACK_TEST_POSTGRES_URL (scripts/postgres.sh prints it); the database is restarted with
 DROPTRACK_TEST_POSTGRES_RESTART_COMMAND (default: scripts/postgres.sh restart).
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -95,6 +96,21 @@ try:
         import_tokens([{"kind": "push_to_start", "userId": f"user-{index}", "deviceId": f"phone-{index}",
                         "token": token, "environment": "sandbox", "attributesType": "DeliveryAttributes"}
                        for index, token in start_tokens.items()])
+        # The same start (one idempotency key) to all three replicas at once.
+        race_token = secrets.token_hex(32)
+        import_tokens([{"kind": "push_to_start", "userId": "racer", "deviceId": "racer-phone", "token": race_token,
+                        "environment": "sandbox", "attributesType": "DeliveryAttributes"}])
+        race = {"activityId": "race", "userId": "racer", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "R-1"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+                "alert": {"title": "Order placed"}, "idempotencyKey": "race-start"}
+        with concurrent.futures.ThreadPoolExecutor(len(REPLICAS) * 2) as pool:
+            answers = list(pool.map(lambda name: stack.api("POST", "/v1/activities", race, server=name),
+                                    REPLICAS * 2))
+        statuses = sorted(status for status, _, _ in answers)
+        check(statuses == [200] * (len(answers) - 1) + [201],
+              f"the same start sent {len(answers)} times to {len(REPLICAS)} replicas at once: one 201, the rest 200 "
+              f"({statuses})")
+        check(all(body == answers[0][1] for _, body, _ in answers), "every replica gave the same answer")
         post_round_robin(lambda i: "/v1/activities", lambda i: {
             "activityId": f"act-{i}", "userId": f"user-{i}", "attributesType": "DeliveryAttributes",
             "attributes": {"orderId": f"O-{i}"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
@@ -152,6 +168,8 @@ try:
                  or devices[token].get("latestContentState") != finals[key[0]]["contentState"]
                  or devices[token].get("latestTimestamp") != finals[key[0]]["timestamp"]]
         check(not wrong, f"all {len(update_tokens)} update tokens end on their activity's final state ({len(wrong)} do not)")
+        check(devices.get(race_token, {}).get("accepted", {}).get("start", 0) == 1,
+              "the start raced to three replicas reached its phone once")
         starts = [devices.get(token, {}).get("accepted", {}).get("start", 0) for token in start_tokens.values()]
         survivor_metrics = [stack.api("GET", "/metrics", server=name)[1] for name in survivors]
         in_doubt = sum(metric(text, "droptrack_starts_in_doubt_total") for text in survivor_metrics)
