@@ -242,6 +242,9 @@ public struct AndroidMessagePriority: Sendable, Equatable, Codable {
 /// A simulated Android 16 phone running the handbook's `DroptrackFcmService` and
 /// `DeliveryNotifier`: it turns FCM data messages into promoted `ProgressStyle` notifications,
 /// and applies the system's rules (promotion, chip, update shedding, the 50-notification cap).
+/// FCM's side that only a device sees is modelled here too, so the catalog's device-only traps
+/// can be observed: priority demotion (DT-113), the offline store and `onDeletedMessages`
+/// (DT-114), and the user's dismissal or demotion (DT-115).
 public final class AndroidLiveUpdatePhone: Sendable {
     /// The brand colour the notifier sets.
     public static let brandColor = "#FF5A1F"

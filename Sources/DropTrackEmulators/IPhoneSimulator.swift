@@ -92,6 +92,7 @@ public struct IPhoneDrop: Sendable, Equatable, Codable {
 /// creates an activity (decoded with the contract types) and issues an update token; updates older
 /// than the one applied, undecodable content-state, oversize pushes and priority-10 updates over the
 /// budget are dropped with a reason; `stale-date`, dismissal policies and the 8-hour limit apply.
+/// The app's local updates join the same timestamp order (DT-081).
 /// The app's part (registering tokens with the server) is the `onToken` callback.
 public final class IPhoneSimulator: Sendable {
     /// iOS ends an activity after 8 hours.
