@@ -142,10 +142,15 @@ struct DemoRoutes: RouteExtension {
         }
         let notifications = demo.android.notifications.map(Self.notificationJSON)
         let iphoneDrops = demo.iphone.drops.suffix(50).map { DemoStack.dropJSON($0, device: "iphone") }
-        let androidDrops = demo.android.drops.suffix(50).map { drop -> JSONValue in
+        // Findings (shown, but a trap anyway: not promoted, a demoted priority, a card the user demoted)
+        // share the list with drops, in the order they happened, because the E traps show up as both.
+        let androidRecords =
+            demo.android.drops.map { (kind: "drop", record: $0) }
+            + demo.android.findings.map { (kind: "finding", record: $0) }
+        let androidDrops = androidRecords.sorted { $0.record.at < $1.record.at }.suffix(50).map { entry -> JSONValue in
             .object([
-                "device": .string("android"), "reason": .string(drop.reason),
-                "trap": drop.trap.map { .string($0) } ?? .null,
+                "device": .string("android"), "kind": .string(entry.kind), "reason": .string(entry.record.reason),
+                "trap": entry.record.trap.map { .string($0) } ?? .null,
             ])
         }
         return .object([

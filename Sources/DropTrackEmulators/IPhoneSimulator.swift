@@ -44,8 +44,12 @@ public struct SimulatedActivity: Sendable, Equatable, Codable {
     public var updateToken: String
     /// The iOS 18 broadcast channel it listens on.
     public var channelID: String?
-    /// The newest `timestamp` applied.
+    /// The newest `timestamp` applied, by a push or by the app's local update: ActivityKit keeps
+    /// one order for both.
     public var timestamp: Int64
+    /// The timestamp of the newest local update, while it is still the newest applied; nil once a
+    /// push overtakes it. A push blocked by it is trap DT-081, not DT-020.
+    public var localUpdateTimestamp: Int64?
     public var startedAt: Date
     public var staleDate: Date?
     public var relevanceScore: Double?
@@ -88,6 +92,7 @@ public struct IPhoneDrop: Sendable, Equatable, Codable {
 /// creates an activity (decoded with the contract types) and issues an update token; updates older
 /// than the one applied, undecodable content-state, oversize pushes and priority-10 updates over the
 /// budget are dropped with a reason; `stale-date`, dismissal policies and the 8-hour limit apply.
+/// The app's local updates join the same timestamp order (DT-081).
 /// The app's part (registering tokens with the server) is the `onToken` callback.
 public final class IPhoneSimulator: Sendable {
     /// iOS ends an activity after 8 hours.
@@ -224,6 +229,48 @@ public final class IPhoneSimulator: Sendable {
         return id
     }
 
+    /// The app updates an activity itself (`Activity.update(_:alertConfiguration:timestamp:)`):
+    /// ActivityKit orders it with the pushes by `timestamp`, so it is ignored when older than what
+    /// is shown, and pushes stamped earlier than it are ignored afterwards (DT-081). Returns true
+    /// when applied.
+    @discardableResult
+    public func localUpdate(activityId: String, contentState: JSONValue, timestamp: Int64) -> Bool {
+        let now = clock.now()
+        return state.withLock { state in
+            func refuse(_ trap: String?, _ reason: String) -> Bool {
+                state.drops.append(
+                    IPhoneDrop(
+                        at: now, token: "local", event: "local-update", activityId: activityId, trap: trap,
+                        reason: reason))
+                return false
+            }
+            guard var activity = state.activities[activityId] else {
+                return refuse(nil, "the app updated an activity this phone does not have")
+            }
+            switch activity.phase(at: now) {
+            case "ended", "dismissed":
+                return refuse(
+                    "DT-081",
+                    "the activity has ended; ActivityKit ignores local updates after the end as it does pushes")
+            default: break
+            }
+            guard timestamp > activity.timestamp else {
+                return refuse(
+                    "DT-081",
+                    "the local update stamped \(timestamp) is not newer than \(activity.timestamp), already applied; ActivityKit ignores it"
+                )
+            }
+            if let problem = Self.decodeProblem(contentState, type: activity.attributesType) {
+                return refuse(problem.trap, "the local content-state does not decode: \(problem.reason)")
+            }
+            activity.contentState = contentState
+            activity.timestamp = timestamp
+            activity.localUpdateTimestamp = timestamp
+            state.activities[activityId] = activity
+            return true
+        }
+    }
+
     /// One broadcast APNs delivered on `channelID`: it reaches every activity started on that channel.
     public func receiveBroadcast(channelID: String, payload: [UInt8], priority: Int) {
         let now = clock.now()
@@ -311,6 +358,12 @@ public final class IPhoneSimulator: Sendable {
             return drop(event, id, nil, "an update token takes 'update' or 'end', not '\(event)'")
         }
         guard let timestamp else { return drop(event, id, "DT-019", "no 'timestamp': ActivityKit cannot order it") }
+        if let local = activity.localUpdateTimestamp, timestamp <= local {
+            return drop(
+                event, id, "DT-081",
+                "timestamp \(timestamp) is not newer than the app's local update stamped \(local); local and push updates share one order, so the push is ignored"
+            )
+        }
         guard timestamp > activity.timestamp else {
             return drop(
                 event, id, "DT-020",
@@ -334,6 +387,7 @@ public final class IPhoneSimulator: Sendable {
         }
         activity.contentState = stateValue
         activity.timestamp = timestamp
+        activity.localUpdateTimestamp = nil
         if let stale = aps["stale-date"]?.numberValue { activity.staleDate = Date(timeIntervalSince1970: stale) }
         if let score = aps["relevance-score"]?.numberValue { activity.relevanceScore = score }
         if let alert = aps["alert"] { activity.lastAlert = alertText(alert) }

@@ -216,4 +216,166 @@ struct AndroidModelTests {
         #expect(many.shownProgress == 60)
         #expect(ProgressStyleModel(segments: [], points: [], progress: 150, trackerIcon: nil).shownProgress == 100)
     }
+
+    @Test("DT-111: a Live Update that cannot be promoted is recorded with the reasons; the end is not")
+    func notPromotable() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(
+            settings: AndroidDeviceSettings(promotedPermissionGranted: false), clock: clock)
+        let shown = try #require(phone.receive(data: message(.onTheWay, sequence: 1)))
+        #expect(!shown.promoted && shown.chip == .none)
+        let finding = try #require(phone.findings.last)
+        #expect(finding.trap == "DT-111" && finding.activityId == "act-1")
+        #expect(finding.reason.contains("POST_PROMOTED_NOTIFICATIONS"))
+        #expect(phone.drops.isEmpty, "it is shown, as an ordinary notification")
+
+        let allowed = AndroidLiveUpdatePhone(clock: clock)
+        allowed.receive(data: message(.onTheWay, sequence: 1))
+        allowed.receive(data: message(.delivered, sequence: 2))
+        #expect(allowed.findings.isEmpty, "an ended delivery is meant to stop being a Live Update")
+        allowed.receive(data: message(.nearby, sequence: 3))
+        allowed.updateSettings { $0.userAllowsLiveUpdates = false }
+        #expect(allowed.findings.map(\.trap) == ["DT-111"])
+        #expect(allowed.findings.last?.reason.contains("turned Live Updates off") == true)
+        #expect(allowed.notification(forActivity: "act-1")?.chip == LiveUpdateChip.none)
+    }
+
+    @Test("DT-112: a shed update is recorded and the card keeps the previous state")
+    func shedKeepsPreviousState() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(clock: clock)
+        phone.receive(data: message(.placed, sequence: 0))
+        for index in 1...5 {
+            clock.advance(by: 0.1)
+            #expect(phone.receive(data: message(.onTheWay, sequence: Int64(index))) != nil)
+        }
+        clock.advance(by: 0.1)
+        #expect(phone.receive(data: message(.nearby, sequence: 6)) == nil)
+        let drop = try #require(phone.drops.last)
+        #expect(drop.trap == "DT-112" && drop.activityId == "act-1")
+        #expect(drop.reason.contains("per second"))
+        let card = try #require(phone.notification(forActivity: "act-1"))
+        #expect(card.title == DeliveryStep.onTheWay.status && card.sequence == 5)
+    }
+
+    @Test(
+        "DT-113: after K high-priority messages that showed nothing, high priority arrives as normal, until the window passes"
+    )
+    func highPriorityDemoted() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(
+            settings: AndroidDeviceSettings(
+                deprioritizeAfterInvisibleHighPriority: 2, deprioritizationWindowSeconds: 3600),
+            clock: clock)
+        phone.receive(data: message(.onTheWay, sequence: 1))
+        #expect(phone.userDismiss(activityId: "act-1"))
+        phone.receive(data: message(.nearby, sequence: 2))
+        phone.receive(data: message(.delivered, sequence: 3))
+        #expect(phone.priorities.allSatisfy { $0.delivered == "high" })
+        #expect(!phone.findings.contains { $0.trap == "DT-113" })
+
+        var next = message(.placed, sequence: 1)
+        next["activityId"] = "act-2"
+        let shown = try #require(phone.receive(data: next), "a demoted message still shows")
+        #expect(shown.title == DeliveryStep.placed.status)
+        #expect(
+            phone.priorities.last == AndroidMessagePriority(activityId: "act-2", original: "high", delivered: "normal"))
+        let finding = try #require(phone.findings.last)
+        #expect(finding.trap == "DT-113" && finding.reason.contains("delivered as normal"))
+        #expect(!phone.findings.contains { $0.trap == "DT-094" }, "the server sent high; DT-094 is the server's choice")
+
+        clock.advance(by: 3601)
+        next["sequence"] = "2"
+        phone.receive(data: next)
+        #expect(phone.priorities.last?.delivered == "high", "the invisible messages left the window")
+    }
+
+    @Test("DT-113: when updates to a shown notification do not count as visible, they also lead to demotion")
+    func updatesNotVisible() {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(
+            settings: AndroidDeviceSettings(deprioritizeAfterInvisibleHighPriority: 2, updatesCountAsVisible: false),
+            clock: clock)
+        for sequence in 1...4 {
+            clock.advance(by: 2)
+            phone.receive(data: message(.onTheWay, sequence: Int64(sequence)))
+        }
+        #expect(phone.priorities.map(\.delivered) == ["high", "high", "high", "normal"])
+        #expect(phone.findings.map(\.trap) == ["DT-113"])
+    }
+
+    @Test(
+        "DT-114: offline with more than 100 pending, FCM drops the backlog; the card stays stale until the next message"
+    )
+    func deletedMessages() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(clock: clock)
+        phone.receive(data: message(.pickedUp, sequence: 1))
+        phone.goOffline()
+        for sequence in 2...102 {
+            #expect(phone.receive(data: message(.onTheWay, sequence: Int64(sequence))) == nil)
+        }
+        #expect(phone.pendingMessages == 0, "the 101st message made FCM discard the store")
+        #expect(phone.received == 1)
+        clock.advance(by: 3600)
+        phone.goOnline()
+        let drop = try #require(phone.drops.last)
+        #expect(drop.trap == "DT-114" && drop.activityId == "act-1")
+        #expect(drop.reason.contains("onDeletedMessages") && drop.reason.contains("101"))
+        let stale = try #require(phone.notification(forActivity: "act-1"))
+        #expect(stale.staleAfterDeletedMessages && stale.title == DeliveryStep.pickedUp.status)
+        let fresh = try #require(phone.receive(data: message(.nearby, sequence: 103)))
+        #expect(!fresh.staleAfterDeletedMessages && fresh.title == DeliveryStep.nearby.status)
+    }
+
+    @Test("offline with a few pending messages, they arrive in order on reconnect and nothing is lost")
+    func shortOffline() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(clock: clock)
+        phone.receive(data: message(.pickedUp, sequence: 1))
+        phone.goOffline()
+        #expect(!phone.isOnline)
+        phone.receive(data: message(.onTheWay, sequence: 2))
+        phone.receive(data: message(.nearby, sequence: 3))
+        #expect(phone.pendingMessages == 2 && phone.received == 1)
+        clock.advance(by: 60)
+        phone.goOnline()
+        #expect(phone.pendingMessages == 0 && phone.received == 3)
+        #expect(phone.notification(forActivity: "act-1")?.title == DeliveryStep.nearby.status)
+        #expect(phone.drops.isEmpty)
+    }
+
+    @Test("DT-115: after the user dismisses the Live Update, later updates are recorded and not shown again")
+    func userDismissed() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(clock: clock)
+        phone.receive(data: message(.onTheWay, sequence: 1))
+        #expect(phone.userDismiss(activityId: "act-1"))
+        #expect(phone.notifications.isEmpty && phone.dismissedActivities == ["act-1"])
+        clock.advance(by: 30)
+        #expect(phone.receive(data: message(.nearby, sequence: 2)) == nil)
+        let drop = try #require(phone.drops.last)
+        #expect(drop.trap == "DT-115" && drop.activityId == "act-1")
+        #expect(drop.reason.contains("the user dismissed this Live Update and the server keeps updating"))
+        #expect(phone.notification(forActivity: "act-1") == nil)
+        #expect(!phone.userDismiss(activityId: "act-9"), "nothing to dismiss")
+
+        let locked = AndroidLiveUpdatePhone(settings: AndroidDeviceSettings(deviceLocked: true), clock: clock)
+        locked.receive(data: message(.onTheWay, sequence: 1))
+        #expect(!locked.userDismiss(activityId: "act-1"), "an ongoing notification cannot be dismissed while locked")
+        #expect(locked.notifications.count == 1)
+    }
+
+    @Test("DT-115: after the user demotes the Live Update, updates show as a plain notification and are recorded")
+    func userDemoted() throws {
+        let clock = ManualWallClock(start)
+        let phone = AndroidLiveUpdatePhone(clock: clock)
+        phone.receive(data: message(.onTheWay, sequence: 1))
+        #expect(phone.userDemote(activityId: "act-1"))
+        #expect(phone.notification(forActivity: "act-1")?.promoted == false)
+        clock.advance(by: 30)
+        let shown = try #require(phone.receive(data: message(.nearby, sequence: 2)))
+        #expect(!shown.promoted && shown.chip == .none && shown.title == DeliveryStep.nearby.status)
+        #expect(phone.findings.map(\.trap) == ["DT-115"], "the demotion is the user's, not a DT-111 build problem")
+    }
 }

@@ -172,6 +172,30 @@ struct IPhoneSimulatorTests {
         #expect(phone.activities[0].contentState == Push.state(.preparing))
     }
 
+    @Test("DT-081: a local update and pushes share one timestamp order; a push stamped before it is ignored")
+    func localUpdateOrder() throws {
+        let (phone, _, _, token) = try started()
+        let id = try #require(phone.activities.first?.id)
+        phone.receive(token: token, payload: Push.update(.confirmed, timestamp: 1_796_000_010), priority: 5)
+        #expect(phone.localUpdate(activityId: id, contentState: Push.state(.preparing), timestamp: 1_796_000_020))
+        #expect(phone.activities[0].contentState == Push.state(.preparing))
+        phone.receive(token: token, payload: Push.update(.pickedUp, timestamp: 1_796_000_015), priority: 5)
+        #expect(phone.activities[0].contentState == Push.state(.preparing), "the local update still shows")
+        #expect(phone.drops.map(\.trap) == ["DT-081"])
+        #expect(phone.drops[0].reason.contains("local update stamped 1796000020"))
+        #expect(!phone.localUpdate(activityId: id, contentState: Push.state(.confirmed), timestamp: 1_796_000_018))
+        #expect(phone.drops.last?.trap == "DT-081" && phone.drops.last?.event == "local-update")
+        phone.receive(token: token, payload: Push.update(.onTheWay, timestamp: 1_796_000_030), priority: 5)
+        #expect(phone.activities[0].contentState == Push.state(.onTheWay))
+        phone.receive(token: token, payload: Push.update(.nearby, timestamp: 1_796_000_025), priority: 5)
+        #expect(phone.drops.last?.trap == "DT-020", "once a push is newest, push-vs-push ordering is DT-020 again")
+        phone.receive(
+            token: token, payload: Push.update(.delivered, timestamp: 1_796_000_040, event: "end"), priority: 10)
+        #expect(!phone.localUpdate(activityId: id, contentState: Push.state(.nearby), timestamp: 1_796_000_050))
+        #expect(phone.drops.last?.trap == "DT-081" && phone.drops.last?.reason.contains("ended") == true)
+        #expect(phone.activities[0].contentState == Push.state(.delivered))
+    }
+
     @Test("with Live Activities off a start is refused; a start without alert or attributes is dropped")
     func refusedStarts() throws {
         let (off, offLog, _) = phone(IPhoneSettings(liveActivitiesEnabled: false))
