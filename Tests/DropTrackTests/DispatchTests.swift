@@ -399,6 +399,49 @@ struct DispatchTests {
         #expect(try server.store.transaction { try $0.activity(app: "app1", id: "match") }?.state == .dismissed)
     }
 
+    @Test(
+        "priority 5 for routine updates and 10 for a terminal one; terminal update keeps the card; an end at a dismissal date; tokens dropped at dismissal; the 8-hour limit"
+    )
+    func prioritiesAndTerminals() throws {
+        let clock = ManualWallClock(Date())
+        let server = try ServerHarness(clock: clock)
+        defer { server.stop() }
+        try startOrder(server, id: "o-1")
+        let token = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(#"{"activityId":"o-1","deviceId":"d","token":"\#(token)","environment":"sandbox"}"#))
+        func send(_ body: String) throws -> APNsEmulatorRecord {
+            _ = try server.registry.applyEvent(app: "app1", activityId: "o-1", body: server.json(body))
+            try server.drain()
+            return try #require(server.apns.emulator.latestAccepted(forToken: token))
+        }
+        let routine = try send(#"{"type":"delivery.step","data":{"step":2}}"#)
+        #expect(routine.event == "update" && routine.priority == 5)
+        let last = try send(#"{"type":"delivery.step","data":{"step":"delivered"},"terminal":"update"}"#)
+        #expect(last.event == "update" && last.priority == 10, "a terminal update goes at 10")
+        #expect(try server.store.transaction { try $0.activity(app: "app1", id: "o-1") }?.state == .active)
+
+        let dismissAt = clock.unixSeconds() + 120
+        _ = try server.registry.endActivity(
+            app: "app1", activityId: "o-1", body: server.json(#"{"dismissal":\#(dismissAt)}"#))
+        try server.drain()
+        let end = try #require(server.apns.emulator.latestAccepted(forToken: token))
+        #expect(end.event == "end" && end.priority == 10)
+        #expect(end.payload?["aps"]?["dismissal-date"]?.numberValue == Double(dismissAt))
+        clock.advance(by: 60)
+        #expect(server.registry.runScheduled().dismissed == 0)
+        clock.advance(by: 61)
+        #expect(server.registry.runScheduled().dismissed == 1)
+        let dropped = try server.store.transaction { try $0.tokens(app: "app1", activityId: "o-1") }
+        #expect(dropped.count == 1 && dropped.allSatisfy { $0.invalidReason == "activity_ended" })
+
+        try startOrder(server, id: "o-2")
+        clock.advance(by: 8 * 3600 + 1)
+        #expect(server.registry.runScheduled().ended == 1, "no endAt: ActivityKit's 8-hour limit ends it")
+        #expect(try server.store.transaction { try $0.activity(app: "app1", id: "o-2") }?.state == .ended)
+    }
+
     @Test("expo-widgets output wraps the content-state as {name, props: \"<JSON>\"}")
     func expoWidgets() throws {
         let server = try ServerHarness()
