@@ -185,6 +185,39 @@ struct APITests {
                 method: "POST", path: "/v1/tokens/fcm", body: #"{"userId":"u","deviceId":"d","token":"has space"}"#,
                 status: 400, code: "invalid_field", field: "token"),
             Refusal(
+                method: "POST", path: "/v1/tokens/fcm", body: #"{"userId":"u","deviceId":"d","token":""}"#,
+                status: 400, code: "invalid_field", field: "token"),
+            Refusal(
+                method: "POST", path: "/v1/tokens/activity",
+                body: #"{"activityId":"order-9","deviceId":"d","token":"\#(hex)","environment":"prod"}"#, status: 400,
+                code: "invalid_field", field: "environment"),
+            Refusal(
+                method: "POST", path: "/v1/tokens/activity",
+                body: #"{"activityId":"order-9","deviceId":"d","token":"","environment":"sandbox"}"#, status: 400,
+                code: "invalid_field", field: "token"),
+            Refusal(
+                method: "POST", path: "/v1/tokens/channel-subscription",
+                body: #"{"activityId":"order-9","deviceId":"d"}"#,
+                status: 409, code: "not_broadcast", field: "activityId"),
+            Refusal(
+                method: "POST", path: "/v1/tokens/channel-subscription", body: #"{"activityId":"order-9"}"#,
+                status: 400, code: "missing_field", field: "deviceId"),
+            Refusal(
+                method: "POST", path: "/v1/activities",
+                body:
+                    #"{"activityId":"s1","userId":"u","attributesType":"PizzaAttributes","attributes":{},"contentState":{},"alert":{"title":"t"},"idempotencyKey":"k"}"#,
+                status: 422, code: "unknown_attributes_type", field: "attributesType"),
+            Refusal(
+                method: "PATCH", path: "/v1/activities/order-9",
+                body:
+                    #"{"contentState":{"status":"\#(String(repeating: "x", count: 5000))","progress":0.5,"eta":817000000,"stopsRemaining":1,"courierName":"S","riderReassigned":false}}"#,
+                status: 422, code: "payload_too_large", field: "contentState"),
+            Refusal(
+                method: "POST", path: "/v1/activities/order-9/end",
+                body:
+                    #"{"contentState":{"status":"\#(String(repeating: "x", count: 5000))","progress":1,"eta":817000000,"stopsRemaining":0,"courierName":"S","riderReassigned":false}}"#,
+                status: 422, code: "payload_too_large", field: "contentState"),
+            Refusal(
                 method: "POST", path: "/v1/activities",
                 body:
                     #"{"activityId":"s1","userId":"u","attributesType":"DeliveryAttributes","attributes":{"orderId":"1"},"event":{"type":"delivery.step","data":{"step":"placed"}},"idempotencyKey":"k"}"#,
