@@ -205,7 +205,8 @@ struct FCMEndToEndTests {
         #expect(deliveries.withLock { $0.count } == 1)
     }
 
-    @Test("fifty concurrent sends share one token exchange; it is refreshed 5 minutes before expiry")
+    @Test(
+        "fifty concurrent sends share one connection and one token exchange; it is refreshed 5 minutes before expiry")
     func singleFlight() async throws {
         let clock = ManualWallClock(Date())
         let harness = try FCMHarness(clock: clock)
@@ -222,6 +223,7 @@ struct FCMEndToEndTests {
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
         #expect(results.count == 50 && results.allSatisfy { $0 })
+        #expect(client.connectionsOpened == 1, "fifty sends multiplexed on one HTTP/2 connection")
         #expect(client.tokens.exchanges == 1)
         #expect(harness.emulator.tokenExchanges == 1)
         clock.advance(by: 54 * 60)
