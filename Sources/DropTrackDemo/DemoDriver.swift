@@ -176,25 +176,14 @@ public final class DemoDriver: Sendable {
         return .object(answer)
     }
 
-    /// The silent-failure findings for a push: the pre-send checks and the payload lint.
+    /// What the doctor finds in a push, with what the demo knows: the clock, the delivery contract,
+    /// and the last timestamp the activity was sent with.
     static func diagnose(_ push: APNsPush, now: Date, lastTimestamp: Int64?) -> [LintFinding] {
-        var findings: [LintFinding] = []
-        do {
-            try push.validate()
-        } catch {
-            findings.append(
-                LintFinding(
-                    trap: error.code == .badTopic ? "DT-001" : "DT-024", severity: .error, field: error.field,
-                    message: error.message, fix: "fix \(error.field) before sending"))
-        }
-        if let payload = try? JSONValue.parse(bytes: push.payload) {
-            findings += LiveActivityLint.check(
-                payload,
-                context: .init(
-                    now: now, lastTimestamp: lastTimestamp, contract: .delivery,
-                    contracts: [DeliveryAttributes.typeName: .delivery]))
-        }
-        return findings
+        var context = DoctorContext(
+            now: Int64(now.timeIntervalSince1970), contract: DoctorContract.delivery,
+            contracts: DoctorContract.builtIn)
+        if let lastTimestamp { context.activity = DoctorContext.Activity(lastTimestampSent: lastTimestamp) }
+        return Doctor.examine(DoctorPush(push), context: context)
     }
 
     static func message(_ text: String) -> JSONValue { .object(["error": .object(["message": .string(text)])]) }

@@ -136,6 +136,7 @@ public final class ActivityRegistry: Sendable {
         _ registrations: [TokenRegistration], app appID: String, tx: any StoreTransaction, now: Date
     ) throws -> [(token: TokenRecord, created: Bool)] {
         let subscribing = Set(registrations.filter { $0.kind == .channelSubscription }.compactMap(\.activityId))
+        var versions: [String: Int64] = [:]
         for activityId in Set(registrations.compactMap(\.activityId)).sorted() {
             guard let activity = try tx.activity(app: appID, id: activityId) else {
                 throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
@@ -151,6 +152,7 @@ public final class ActivityRegistry: Sendable {
                     "activity '\(activityId)' has no broadcast channel; start it with 'broadcast' to let devices subscribe, or register an update token",
                     field: "activityId")
             }
+            versions[activityId] = activity.version
         }
         var byFingerprint: [String: TokenRecord] = [:]
         for token in try tx.tokens(app: appID, fingerprints: registrations.map(\.fingerprint)) {
@@ -210,6 +212,18 @@ public final class ActivityRegistry: Sendable {
                 app: appID, fingerprints: fingerprints.filter { !toSave.contains($0) }, reason: reason, at: now)
         }
         try tx.saveTokens(saved)
+        // An update token that arrives after the activity moved on (the app was slow, or offline)
+        // gets the current version now rather than at the next event (DT-041).
+        var late: [String: [String]] = [:]
+        for (record, created) in results
+        where created && record.kind == .activity && (versions[record.activityId ?? ""] ?? 0) > 1 {
+            late[record.activityId ?? "", default: []].append(record.fingerprint)
+        }
+        for (activityId, fingerprints) in late.sorted(by: { $0.key < $1.key }) {
+            try tx.enqueue(
+                app: appID, activityId: activityId, fingerprints: fingerprints, version: versions[activityId] ?? 1,
+                availableAt: now, now: now)
+        }
         return results
     }
 

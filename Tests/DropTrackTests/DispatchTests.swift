@@ -282,6 +282,32 @@ struct DispatchTests {
         }
     }
 
+    @Test("an update token registered after the activity moved on gets the current version at once (DT-041)")
+    func lateToken() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        try startOrder(server, id: "o-5")
+        let early = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(#"{"activityId":"o-5","deviceId":"early","token":"\#(early)","environment":"sandbox"}"#))
+        try server.drain()
+        #expect(server.apns.emulator.records(forToken: early).isEmpty, "at version 1 there is nothing newer to send")
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-5", body: server.json(#"{"type":"delivery.step","data":{"step":3}}"#))
+        try server.drain()
+        let late = APNsHarness.randomToken()
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(#"{"activityId":"o-5","deviceId":"late","token":"\#(late)","environment":"sandbox"}"#))
+        try server.drain()
+        let current = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "o-5") })
+        let caughtUp = try #require(server.apns.emulator.latestAccepted(forToken: late))
+        #expect(caughtUp.event == "update" && caughtUp.timestamp == current.timestamp)
+        #expect(caughtUp.contentState == current.contentState)
+        #expect(server.apns.emulator.records(forToken: early).count == 1, "the early token got the step once")
+    }
+
     @Test("one app can see and change nothing of another's")
     func tenantIsolation() throws {
         let server = try ServerHarness()

@@ -1,7 +1,9 @@
+import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDemo
 import DropTrackEmulators
+import DropTrackStore
 import Foundation
 import Synchronization
 import Testing
@@ -242,5 +244,40 @@ struct DemoStackTests {
         #expect(eventually { demo.iphone.drops.contains { $0.trap == "DT-017" } }, "and the phone drops it")
         #expect(demo.driver.end().status == 200)
         #expect(eventually { demo.iphone.activities.last?.phase(at: Date()) == "ended" })
+    }
+
+    @Test("each broken-push button: the doctor names its trap, and the client, APNs or the phone refuses it")
+    func brokenPushes() throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(eventually { demo.iphone.tokens.count == 1 })
+        let placed = demo.driver.place()
+        #expect(placed.status == 201)
+        let orderID = try #require(placed.body["activityId"]?.stringValue)
+        #expect(eventually { demo.iphone.activities.first?.updateToken.isEmpty == false })
+        #expect(demo.driver.next().status == 200)
+        // The phone holds the server's newest version before anything breaks.
+        #expect(
+            eventually {
+                let held = try? demo.server.store.transaction { try $0.activity(app: DemoStack.appID, id: orderID) }
+                return held?.version == 2 && demo.iphone.activities.first?.timestamp == held?.timestamp
+            },
+            "\(String(describing: try? demo.server.store.transaction { try $0.activity(app: DemoStack.appID, id: orderID) }?.timestamp)) \(demo.iphone.activities.map(\.timestamp))"
+        )
+        #expect(demo.iphone.drops.isEmpty)
+        // Status 0: DropTrack's own client refuses a suffix-less topic before sending it.
+        let expected: [(DemoDriver.BrokenPush, trap: String, status: Int, phoneDrops: Bool)] = [
+            (.topic, "DT-001", 0, false), (.unixDate, "DT-017", 200, true),
+            (.startWithoutAlert, "DT-025", 200, true), (.oldTimestamp, "DT-020", 200, true),
+        ]
+        for (kind, trap, status, phoneDrops) in expected {
+            let answer = demo.driver.sendBroken(kind, iphone: demo.iphone)
+            let traps = answer["findings"]?.arrayValue?.compactMap { $0["trap"]?.stringValue } ?? []
+            #expect(traps.contains(trap), "\(kind): the doctor found \(traps)")
+            #expect(answer["status"]?.numberValue == Double(status), "\(kind): \(answer)")
+            if phoneDrops {
+                #expect(eventually { demo.iphone.drops.contains { $0.trap == trap } }, "\(kind): \(demo.iphone.drops)")
+            }
+        }
     }
 }
