@@ -279,5 +279,15 @@ struct DemoStackTests {
                 #expect(eventually { demo.iphone.drops.contains { $0.trap == trap } }, "\(kind): \(demo.iphone.drops)")
             }
         }
+        // The server's diagnosis of the order shows what the phone dropped, by trap.
+        let connection = try RawConnection(port: demo.server.port)
+        defer { connection.close() }
+        try connection.send(
+            "GET /v1/activities/\(orderID)/diagnosis HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + "Authorization: Bearer \(demo.apiKey)\r\n\r\n")
+        let response = try connection.readResponse(timeout: .seconds(30))
+        let diagnosis = try JSONValue.parse(bytes: response.body)
+        let dropped = Set(diagnosis["deviceDrops"]?.arrayValue?.compactMap { $0["trap"]?.stringValue } ?? [])
+        #expect(response.status == 200 && dropped.isSuperset(of: ["DT-017", "DT-020"]), "\(dropped)")
     }
 }
