@@ -69,12 +69,14 @@ extension ActivityRegistry {
                     "DT-040", "warning", "the user has no push-to-start token for \(activity.attributesType)",
                     fix: "register pushToStartTokenUpdates at launch (iOS 17.2+); until then only the app can start")
             }
-            let expected = app.apns?.environment
+            // Each token goes to its own environment's host, except when `apnsHost` sends everything
+            // to one server (an emulator): then the app's environment is the only one.
+            let expected = configuration.apnsHost == nil ? nil : app.apns?.environment
             for token in startTokens + updateTokens where token.isValid {
                 if let expected, let environment = token.environment, environment != expected {
                     finding(
                         "DT-059", "error",
-                        "a \(environment) token, but the app sends to APNs \(expected): APNs answers BadDeviceToken",
+                        "a \(environment) token, but every push goes to the \(expected) host set by apnsHost: it answers BadDeviceToken",
                         fix: "register tokens with the environment of the build (debug builds are sandbox)",
                         device: token.fingerprint)
                 }

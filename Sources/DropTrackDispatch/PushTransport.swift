@@ -76,15 +76,21 @@ public struct ChannelFailure: Error, Sendable, CustomStringConvertible {
     public var description: String { explanation }
 }
 
-/// The real transport: one APNs client and one FCM client per app, built from the configuration.
+/// The real transport: APNs and FCM clients per app, built from the configuration.
 public final class ProviderTransport: PushTransport {
-    private let apns: [String: APNsClient]
+    /// Per app: a client for each APNs environment it can reach. One app (one key, one bundle id)
+    /// serves development builds (sandbox tokens) and App Store or TestFlight builds (production
+    /// tokens) alike: each token goes to its own environment's host, so neither kind is lost to
+    /// `BadDeviceToken`. Broadcasts and channels use the app's configured environment.
+    private let apns: [String: [APNsEnvironment: APNsClient]]
+    private let apnsDefault: [String: APNsEnvironment]
     private let fcm: [String: FCMClient]
 
     /// Builds clients for every app that has credentials, pointed at Apple and Google or, when the
-    /// configuration says so, at the emulators.
+    /// configuration says so, at the emulators (`apnsHost` then takes every environment's pushes).
     public init(configuration: ServerConfiguration, logger: Logger) throws(ConfigurationError) {
-        var apns: [String: APNsClient] = [:]
+        var apns: [String: [APNsEnvironment: APNsClient]] = [:]
+        var apnsDefault: [String: APNsEnvironment] = [:]
         var fcm: [String: FCMClient] = [:]
         for (index, app) in configuration.apps.enumerated() {
             if let settings = app.apns, let bundleId = app.bundleId {
@@ -92,17 +98,25 @@ public final class ProviderTransport: PushTransport {
                     let key = try PrivateKey(pemFile: settings.keyFile, expected: .es256)
                     let tokens = try APNsProviderToken(key: key, keyID: settings.keyId, teamID: settings.teamId)
                     let environment = APNsEnvironment(name: settings.environment) ?? .sandbox
-                    var endpoint = APNsEndpoint.apple(environment)
+                    var endpoints: [APNsEnvironment: APNsEndpoint] = [:]
                     if let host = configuration.apnsHost {
                         guard let (name, port) = APNsEndpoint.parseHostPort(host) else {
                             throw ConfigurationError(key: "apnsHost", "apnsHost must be HOST:PORT, not '\(host)'")
                         }
-                        endpoint = .custom(host: name, port: port, environment: environment)
+                        endpoints[environment] = .custom(host: name, port: port, environment: environment)
+                    } else {
+                        endpoints = [.sandbox: .apple(.sandbox), .production: .apple(.production)]
                     }
-                    apns[app.id] = try APNsClient(
-                        configuration: APNsClientConfiguration(
-                            bundleID: bundleId, providerToken: tokens, endpoint: endpoint, caFile: configuration.caFile),
-                        logger: logger)
+                    var clients: [APNsEnvironment: APNsClient] = [:]
+                    for (name, endpoint) in endpoints {
+                        clients[name] = try APNsClient(
+                            configuration: APNsClientConfiguration(
+                                bundleID: bundleId, providerToken: tokens, endpoint: endpoint,
+                                caFile: configuration.caFile),
+                            logger: logger)
+                    }
+                    apns[app.id] = clients
+                    apnsDefault[app.id] = environment
                 } catch let error as ConfigurationError {
                     throw error
                 } catch {
@@ -123,11 +137,24 @@ public final class ProviderTransport: PushTransport {
             }
         }
         self.apns = apns
+        self.apnsDefault = apnsDefault
         self.fcm = fcm
     }
 
+    /// The client a push for `app` goes through: its token's environment when that can be reached,
+    /// else the app's own.
+    func apnsClient(app: String, tokenEnvironment: APNsEnvironment? = nil) -> APNsClient? {
+        guard let clients = apns[app], let fallback = apnsDefault[app] else { return nil }
+        return tokenEnvironment.flatMap { clients[$0] } ?? clients[fallback]
+    }
+
+    /// The host a push for `app` with a token of `tokenEnvironment` goes to (for tests and logs).
+    public func apnsHost(app: String, tokenEnvironment: APNsEnvironment?) -> String? {
+        apnsClient(app: app, tokenEnvironment: tokenEnvironment)?.configuration.endpoint.pushHost
+    }
+
     public func send(app: String, apns push: APNsPush, completion: @escaping @Sendable (SendResult) -> Void) {
-        guard let client = apns[app] else {
+        guard let client = apnsClient(app: app, tokenEnvironment: push.tokenEnvironment) else {
             completion(
                 SendResult(
                     status: 0, reason: "no_apns_credentials", remedy: .rejectRequest,
@@ -149,12 +176,12 @@ public final class ProviderTransport: PushTransport {
     }
 
     public func createChannel(app: String, policy: MessageStoragePolicy) -> Result<String, ChannelFailure> {
-        guard let client = apns[app] else { return .failure(Self.noCredentials(app)) }
+        guard let client = apnsClient(app: app) else { return .failure(Self.noCredentials(app)) }
         return Self.blocking { done in client.createChannel(policy: policy, completion: done) }
     }
 
     public func deleteChannel(app: String, id: String) -> Result<Void, ChannelFailure> {
-        guard let client = apns[app] else { return .failure(Self.noCredentials(app)) }
+        guard let client = apnsClient(app: app) else { return .failure(Self.noCredentials(app)) }
         return Self.blocking { done in client.deleteChannel(id, completion: done) }
     }
 
@@ -193,7 +220,7 @@ public final class ProviderTransport: PushTransport {
     }
 
     public func shutdown() {
-        for client in apns.values { client.shutdown() }
+        for clients in apns.values { for client in clients.values { client.shutdown() } }
         for client in fcm.values { client.shutdown() }
     }
 }

@@ -308,6 +308,25 @@ struct DispatchTests {
         #expect(server.apns.emulator.records(forToken: early).count == 1, "the early token got the step once")
     }
 
+    @Test("each token goes to its own environment's APNs host; with apnsHost set, everything goes there")
+    func environmentRouting() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        var apple = server.configuration
+        apple.apnsHost = nil
+        let transport = try ProviderTransport(configuration: apple, logger: .disabled)
+        defer { transport.shutdown() }
+        #expect(transport.apnsHost(app: "app1", tokenEnvironment: .production) == "api.push.apple.com")
+        #expect(transport.apnsHost(app: "app1", tokenEnvironment: .sandbox) == "api.sandbox.push.apple.com")
+        #expect(
+            transport.apnsHost(app: "app1", tokenEnvironment: nil) == "api.sandbox.push.apple.com",
+            "a broadcast or a token of unknown environment goes by the app's setting (sandbox)")
+        #expect(transport.apnsHost(app: "nobody", tokenEnvironment: .sandbox) == nil)
+        let emulated = try ProviderTransport(configuration: server.configuration, logger: .disabled)
+        defer { emulated.shutdown() }
+        #expect(emulated.apnsHost(app: "app1", tokenEnvironment: .production) == "127.0.0.1")
+    }
+
     @Test("one app can see and change nothing of another's")
     func tenantIsolation() throws {
         let server = try ServerHarness()
