@@ -179,9 +179,11 @@ public final class DemoDriver: Sendable {
     /// What the doctor finds in a push, with what the demo knows: the clock, the delivery contract,
     /// and the last timestamp the activity was sent with.
     static func diagnose(_ push: APNsPush, now: Date, lastTimestamp: Int64?) -> [LintFinding] {
+        // The demo's client signs with a key and adds `authorization` as it sends.
         var context = DoctorContext(
             now: Int64(now.timeIntervalSince1970), contract: DoctorContract.delivery,
-            contracts: DoctorContract.builtIn)
+            contracts: DoctorContract.builtIn,
+            config: DoctorContext.Configuration(bundleId: push.bundleID, environment: .sandbox, authMode: .token))
         if let lastTimestamp { context.activity = DoctorContext.Activity(lastTimestampSent: lastTimestamp) }
         return Doctor.examine(DoctorPush(push), context: context)
     }
