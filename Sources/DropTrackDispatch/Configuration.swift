@@ -147,6 +147,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var maxActiveSeconds: Double
     /// `android.ttl` for Live Update messages.
     public var fcmTTLSeconds: Double
+    /// Timeline rows older than this are deleted by the scheduler (0 keeps them forever).
+    public var timelineRetentionDays: Double
     /// Log level: trace, debug, info, notice, warning, error.
     public var logLevel: String
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
@@ -159,7 +161,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxAttempts: Int = 8, maxAgeSeconds: Double = 3600, backoffBaseSeconds: Double = 1,
         backoffMaxSeconds: Double = 300,
         priority10PerHour: Int = 12, schedulerIntervalSeconds: Double = 60, defaultStaleSeconds: Double = 0,
-        maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, logLevel: String = "info"
+        maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
+        logLevel: String = "info"
     ) {
         self.listen = listen
         self.store = store
@@ -181,6 +184,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         self.defaultStaleSeconds = defaultStaleSeconds
         self.maxActiveSeconds = maxActiveSeconds
         self.fcmTTLSeconds = fcmTTLSeconds
+        self.timelineRetentionDays = timelineRetentionDays
         self.logLevel = logLevel
     }
 
@@ -191,7 +195,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             "store", "DROPTRACK_STORE",
             "sqlite:PATH (default sqlite:droptrack.sqlite), memory, or postgres://USER:PASSWORD@HOST:PORT/DB for several servers sharing one database"
         ),
-        ("apnsHost", "DROPTRACK_APNS_HOST", "HOST:PORT for every app's APNs traffic (the emulator)"),
+        (
+            "apnsHost", "DROPTRACK_APNS_HOST",
+            "HOST:PORT for every app's APNs traffic whatever the token's environment (the emulator); default: Apple's host for each token's environment"
+        ),
         ("fcmBaseURL", "DROPTRACK_FCM_BASE_URL", "base URL for every app's FCM traffic (the emulator)"),
         ("caFile", "DROPTRACK_CA_FILE", "CA file to trust for APNs and FCM"),
         ("maxBodyBytes", "DROPTRACK_MAX_BODY_BYTES", "largest request body (default 262144)"),
@@ -220,6 +227,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             "automatic end after this long (default 28800, iOS's 8 hours)"
         ),
         ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
+        (
+            "timelineRetentionDays", "DROPTRACK_TIMELINE_RETENTION_DAYS",
+            "timeline rows older than this are deleted (default 30; 0 keeps them forever)"
+        ),
         ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
         (
             "apps", "-",
@@ -277,6 +288,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = try number("DROPTRACK_DEFAULT_STALE_SECONDS") { configuration.defaultStaleSeconds = value }
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
+        if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
         try configuration.validate()
         return configuration
     }
@@ -381,7 +393,8 @@ extension ServerConfiguration {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case listen, store, apps, apnsHost, fcmBaseURL, caFile, maxBodyBytes, requestsPerSecondPerKey, maxInFlight
         case claimBatch, leaseSeconds, maxAttempts, maxAgeSeconds, backoffBaseSeconds, backoffMaxSeconds
-        case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds, logLevel
+        case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds,
+            timelineRetentionDays, logLevel
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -416,6 +429,8 @@ extension ServerConfiguration {
             maxActiveSeconds: try c.decodeIfPresent(Double.self, forKey: .maxActiveSeconds)
                 ?? defaults.maxActiveSeconds,
             fcmTTLSeconds: try c.decodeIfPresent(Double.self, forKey: .fcmTTLSeconds) ?? defaults.fcmTTLSeconds,
+            timelineRetentionDays: try c.decodeIfPresent(Double.self, forKey: .timelineRetentionDays)
+                ?? defaults.timelineRetentionDays,
             logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel)
     }
 }

@@ -13,6 +13,7 @@ extension ActivityRegistry {
         public var recomputed = 0
         public var dismissed = 0
         public var channelsDeleted = 0
+        public var timelineRowsDeleted = 0
     }
 
     /// One scheduler pass: scheduled starts become active (their sends were queued for `startAt`),
@@ -86,6 +87,12 @@ extension ActivityRegistry {
         // A dismissed activity's channel is deleted, so stale channels never fill the app's quota (DT-058).
         for channel in retiredChannels {
             if case .success = channels?.deleteChannel(app: channel.app, id: channel.id) { pass.channelsDeleted += 1 }
+        }
+        // One row per send: without a limit a busy server's timeline grows without end.
+        if configuration.timelineRetentionDays > 0 {
+            let cutoff = now.addingTimeInterval(-configuration.timelineRetentionDays * 86_400)
+            pass.timelineRowsDeleted =
+                (try? store.transaction { try $0.pruneTimeline(before: cutoff, limit: 10_000) }) ?? 0
         }
         return pass
     }

@@ -103,6 +103,9 @@ public protocol StoreTransaction {
     func appendTimeline(_ entries: [TimelineEntry]) throws
     /// The newest `limit` entries of an activity, oldest first.
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry]
+    /// Deletes up to `limit` of the oldest timeline rows written before `before`; returns how many.
+    /// Bounded, so a scheduler tick never holds the store for long.
+    func pruneTimeline(before: Date, limit: Int) throws -> Int
 }
 
 extension StoreTransaction {

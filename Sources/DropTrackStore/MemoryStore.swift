@@ -275,4 +275,17 @@ final class MemoryTransaction: StoreTransaction {
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
         Array((data.timeline[Self.key(app, activityId)] ?? []).suffix(limit))
     }
+
+    func pruneTimeline(before: Date, limit: Int) throws -> Int {
+        var removed = 0
+        for key in data.timeline.keys.sorted() where removed < limit {
+            let entries = data.timeline[key] ?? []
+            let old = min(entries.prefix { $0.at < before }.count, limit - removed)
+            guard old > 0 else { continue }
+            journal.append { $0.timeline[key] = entries }
+            data.timeline[key] = Array(entries.dropFirst(old))
+            removed += old
+        }
+        return removed
+    }
 }

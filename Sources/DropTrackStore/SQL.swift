@@ -561,6 +561,16 @@ final class SQLTransaction: StoreTransaction {
         }
     }
 
+    func pruneTimeline(before: Date, limit: Int) throws -> Int {
+        // Rows are appended in time order, so the oldest ids are the oldest rows: look at the first
+        // one before deleting, so a tick with nothing to delete reads one row, not the table.
+        guard let oldest = try query("SELECT at FROM timeline ORDER BY id LIMIT 1").first?.date(0), oldest < before
+        else { return 0 }
+        return try execute(
+            "DELETE FROM timeline WHERE id IN (SELECT id FROM timeline ORDER BY id LIMIT ?) AND at < ?",
+            [.int(Int64(limit)), SQLValue(before)])
+    }
+
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
         try query(
             """

@@ -487,6 +487,25 @@ struct DispatchTests {
         #expect(try server.store.transaction { try $0.activity(app: "app1", id: "o-2") }?.state == .ended)
     }
 
+    @Test("the scheduler deletes timeline rows older than timelineRetentionDays")
+    func timelineRetention() throws {
+        let clock = ManualWallClock(Date())
+        let server = try ServerHarness(clock: clock) { $0.timelineRetentionDays = 1 }
+        defer { server.stop() }
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u1","deviceId":"d","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+            ))
+        try startOrder(server, id: "o-7")
+        let timeline = { try server.registry.describe(app: "app1", activityId: "o-7")["timeline"]?.arrayValue ?? [] }
+        #expect(try !timeline().isEmpty)
+        #expect(server.registry.runScheduled().timelineRowsDeleted == 0)
+        clock.advance(by: 86_400 + 1)
+        #expect(server.registry.runScheduled().timelineRowsDeleted > 0)
+        #expect(try timeline().isEmpty)
+    }
+
     @Test("expo-widgets output wraps the content-state as {name, props: \"<JSON>\"}")
     func expoWidgets() throws {
         let server = try ServerHarness()

@@ -312,6 +312,28 @@ struct StoreContractTests {
         #expect(try store.transaction { try $0.timeline(app: "app", activityId: "other", limit: 3) }.isEmpty)
     }
 
+    @Test("old timeline rows are pruned oldest first, a bounded number at a time", arguments: StoreEngine.allCases)
+    func timelinePruning(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let entries = (0..<6).map { (index: Int) -> TimelineEntry in
+            let activity = index.isMultiple(of: 2) ? "a1" : "a2"
+            let at = now.addingTimeInterval(TimeInterval(index * 60))
+            return TimelineEntry(
+                app: "app", activityId: activity, at: at, destination: "f\(index)", provider: "apns", event: "update",
+                version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5,
+                attempt: 1)
+        }
+        try store.transaction { try $0.appendTimeline(entries) }
+        #expect(try store.transaction { try $0.pruneTimeline(before: now, limit: 100) } == 0)
+        #expect(try store.transaction { try $0.pruneTimeline(before: now + 200, limit: 2) } == 2)
+        #expect(try store.transaction { try $0.pruneTimeline(before: now + 200, limit: 100) } == 2)
+        #expect(try store.transaction { try $0.pruneTimeline(before: now + 200, limit: 100) } == 0)
+        let left = try ["a1", "a2"].flatMap { id in
+            try store.transaction { try $0.timeline(app: "app", activityId: id, limit: 10) }
+        }
+        #expect(left.map(\.destination).sorted() == ["f4", "f5"])
+    }
+
     @Test("SQLite keeps everything across a reopen, and refuses a schema newer than it knows")
     func sqliteReopen() throws {
         let path = makeTemporaryDirectory("reopen") + "/droptrack.sqlite"
