@@ -269,22 +269,19 @@ final class SQLTransaction: StoreTransaction {
     }
 
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
-        var found: [TokenRecord] = []
-        try eachRun(of: deviceIds) { marks, values in
-            found += try query(
-                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND device_id IN (\(marks))",
-                [.text(app)] + values
-            ).map(token)
-        }
-        return found.sorted { $0.createdAt < $1.createdAt }
+        try tokens(app: app, where: "device_id", in: deviceIds).sorted { $0.createdAt < $1.createdAt }
     }
 
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
+        try tokens(app: app, where: "fingerprint", in: fingerprints)
+    }
+
+    /// An app's tokens whose `column` is one of `values`, a run of values per statement.
+    private func tokens(app: String, where column: String, in values: [String]) throws -> [TokenRecord] {
         var found: [TokenRecord] = []
-        try eachRun(of: fingerprints) { marks, values in
+        try eachRun(of: values) { marks, run in
             found += try query(
-                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND fingerprint IN (\(marks))",
-                [.text(app)] + values
+                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND \(column) IN (\(marks))", [.text(app)] + run
             ).map(token)
         }
         return found
