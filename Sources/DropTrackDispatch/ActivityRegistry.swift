@@ -453,6 +453,17 @@ public final class ActivityRegistry: Sendable {
         return (policy, channelId, expiration)
     }
 
+    /// What the server keeps in an activity's mapper state for itself; a mapper's new state keeps them.
+    static let serverMemoryKeys = ["startAlert", "broadcastExpiration", "channelOwned"]
+
+    /// The channel was created by the server (not given by the caller), so dismissal deletes it; a
+    /// channel the caller brought may serve other activities and is left alone.
+    static func markChannelOwned(_ activity: inout ActivityRecord) {
+        var memory = activity.mapperState?.objectValue ?? [:]
+        memory["channelOwned"] = .bool(true)
+        activity.mapperState = .object(memory)
+    }
+
     /// Creates the broadcast channel a new activity asked for; returns its id (to delete it if the
     /// activity is not stored after all).
     func openChannel(_ activity: inout ActivityRecord, app: AppConfiguration) throws(APIError) -> String? {
@@ -466,6 +477,7 @@ public final class ActivityRegistry: Sendable {
         switch channels.createChannel(app: app.id, policy: policy) {
         case .success(let id):
             activity.channelId = id
+            Self.markChannelOwned(&activity)
             return id
         case .failure(let failure):
             throw APIError(
@@ -729,7 +741,7 @@ public final class ActivityRegistry: Sendable {
             let mapped = try DeliveryMapper.apply(
                 type: type, data: data, current: activity.contentState, mapperState: activity.mapperState, now: now)
             var memory = mapped.mapperState?.objectValue ?? [:]
-            memory["startAlert"] = activity.mapperState?["startAlert"]
+            for key in Self.serverMemoryKeys { memory[key] = activity.mapperState?[key] }
             activity.mapperState = .object(memory)
             let ending = mapped.terminal && terminalMode == "end"
             if ending { self.endState(&activity, dismissal: nil, now: now) }

@@ -478,6 +478,7 @@ public final class Dispatcher: Sendable {
                 switch created {
                 case .success(let id):
                     activity.channelId = id
+                    ActivityRegistry.markChannelOwned(&activity)
                     try tx.updateActivity(activity)
                     try tx.enqueue(
                         app: appID, activityId: activityId, fingerprints: [ActivityRegistry.channelDestination(id)],

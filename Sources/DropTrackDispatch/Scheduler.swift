@@ -75,7 +75,9 @@ extension ActivityRegistry {
                     let tokens = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
                     try tx.invalidateTokens(
                         app: activity.app, fingerprints: tokens.map(\.fingerprint), reason: "activity_ended", at: now)
-                    if let channel = activity.channelId { retiredChannels.append((activity.app, channel)) }
+                    if let channel = activity.channelId, activity.mapperState?["channelOwned"] == .bool(true) {
+                        retiredChannels.append((activity.app, channel))
+                    }
                     pass.dismissed += 1
                     return true
                 case .dismissed:

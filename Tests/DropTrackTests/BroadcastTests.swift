@@ -217,6 +217,42 @@ struct BroadcastTests {
         #expect(refused?.code == "not_broadcast" && refused?.status == 409 && refused?.field == "activityId")
     }
 
+    @Test(
+        "a channel the caller brings is reused and outlives its activity; the expiration asked at the start holds for every event"
+    )
+    func reusedChannel() throws {
+        let audience = try MixedAudience()
+        defer { audience.stop() }
+        let server = audience.server
+        _ = try audience.start("owner", broadcast: #"{"storagePolicy":"most-recent","expiration":1900000000}"#)
+        try server.drain()
+        let channel = try #require(
+            try server.store.transaction { try $0.activity(app: "app1", id: "owner") }?.channelId)
+        _ = try audience.start("guest", broadcast: #"{"storagePolicy":"most-recent","channelId":"\#(channel)"}"#)
+        try server.drain()
+        #expect(try server.store.transaction { try $0.activity(app: "app1", id: "guest") }?.channelId == channel)
+
+        try audience.step("owner", "confirmed")
+        try audience.step("owner", "preparing")
+        let ownerBroadcasts = audience.broadcasts.filter { $0.channelID == channel }
+        #expect(ownerBroadcasts.count >= 2)
+        #expect(
+            ownerBroadcasts.allSatisfy { $0.headers["apns-expiration"] == "1900000000" },
+            "\(ownerBroadcasts.map { $0.headers["apns-expiration"] ?? "none" })")
+
+        for id in ["guest", "owner"] {
+            _ = try server.registry.endActivity(
+                app: "app1", activityId: id, body: server.json(#"{"dismissal":"immediate"}"#))
+            try server.drain()
+            let pass = server.registry.runScheduled()
+            #expect(pass.dismissed == 1)
+            #expect(
+                pass.channelsDeleted == (id == "owner" ? 1 : 0),
+                "\(id): only the channel the server created is deleted")
+            #expect(server.apns.emulator.channelIDs.contains(channel) == (id == "guest"))
+        }
+    }
+
     @Test("the broadcast benchmark's loop: one request reaches every device on the channel")
     func broadcastBench() throws {
         let figures = try BroadcastBench.run(subscribers: 300)
