@@ -8,6 +8,8 @@ WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
 3. A deliberately broken push (a Unix date in content-state) shows in the live log and in the
    iPhone's drops, with the trap id.
 4. Save a screenshot to .build/artifacts/dashboard.png (a build artifact, not committed).
+5. Swipe the Android Live Update away and reassign again: the phone drops the update as DT-115 and
+   the card does not come back.
 
 Usage: dashboard_browser.py PATH/TO/droptrack
 """
@@ -164,6 +166,13 @@ try:
 
     browser.screenshot(ARTIFACT)
     check(os.path.getsize(ARTIFACT) > 10_000, f"screenshot saved: {os.path.relpath(ARTIFACT, ROOT)}")
+
+    print("the user swipes the Android Live Update away; the server keeps updating")
+    browser.click("#android-dismiss")
+    wait_for("the card to leave the Android phone", lambda: not state(port)["android"]["notifications"])
+    browser.click("#reassign")
+    wait_for("the drop on the Android phone", lambda: "DT-115" in browser.text("#android-drops"))
+    check(not state(port)["android"]["notifications"], "the dismissed Live Update does not come back")
 except Exception as error:  # report what the page showed, then fail
     failures.append(str(error))
     print(f"  FAIL {error}")

@@ -48,6 +48,14 @@ struct DemoRoutes: RouteExtension {
             case "next": result = demo.driver.next()
             case "reassign": result = demo.driver.reassign()
             case "end": result = demo.driver.end()
+            case "android-dismiss":
+                // The user swipes the Live Update away (DT-115): the server is never told.
+                let dismissed = demo.driver.currentActivity.map { demo.android.userDismiss(activityId: $0) } ?? false
+                demo.server.events.publish(app: DemoStack.appID, event: "device", payload: .object([:]))
+                result =
+                    dismissed
+                    ? (200, .object([:]))
+                    : (409, DemoDriver.message("no Live Update to dismiss (place an order, or unlock the phone)"))
             default: return ("/demo/actions", json(404, DemoDriver.message("no action \(action)")))
             }
             return (
@@ -67,6 +75,10 @@ struct DemoRoutes: RouteExtension {
             }
             if let allowed = body["androidLiveUpdatesAllowed"]?.boolValue {
                 demo.android.updateSettings { $0.userAllowsLiveUpdates = allowed }
+            }
+            // Offline, FCM keeps up to 100 messages; past that it drops them all (DT-114).
+            if let online = body["androidOnline"]?.boolValue {
+                if online { demo.android.goOnline() } else { demo.android.goOffline() }
             }
             demo.server.events.publish(app: DemoStack.appID, event: "device", payload: .object([:]))
             return ("/demo/settings", json(200, Self.state(demo)))
@@ -163,6 +175,7 @@ struct DemoRoutes: RouteExtension {
             ]),
             "android": .object([
                 "liveUpdatesAllowed": .bool(demo.android.settings.userAllowsLiveUpdates),
+                "online": .bool(demo.android.isOnline),
                 "notifications": .array(notifications), "drops": .array(androidDrops),
                 "received": .number(Double(demo.android.received)),
             ]),

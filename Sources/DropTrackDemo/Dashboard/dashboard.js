@@ -65,6 +65,7 @@ function renderIPhone(iphone) {
 function renderAndroid(android) {
   text("android-received", `${android.received} messages received`);
   $("lu-allowed").checked = android.liveUpdatesAllowed;
+  $("android-online").checked = android.online;
   const notification = android.notifications[android.notifications.length - 1];
   const box = $("notification");
   const chip = $("android-chip");
@@ -222,6 +223,15 @@ $("la-enabled").addEventListener("change", (event) => post("/demo/settings", {
 $("lu-allowed").addEventListener("change", (event) => post("/demo/settings", {
   androidLiveUpdatesAllowed: event.target.checked,
 }).then(refresh));
+$("android-online").addEventListener("change", (event) => post("/demo/settings", {
+  androidOnline: event.target.checked,
+}).then(refresh));
+$("android-dismiss").addEventListener("click", async () => {
+  const result = await post("/demo/actions/android-dismiss");
+  text("answer", result.status === 200 ? "The user swiped the Live Update away; the server was not told"
+    : (result.body && result.body.error ? result.body.error.message : `dismiss: ${result.status}`));
+  refresh();
+});
 
 setInterval(() => {
   const now = new Date();
