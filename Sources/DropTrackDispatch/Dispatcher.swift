@@ -227,7 +227,7 @@ public final class Dispatcher: Sendable {
                     }
                     let activity = activities[row.activityId] ?? nil
                     func skip(_ reason: String, _ note: String) throws {
-                        try tx.deleteOutbox(id: row.id)
+                        try tx.deleteOutbox(id: row.id, owner: owner)
                         skipped.append(
                             TimelineEntry(
                                 app: appID, activityId: row.activityId, at: now, destination: row.tokenFingerprint,
@@ -238,7 +238,7 @@ public final class Dispatcher: Sendable {
                                 attempt: row.attempts, note: note))
                     }
                     guard let activity else {
-                        try tx.deleteOutbox(id: row.id)
+                        try tx.deleteOutbox(id: row.id, owner: owner)
                         continue
                     }
                     if row.tokenFingerprint.hasPrefix("channel:") {
@@ -248,7 +248,8 @@ public final class Dispatcher: Sendable {
                             continue
                         }
                         guard let bundle = app.bundleId else {
-                            try tx.deadLetterOutbox(id: row.id, error: "app \(appID) has no bundleId for APNs")
+                            try tx.deadLetterOutbox(
+                                id: row.id, owner: owner, error: "app \(appID) has no bundleId for APNs")
                             continue
                         }
                         let key = activity.id + "|update"
@@ -304,7 +305,8 @@ public final class Dispatcher: Sendable {
                         prepared.append(.fcm(work, builder.fcmMessage(data: data, token: token)))
                     } else {
                         guard let bundle = app.bundleId else {
-                            try tx.deadLetterOutbox(id: row.id, error: "app \(appID) has no bundleId for APNs")
+                            try tx.deadLetterOutbox(
+                                id: row.id, owner: owner, error: "app \(appID) has no bundleId for APNs")
                             continue
                         }
                         do {
@@ -319,7 +321,8 @@ public final class Dispatcher: Sendable {
                                         payload: built.payload, priority: built.priority, token: token,
                                         bundleId: bundle)))
                         } catch {
-                            try tx.deadLetterOutbox(id: row.id, error: "cannot build the payload: \(error)")
+                            try tx.deadLetterOutbox(
+                                id: row.id, owner: owner, error: "cannot build the payload: \(error)")
                         }
                     }
                 }
@@ -383,7 +386,7 @@ public final class Dispatcher: Sendable {
                         entry.tokenFingerprint.hasPrefix("channel:") && result.reason == "ChannelNotRegistered"
                     switch lostChannel ? .rejectRequest : result.remedy {
                     case .rejectRequest where lostChannel:
-                        try tx.deleteOutbox(id: entry.id)
+                        try tx.deleteOutbox(id: entry.id, owner: owner)
                         lostChannels.append((entry.app, entry.activityId, String(entry.tokenFingerprint.dropFirst(8))))
                         remedyTaken = "recreate_channel"
                         note = "the channel is gone; a new one is created and this version sent on it"
@@ -396,11 +399,11 @@ public final class Dispatcher: Sendable {
                     case .deleteToken:
                         try tx.invalidateTokens(
                             app: entry.app, fingerprints: [entry.tokenFingerprint], reason: result.reason, at: now)
-                        try tx.deleteOutbox(id: entry.id)
+                        try tx.deleteOutbox(id: entry.id, owner: owner)
                         metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
                         note = "token invalidated"
                     case .rejectRequest:
-                        try tx.deadLetterOutbox(id: entry.id, error: result.explanation)
+                        try tx.deadLetterOutbox(id: entry.id, owner: owner, error: result.explanation)
                         metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
                         remedyTaken = "dead_letter"
                         note = result.explanation
@@ -517,7 +520,7 @@ public final class Dispatcher: Sendable {
             remedy = "retry"
             note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
         case .deadLetter(let why):
-            try tx.deadLetterOutbox(id: entry.id, error: "\(why): \(result.explanation)")
+            try tx.deadLetterOutbox(id: entry.id, owner: owner, error: "\(why): \(result.explanation)")
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
             remedy = "dead_letter"
             note = why

@@ -88,10 +88,10 @@ public protocol StoreTransaction {
     func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws
     /// Releases the row, if `owner` still holds it, to try again at `availableAt`.
     func rescheduleOutbox(id: Int64, owner: String, availableAt: Date, error: String) throws
-    /// Parks the row as a dead letter: kept, never sent.
-    func deadLetterOutbox(id: Int64, error: String) throws
-    /// Removes the row (its token is gone or its activity is over).
-    func deleteOutbox(id: Int64) throws
+    /// Parks the row, if `owner` still holds it, as a dead letter: kept, never sent.
+    func deadLetterOutbox(id: Int64, owner: String, error: String) throws
+    /// Removes the row, if `owner` still holds it (its token is gone or its activity is over).
+    func deleteOutbox(id: Int64, owner: String) throws
     /// Rows still waiting for an activity.
     func pendingOutbox(app: String, activityId: String) throws -> Int
     /// Whether any row still waits for an activity (cheap, however large the fan-out).

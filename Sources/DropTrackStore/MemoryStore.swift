@@ -240,15 +240,18 @@ final class MemoryTransaction: StoreTransaction {
         setOutbox(id, entry)
     }
 
-    func deadLetterOutbox(id: Int64, error: String) throws {
-        guard var entry = data.outbox[id] else { return }
+    func deadLetterOutbox(id: Int64, owner: String, error: String) throws {
+        guard var entry = data.outbox[id], entry.claimedBy == owner else { return }
         remove(id)
         entry.lastError = error
         journal.append { $0.deadLetters[id] = nil }
         data.deadLetters[id] = entry
     }
 
-    func deleteOutbox(id: Int64) throws { remove(id) }
+    func deleteOutbox(id: Int64, owner: String) throws {
+        guard data.outbox[id]?.claimedBy == owner else { return }
+        remove(id)
+    }
 
     func pendingOutbox(app: String, activityId: String) throws -> Int {
         data.outbox.values.filter { $0.app == app && $0.activityId == activityId }.count

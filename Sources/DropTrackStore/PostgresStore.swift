@@ -283,6 +283,9 @@ final class PostgresConnection: SQLConnection, @unchecked Sendable {
     func migrate() throws {
         try run("BEGIN")
         do {
+            // Waiting for another replica's migration, or building an index, may take longer than a
+            // statement is otherwise allowed.
+            try run("SET LOCAL statement_timeout = 0")
             try run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
             try run(
                 "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)"

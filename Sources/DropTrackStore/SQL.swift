@@ -506,16 +506,19 @@ final class SQLTransaction: StoreTransaction {
             [SQLValue(availableAt), .text(error), .int(id), .text(owner)])
     }
 
-    func deadLetterOutbox(id: Int64, error: String) throws {
+    func deadLetterOutbox(id: Int64, owner: String, error: String) throws {
         try execute(
             """
             INSERT INTO dead_letters (id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, last_error)
-            SELECT id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, ? FROM outbox WHERE id = ?
-            """, [.text(error), .int(id)])
-        try execute("DELETE FROM outbox WHERE id = ?", [.int(id)])
+            SELECT id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, ? FROM outbox
+            WHERE id = ? AND claimed_by = ?
+            """, [.text(error), .int(id), .text(owner)])
+        try deleteOutbox(id: id, owner: owner)
     }
 
-    func deleteOutbox(id: Int64) throws { try execute("DELETE FROM outbox WHERE id = ?", [.int(id)]) }
+    func deleteOutbox(id: Int64, owner: String) throws {
+        try execute("DELETE FROM outbox WHERE id = ? AND claimed_by = ?", [.int(id), .text(owner)])
+    }
 
     func pendingOutbox(app: String, activityId: String) throws -> Int {
         Int(

@@ -249,7 +249,13 @@ struct StoreContractTests {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 130, now: now + 100)
         }
         #expect(later.count == 1 && later[0].lastError == "503")
-        try store.transaction { try $0.deadLetterOutbox(id: later[0].id, error: "gave up") }
+        try store.transaction { (tx) throws in
+            try tx.deadLetterOutbox(id: later[0].id, owner: "someone else", error: "late")
+            try tx.deleteOutbox(id: later[0].id, owner: "someone else")
+        }
+        let untouched = try store.transaction { try $0.outboxStats() }
+        #expect(untouched.depth == 1 && untouched.deadLetters == 0, "only the worker holding a row may drop it")
+        try store.transaction { try $0.deadLetterOutbox(id: later[0].id, owner: "w", error: "gave up") }
         let stats = try store.transaction { try $0.outboxStats() }
         #expect(stats.depth == 0 && stats.deadLetters == 1)
         #expect(try store.transaction { try $0.pendingOutbox(app: "app", activityId: "a1") } == 0)
