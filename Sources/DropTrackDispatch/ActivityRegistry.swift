@@ -98,8 +98,10 @@ public final class ActivityRegistry: Sendable {
             try reader.refuseUnknown(["activityId", "deviceId"])
             activityId = try reader.string("activityId")
             let deviceId = try reader.string("deviceId") ?? ""
-            // Named by what it joins, so subscribing again is the same record.
-            let value = "channel-subscription:\(activityId ?? ""):\(deviceId)"
+            // Named by what it joins, so subscribing again is the same record; the length keeps
+            // ("a:b", "c") and ("a", "b:c") apart.
+            let activity = activityId ?? ""
+            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(deviceId)"
             return TokenRegistration(
                 kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil, deviceId: deviceId,
                 attributesType: nil, activityId: activityId, environment: nil)
@@ -137,8 +139,10 @@ public final class ActivityRegistry: Sendable {
     ) throws -> [(token: TokenRecord, created: Bool)] {
         let subscribing = Set(registrations.filter { $0.kind == .channelSubscription }.compactMap(\.activityId))
         var versions: [String: Int64] = [:]
+        // Locked (in id order, so two batches cannot deadlock): an event committing meanwhile would
+        // fan out without the new tokens, and the catch-up below would queue an older version.
         for activityId in Set(registrations.compactMap(\.activityId)).sorted() {
-            guard let activity = try tx.activity(app: appID, id: activityId) else {
+            guard let activity = try tx.activityForUpdate(app: appID, id: activityId) else {
                 throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
             }
             guard activity.state != .dismissed else {
@@ -175,6 +179,15 @@ public final class ActivityRegistry: Sendable {
                 results.append((existing, false))
                 continue
             }
+            // A device on the broadcast channel of this activity gets every version from it: an update
+            // token of its own would bring each one twice, so it is kept but not used.
+            let onChannel =
+                registration.kind == .activity
+                && byDevice[registration.deviceId, default: []].contains {
+                    guard let other = byFingerprint[$0] else { return false }
+                    return other.isValid && other.kind == .channelSubscription
+                        && other.activityId == registration.activityId
+                }
             for fingerprint in byDevice[registration.deviceId, default: []] {
                 guard var other = byFingerprint[fingerprint], other.isValid,
                     other.fingerprint != registration.fingerprint,
@@ -192,16 +205,24 @@ public final class ActivityRegistry: Sendable {
                 byFingerprint[fingerprint] = other
                 invalidated[reason, default: []].append(fingerprint)
             }
-            let record = TokenRecord(
+            var record = TokenRecord(
                 app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
                 userId: registration.userId, deviceId: registration.deviceId,
                 attributesType: registration.attributesType, activityId: registration.activityId,
                 environment: registration.environment, createdAt: now, lastSeenAt: now)
-            if byFingerprint.updateValue(record, forKey: record.fingerprint) == nil {
+            if onChannel {
+                record.invalidatedAt = now
+                record.invalidReason = "subscribed_to_channel"
+            }
+            let previous = byFingerprint.updateValue(record, forKey: record.fingerprint)
+            if previous?.deviceId != record.deviceId {
+                // A token that moved to another device (a restored backup) leaves the old one's list.
+                if let previous { byDevice[previous.deviceId]?.removeAll { $0 == record.fingerprint } }
                 byDevice[registration.deviceId, default: []].append(record.fingerprint)
             }
             changed.append(record.fingerprint)
-            results.append((record, true))
+            // Registering again a token kept unused for the channel is no news.
+            results.append((record, !(onChannel && previous?.invalidReason == "subscribed_to_channel")))
         }
         // Tokens saved here carry their invalidation; the others are marked in place, keeping an
         // earlier reason if another transaction got there first.
@@ -216,7 +237,7 @@ public final class ActivityRegistry: Sendable {
         // gets the current version now rather than at the next event (DT-041).
         var late: [String: [String]] = [:]
         for (record, created) in results
-        where created && record.kind == .activity && (versions[record.activityId ?? ""] ?? 0) > 1 {
+        where created && record.kind == .activity && record.isValid && (versions[record.activityId ?? ""] ?? 0) > 1 {
             late[record.activityId ?? "", default: []].append(record.fingerprint)
         }
         for (activityId, fingerprints) in late.sorted(by: { $0.key < $1.key }) {

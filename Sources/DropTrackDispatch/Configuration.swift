@@ -332,6 +332,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             throw ConfigurationError(
                 key: "maxInFlight", "maxInFlight, claimBatch, maxAttempts and leaseSeconds must be positive")
         }
+        guard timelineRetentionDays >= 0 else {
+            throw ConfigurationError(
+                key: "timelineRetentionDays", "timelineRetentionDays must be 0 (keep forever) or a number of days")
+        }
         var seen = Set<String>()
         for (index, app) in apps.enumerated() {
             guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {

@@ -90,10 +90,16 @@ extension ActivityRegistry {
                     case "activity_ended": "DT-037"
                     default: nil
                     }
+                let fix =
+                    switch reason {
+                    case "superseded": "nothing to do: the device registered a newer token"
+                    case "subscribed_to_channel":
+                        "nothing to do: the device gets every version from the broadcast channel"
+                    case "activity_ended": "nothing to do: the activity is over"
+                    default: "the device must register a new token"
+                    }
                 finding(
-                    trap, "info", "token \(token.kind.rawValue) invalidated: \(reason)",
-                    fix: reason == "superseded"
-                        ? "nothing to do: the device registered a newer token" : "the device must register a new token",
+                    trap, "info", "token \(token.kind.rawValue) invalidated: \(reason)", fix: fix,
                     device: token.fingerprint)
             }
             let cap = app.priority10PerHour ?? configuration.priority10PerHour

@@ -207,6 +207,21 @@ struct BroadcastTests {
             app: "app1", activityId: "match-9",
             body: server.json(#"{"type":"delivery.step","data":{"step":"confirmed"}}"#))
         #expect(next["destinations"]?.numberValue == 2, "the channel and the Android phone; no update token")
+        let olderToken = try #require(audience.older.activities.first?.updateToken)
+        let again = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: .object([
+                "activityId": .string("match-9"), "deviceId": .string("iphone-17"), "token": .string(olderToken),
+                "environment": .string("sandbox"),
+            ]))
+        #expect(
+            !again.created && again.token.invalidReason == "subscribed_to_channel",
+            "registering it again changes nothing")
+        let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
+        #expect(
+            diagnosis["findings"]?.arrayValue?.contains {
+                $0["fix"]?.stringValue?.contains("broadcast channel") == true
+            } == true, "the diagnosis says the unused token is fine")
 
         _ = try server.registry.startActivity(
             app: "app1",

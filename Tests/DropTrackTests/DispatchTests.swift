@@ -252,6 +252,12 @@ struct DispatchTests {
                 ])
         }
         #expect(try states()[late] == nil, "a batch with an unknown activity writes nothing")
+        // The superseded first token comes back from another device (a restored backup), and that
+        // device then registers a newer one: the newer one wins there, as one at a time.
+        let newer = APNsHarness.randomToken()
+        _ = try server.registry.importTokens(
+            app: "app1", [try update("restored", first), try update("restored", newer)])
+        #expect(try states()[first] == "superseded" && states()[newer] == "valid")
     }
 
     @Test(
