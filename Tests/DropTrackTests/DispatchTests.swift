@@ -333,6 +333,34 @@ struct DispatchTests {
         #expect(emulated.apnsHost(app: "app1", tokenEnvironment: .production) == "127.0.0.1")
     }
 
+    @Test("metrics: fan-out lag per version, outbox depth and age while sends wait, store errors declared")
+    func fanoutMetrics() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        try startOrder(server, id: "o-8")
+        for device in 0..<3 {
+            _ = try server.registry.registerToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"o-8","deviceId":"d\#(device)","token":"\#(APNsHarness.randomToken())","environment":"sandbox"}"#
+                ))
+        }
+        server.apns.emulator.setFaults([APNsFault(kind: .delay, delayMilliseconds: 300)])
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-8", body: server.json(#"{"type":"delivery.step","data":{"step":2}}"#))
+        func value(_ name: String) -> Double? {
+            server.metrics.render().split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                .flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        #expect(value("droptrack_outbox_depth") == 3, "three sends waiting or in flight")
+        try server.drain()
+        #expect(value("droptrack_outbox_depth") == 0 && value("droptrack_outbox_oldest_age_seconds") == 0)
+        let lag = try #require(value("droptrack_fanout_lag_seconds_count"))
+        #expect(lag >= 1, "a finished fan-out records its lag")
+        #expect(try #require(value("droptrack_fanout_lag_seconds_sum")) >= 0.3, "at least the emulator's delay")
+        #expect(server.metrics.render().contains("# HELP droptrack_store_errors_total"))
+    }
+
     @Test("one app can see and change nothing of another's")
     func tenantIsolation() throws {
         let server = try ServerHarness()
