@@ -322,7 +322,11 @@ public final class ActivityRegistry: Sendable {
                 if let raced = try tx.activity(app: appID, idempotencyKey: key), let response = raced.startResponse {
                     return (response, false)
                 }
-                if try tx.activity(app: appID, id: activityId) != nil {
+                if let existing = try tx.activity(app: appID, id: activityId) {
+                    // The same start from another replica may commit between the two reads above.
+                    if existing.idempotencyKey == key, let response = existing.startResponse {
+                        return (response, false)
+                    }
                     throw APIError(
                         409, "activity_exists", "activity '\(activityId)' exists with another idempotency key",
                         field: "activityId")
