@@ -230,6 +230,13 @@ struct BroadcastTests {
             ))
         let refused = #expect(throws: APIError.self) { try subscribe("plain") }
         #expect(refused?.code == "not_broadcast" && refused?.status == 409 && refused?.field == "activityId")
+
+        _ = try server.registry.endActivity(
+            app: "app1", activityId: "match-9", body: server.json(#"{"dismissal":"immediate"}"#))
+        try server.drain()
+        #expect(server.registry.runScheduled().dismissed >= 1)
+        let ended = try server.store.transaction { try $0.channelSubscriptions(app: "app1", activityId: "match-9") }
+        #expect(ended.count == 1 && ended.allSatisfy { $0.invalidReason == "activity_ended" }, "\(ended)")
     }
 
     @Test(

@@ -35,6 +35,12 @@ struct ServeCommandTests {
         #expect(throws: ConfigurationError.self) {
             _ = try ServerConfiguration.load(file: file, environment: ["DROPTRACK_MAX_IN_FLIGHT": "lots"])
         }
+        try #"{"timelineRetentionDays":-1}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "timelineRetentionDays"
+        }
     }
 
     @Test("the README documents every configuration key and its variable")
