@@ -56,7 +56,8 @@ public final class ActivityRegistry: Sendable {
     public struct TokenRegistration: Sendable {
         var kind: TokenKind
         var value: String
-        var fingerprint: String
+        /// What the token goes by everywhere (logs, events, the API): never the token itself.
+        public internal(set) var fingerprint: String
         var userId: String?
         var deviceId: String
         var attributesType: String?

@@ -239,6 +239,20 @@ struct BroadcastTests {
         #expect(ended.count == 1 && ended.allSatisfy { $0.invalidReason == "activity_ended" }, "\(ended)")
     }
 
+    @Test("subscriptions of (\"a:b\", \"c\") and (\"a\", \"b:c\") are different records")
+    func subscriptionNames() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        func subscription(_ activity: String, _ device: String) throws -> String {
+            try server.registry.checkToken(
+                app: "app1", kind: .channelSubscription,
+                body: .object(["activityId": .string(activity), "deviceId": .string(device)])
+            ).fingerprint
+        }
+        #expect(try subscription("a:b", "c") != subscription("a", "b:c"))
+        #expect(try subscription("a", "b") == subscription("a", "b"))
+    }
+
     @Test(
         "a channel the caller brings is reused and outlives its activity; the expiration asked at the start holds for every event"
     )
