@@ -19,11 +19,10 @@ import secrets
 import subprocess
 import sys
 import time
-import urllib.parse
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, os.path.join(ROOT, "checks"))
-from stack import Stack  # noqa: E402
+from stack import Stack, drop_database, fresh_database  # noqa: E402
 
 DROPTRACK = sys.argv[1] if len(sys.argv) > 1 else ".build/release/droptrack"
 N = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
@@ -34,10 +33,6 @@ STEPS = ["confirmed", "preparing", "picked_up"]
 def fail(message):
     print(f"FAIL {message}")
     sys.exit(1)
-
-
-def accepted(stack):
-    return stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
 
 
 def cpu_seconds(pid):
@@ -62,20 +57,13 @@ def prepare(stack):
         "alert": {"title": "Kick-off"}, "idempotencyKey": "bench-start"})
     if status != 201:
         fail(f"start answered {status}: {body}")
-    path = f"{stack.work}/tokens.jsonl"
-    with open(path, "w") as f:
-        for index in range(N):
-            f.write(json.dumps({"kind": "activity", "activityId": ACTIVITY, "deviceId": f"fan-{index}",
-                                "token": secrets.token_hex(32), "environment": "sandbox"}) + "\n")
-    started = time.time()
-    subprocess.run([stack.droptrack, "tokens", "import", "--config", stack.config, "--app", "app1", "--file", path],
-                   check=True, capture_output=True, env={**os.environ, **stack.server_environment()})
-    return time.time() - started
+    return stack.import_tokens([{"kind": "activity", "activityId": ACTIVITY, "deviceId": f"fan-{index}",
+                                 "token": secrets.token_hex(32), "environment": "sandbox"} for index in range(N)])
 
 
 def fanout(stack, step, replicas):
     """Posts one event and waits until every send has an outcome; returns the figures."""
-    before = accepted(stack)
+    before = stack.accepted_pushes()
     pids = [stack.processes[name].pid for name in replicas]
     cpu = [cpu_seconds(pid) for pid in pids]
     started = time.time()
@@ -86,15 +74,15 @@ def fanout(stack, step, replicas):
         fail(f"the event answered {status}: {answer}")
     # Poll the cheap way (the emulator's counter, then the outbox gauge) so watching costs the server nothing.
     deadline = started + 900
-    while time.time() < deadline and accepted(stack) - before < N:
+    while time.time() < deadline and stack.accepted_pushes() - before < N:
         time.sleep(0.02)
     while time.time() < deadline:
         if re.search(r"^droptrack_outbox_depth 0$", stack.api("GET", "/metrics")[1], re.M):
             break
         time.sleep(0.02)
     seconds = time.time() - started
-    if accepted(stack) - before != N:
-        fail(f"the emulator accepted {accepted(stack) - before} pushes, not {N}")
+    if stack.accepted_pushes() - before != N:
+        fail(f"the emulator accepted {stack.accepted_pushes() - before} pushes, not {N}")
     return {"accept": accept_seconds, "seconds": seconds, "rate": N / seconds,
             "cpu": sum(cpu_seconds(pid) - was for pid, was in zip(pids, cpu)),
             "rss": max(peak_rss_mib(pid) for pid in pids)}
@@ -138,10 +126,7 @@ def postgres_url():
         out = subprocess.run([os.path.join(ROOT, "scripts/postgres.sh")], capture_output=True, text=True,
                              check=True).stdout.strip().splitlines()[-1]
         url = out.split("=", 1)[1]
-    name = f"droptrack_bench_{secrets.token_hex(4)}"
-    subprocess.run(["psql", url, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
-    parts = urllib.parse.urlsplit(url)
-    return url, name, urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
+    return (url, *fresh_database(url))
 
 
 server_env = {"DROPTRACK_LOG_LEVEL": "warning"}
@@ -161,8 +146,7 @@ if os.environ.get("DROPTRACK_FANOUT_SQLITE_ONLY") != "1":
             stack.start_server("r2")
             results.append(("2 replicas, PostgreSQL", None, fanout(stack, STEPS[1], ["server", "r2"])))
     finally:
-        subprocess.run(["psql", admin, "-q", "-c", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
-                       capture_output=True)
+        drop_database(admin, database)
 
 base = results[0][2]["rate"]
 print(f"fan-out of one event to {N} update tokens, APNs emulator over HTTP/2 + TLS")

@@ -12,52 +12,18 @@ was lost or sent twice.
 
 Usage: crash_fanout.py PATH/TO/droptrack [TOKENS]
 """
-import json
 import os
 import re
 import secrets
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stack import Stack  # noqa: E402
+from stack import Stack, check, failures, wait_until  # noqa: E402
 
 DROPTRACK = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack"
 COUNT = int(sys.argv[2]) if len(sys.argv) > 2 else 10_000
 ACTIVITY = "order-crash"
-failures = []
-
-
-def check(condition, message):
-    print(f"  {'ok  ' if condition else 'FAIL'} {message}")
-    if not condition:
-        failures.append(message)
-
-
-def wait_until(what, predicate, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise SystemExit(f"FAIL timed out after {timeout}s waiting for {what}")
-
-
-def accepted(stack):
-    return stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
-
-
-def import_tokens(stack, lines):
-    path = f"{stack.work}/tokens.jsonl"
-    with open(path, "w") as f:
-        f.write("\n".join(json.dumps(line) for line in lines) + "\n")
-    env = {**os.environ, **stack.server_environment()}
-    started = time.time()
-    output = subprocess.run([stack.droptrack, "tokens", "import", "--config", stack.config, "--app", "app1",
-                             "--file", path], check=True, capture_output=True, text=True, env=env).stdout
-    print(f"    imported {len(lines)} tokens in {time.time() - started:.1f} s: {output.strip()}")
 
 
 def drained(stack):
@@ -66,8 +32,8 @@ def drained(stack):
 
 
 def kill_mid_fanout(stack, floor, label):
-    wait_until(f"{label} to be under way", lambda: accepted(stack) >= floor)
-    at_kill = accepted(stack)
+    wait_until(f"{label} to be under way", lambda: stack.accepted_pushes() >= floor)
+    at_kill = stack.accepted_pushes()
     stack.kill_server()
     print(f"    kill -9 during the {label} with {at_kill} pushes accepted so far")
     time.sleep(0.3)
@@ -84,7 +50,7 @@ with Stack(DROPTRACK, server_env=server_env) as stack:
     update_tokens = {device: secrets.token_hex(40) for device in devices}
 
     print(f"1. a start to {COUNT} push-to-start tokens, killed part-way")
-    import_tokens(stack, [{"kind": "push_to_start", "userId": "fan", "deviceId": device, "token": token,
+    stack.import_tokens([{"kind": "push_to_start", "userId": "fan", "deviceId": device, "token": token,
                            "environment": "sandbox", "attributesType": "DeliveryAttributes"}
                           for device, token in start_tokens.items()])
     start = {"activityId": ACTIVITY, "userId": "fan", "attributesType": "DeliveryAttributes",
@@ -103,9 +69,9 @@ with Stack(DROPTRACK, server_env=server_env) as stack:
     print(f"    the restarted server found {in_doubt} starts in doubt (claimed by the killed one, no outcome)")
 
     print(f"2. three steps to {COUNT} update tokens, killed part-way")
-    import_tokens(stack, [{"kind": "activity", "activityId": ACTIVITY, "deviceId": device, "token": token,
+    stack.import_tokens([{"kind": "activity", "activityId": ACTIVITY, "deviceId": device, "token": token,
                            "environment": "sandbox"} for device, token in update_tokens.items()])
-    before = accepted(stack)
+    before = stack.accepted_pushes()
     for step in ["confirmed", "preparing", "picked_up"]:
         status, _, _ = stack.api("POST", f"/v1/activities/{ACTIVITY}/events",
                                  {"type": "delivery.step", "data": {"step": step}})

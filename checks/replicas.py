@@ -16,47 +16,19 @@ Needs DROPTRACK_TEST_POSTGRES_URL (scripts/postgres.sh prints it); the database 
 DROPTRACK_TEST_POSTGRES_RESTART_COMMAND (default: scripts/postgres.sh restart).
 """
 import concurrent.futures
-import json
 import os
 import re
 import secrets
 import subprocess
 import sys
-import time
-import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stack import Stack  # noqa: E402
+from stack import Stack, check, drop_database, failures, fresh_database, wait_until  # noqa: E402
 
 DROPTRACK = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack"
 ACTIVITIES = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 PER_ACTIVITY = int(sys.argv[3]) if len(sys.argv) > 3 else 20
 REPLICAS = ["server", "r2", "r3"]
-failures = []
-
-
-def check(condition, message):
-    print(f"  {'ok  ' if condition else 'FAIL'} {message}")
-    if not condition:
-        failures.append(message)
-
-
-def wait_until(what, predicate, timeout=300):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise SystemExit(f"FAIL timed out after {timeout}s waiting for {what}")
-
-
-def fresh_database(url):
-    """A database of its own for this run, on the cluster `url` points at."""
-    name = f"droptrack_replicas_{secrets.token_hex(4)}"
-    subprocess.run(["psql", url, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
-    parts = urllib.parse.urlsplit(url)
-    return name, urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def metric(text, name):
@@ -74,16 +46,6 @@ try:
         for name in REPLICAS[1:]:
             stack.start_server(name)
         stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "delay", "delayMilliseconds": 5}]})
-        env = {**os.environ, **stack.server_environment()}
-
-        def import_tokens(lines):
-            path = f"{stack.work}/tokens.jsonl"
-            with open(path, "w") as f:
-                f.write("\n".join(json.dumps(line) for line in lines) + "\n")
-            started = time.time()
-            subprocess.run([stack.droptrack, "tokens", "import", "--config", stack.config, "--app", "app1",
-                            "--file", path], check=True, capture_output=True, env=env)
-            print(f"    imported {len(lines)} tokens in {time.time() - started:.1f} s")
 
         def post_round_robin(path_for, body_for, replicas):
             for index in range(ACTIVITIES):
@@ -94,12 +56,12 @@ try:
 
         print(f"1. {ACTIVITIES} activities started through {len(REPLICAS)} replicas")
         start_tokens = {index: secrets.token_hex(32) for index in range(ACTIVITIES)}
-        import_tokens([{"kind": "push_to_start", "userId": f"user-{index}", "deviceId": f"phone-{index}",
+        stack.import_tokens([{"kind": "push_to_start", "userId": f"user-{index}", "deviceId": f"phone-{index}",
                         "token": token, "environment": "sandbox", "attributesType": "DeliveryAttributes"}
                        for index, token in start_tokens.items()])
         # The same start (one idempotency key) to all three replicas at once.
         race_token = secrets.token_hex(32)
-        import_tokens([{"kind": "push_to_start", "userId": "racer", "deviceId": "racer-phone", "token": race_token,
+        stack.import_tokens([{"kind": "push_to_start", "userId": "racer", "deviceId": "racer-phone", "token": race_token,
                         "environment": "sandbox", "attributesType": "DeliveryAttributes"}])
         race = {"activityId": "race", "userId": "racer", "attributesType": "DeliveryAttributes",
                 "attributes": {"orderId": "R-1"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
@@ -133,16 +95,15 @@ try:
         stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "delay", "delayMilliseconds": 5}]})
         update_tokens = {(index, slot): secrets.token_hex(32)
                          for index in range(ACTIVITIES) for slot in range(PER_ACTIVITY)}
-        import_tokens([{"kind": "activity", "activityId": f"act-{index}", "deviceId": f"d-{index}-{slot}",
+        stack.import_tokens([{"kind": "activity", "activityId": f"act-{index}", "deviceId": f"d-{index}-{slot}",
                         "token": token, "environment": "sandbox"} for (index, slot), token in update_tokens.items()])
 
         print(f"2. three steps to {len(update_tokens)} update tokens; one replica killed part-way")
-        before = stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
+        before = stack.accepted_pushes()
         for step in ["confirmed", "preparing", "picked_up"]:
             post_round_robin(lambda i: f"/v1/activities/act-{i}/events",
                              lambda i, step=step: {"type": "delivery.step", "data": {"step": step}}, REPLICAS)
-        wait_until("the fan-out to be under way", lambda: stack.emulator(
-            "apns", "/_emulator/stats")["statuses"].get("200", 0) > before + len(update_tokens) // 3)
+        wait_until("the fan-out to be under way", lambda: stack.accepted_pushes() > before + len(update_tokens) // 3)
         killed_metrics = stack.api("GET", "/metrics", server="r2")[1]
         stack.kill_server("r2")
         survivors = ["server", "r3"]
@@ -151,14 +112,13 @@ try:
         print("3. the last step ends every activity, through the survivors; PostgreSQL restarts meanwhile")
         # Slower answers stretch this fan-out over several seconds, so the restart lands inside it.
         stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "delay", "delayMilliseconds": 200}]})
-        before = stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
+        before = stack.accepted_pushes()
         post_round_robin(lambda i: f"/v1/activities/act-{i}/events",
                          lambda i: {"type": "delivery.step", "data": {"step": "delivered"}}, survivors)
-        wait_until("the last fan-out to be under way", lambda: stack.emulator(
-            "apns", "/_emulator/stats")["statuses"].get("200", 0) > before + len(update_tokens) // 10)
+        wait_until("the last fan-out to be under way", lambda: stack.accepted_pushes() > before + len(update_tokens) // 10)
         restart = os.environ.get("DROPTRACK_TEST_POSTGRES_RESTART_COMMAND", "scripts/postgres.sh restart")
         subprocess.run(restart, shell=True, check=True, capture_output=True, timeout=120)
-        sent_by_then = stack.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0) - before
+        sent_by_then = stack.accepted_pushes() - before
         print(f"    PostgreSQL restarted when {sent_by_then} of the last step's pushes had been accepted")
 
         def drained():
@@ -197,8 +157,7 @@ try:
         sent = [metric(text, "droptrack_sends_total") for text in survivor_metrics]
         check(all(count > 0 for count in sent), f"each survivor sent part of the pushes ({[int(x) for x in sent]})")
 finally:
-    subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE IF EXISTS {database} WITH (FORCE)"],
-                   capture_output=True)
+    drop_database(admin_url, database)
 
 if failures:
     print(f"{len(failures)} replica check(s) failed")

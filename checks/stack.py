@@ -6,6 +6,7 @@ listens on 127.0.0.1 and is killed when the stack closes.
 """
 import json
 import os
+import secrets
 import signal
 import socket
 import ssl
@@ -13,7 +14,41 @@ import subprocess
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+
+# What the checks report: each `check` prints ok or FAIL, and the script exits 1 if any failed.
+failures = []
+
+
+def check(condition, message):
+    print(f"  {'ok  ' if condition else 'FAIL'} {message}")
+    if not condition:
+        failures.append(message)
+
+
+def wait_until(what, predicate, timeout=300):
+    """Polls `predicate` until it returns something true, and returns that; fails the run after `timeout`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise SystemExit(f"FAIL timed out after {timeout}s waiting for {what}")
+
+
+def fresh_database(url):
+    """A database of its own on the PostgreSQL cluster `url` points at: (name, its URL). Drop it with
+    `drop_database`."""
+    name = f"droptrack_{secrets.token_hex(4)}"
+    subprocess.run(["psql", url, "-q", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    parts = urllib.parse.urlsplit(url)
+    return name, urllib.parse.urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def drop_database(url, name):
+    subprocess.run(["psql", url, "-q", "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], capture_output=True)
 
 
 def free_port():
@@ -151,6 +186,23 @@ class Stack:
                     return result
                 time.sleep(min(5.0, float(error.headers.get("Retry-After") or 1)))
         return result
+
+    def accepted_pushes(self):
+        """Pushes the APNs emulator has answered 200 so far."""
+        return self.emulator("apns", "/_emulator/stats")["statuses"].get("200", 0)
+
+    def import_tokens(self, lines):
+        """`droptrack tokens import` of these JSON lines; prints and returns how long it took."""
+        path = f"{self.work}/tokens.jsonl"
+        with open(path, "w") as f:
+            f.write("\n".join(json.dumps(line) for line in lines) + "\n")
+        started = time.time()
+        output = subprocess.run([self.droptrack, "tokens", "import", "--config", self.config, "--app", "app1",
+                                 "--file", path], check=True, capture_output=True, text=True,
+                                env={**os.environ, **self.server_environment()}).stdout
+        seconds = time.time() - started
+        print(f"    imported {len(lines)} tokens in {seconds:.1f} s: {output.strip()}")
+        return seconds
 
     def emulator(self, which, path, body=None):
         """GET (or POST with `body`) an emulator's admin endpoint."""
