@@ -62,21 +62,53 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var deleted: Bool
     }
 
+    /// One record, held by the ring and by its token's `latest` at once: each push then copies
+    /// one reference instead of every field, and drops one when the ring overwrites the oldest.
+    final class StoredRecord: Sendable {
+        let record: APNsEmulatorRecord
+        init(_ record: APNsEmulatorRecord) { self.record = record }
+    }
+
+    /// Accepted pushes by `aps.event`, counted without hashing the common three.
+    struct EventCounts {
+        var start = 0
+        var update = 0
+        var end = 0
+        /// Anything else, keyed as sent (`-` when there was no event).
+        var other: [String: Int] = [:]
+
+        mutating func count(_ event: String?) {
+            switch event {
+            case "update": update += 1
+            case "start": start += 1
+            case "end": end += 1
+            default: other[event ?? "-", default: 0] += 1
+            }
+        }
+
+        var byEvent: [String: Int] {
+            var counts = other
+            for (event, count) in [("start", start), ("update", update), ("end", end)] where count > 0 {
+                counts[event] = count
+            }
+            return counts
+        }
+    }
+
     /// Everything known about one device token, in one entry so a push costs one lookup.
     struct TokenState {
         var registration: EmulatedToken?
         var lastTimestamp: Int64?
         var ended = false
-        var latest: APNsEmulatorRecord?
-        /// Accepted pushes by event (`start`, `update`, `end`).
-        var acceptedByEvent: [String: Int] = [:]
+        var latest: StoredRecord?
+        var accepted = EventCounts()
 
         /// The device keeps the newest by timestamp; an older push does not replace it.
-        mutating func accept(_ record: APNsEmulatorRecord, timestamp: Int64, isEnd: Bool) {
-            acceptedByEvent[record.event ?? "-", default: 0] += 1
+        mutating func accept(_ stored: StoredRecord, timestamp: Int64, isEnd: Bool) {
+            accepted.count(stored.record.event)
             if timestamp >= lastTimestamp ?? Int64.min {
                 lastTimestamp = timestamp
-                latest = record
+                latest = stored
             }
             if isEnd { ended = true }
         }
@@ -84,7 +116,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     struct State {
         var tokens: [String: TokenState] = [:]
-        var records: RecordRing<APNsEmulatorRecord>
+        var records: RecordRing<StoredRecord>
         var sequence = 0
         var channels: [String: Channel] = [:]
         var faults = FaultBook<APNsFaultKind>()
@@ -194,32 +226,32 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     }
 
     /// Every record still kept, oldest first.
-    public var records: [APNsEmulatorRecord] { state.withLock { $0.records.elements } }
+    public var records: [APNsEmulatorRecord] { state.withLock { $0.records.elements.map(\.record) } }
 
     /// Records with `sequence` greater than `after`.
     public func records(after sequence: Int) -> [APNsEmulatorRecord] {
-        state.withLock { state in state.records.filter { $0.sequence > sequence } }
+        state.withLock { state in state.records.filter { $0.record.sequence > sequence }.map(\.record) }
     }
 
     /// Records for one device token.
     public func records(forToken token: String) -> [APNsEmulatorRecord] {
         let token = token.lowercased()
-        return state.withLock { state in state.records.filter { $0.token == token } }
+        return state.withLock { state in state.records.filter { $0.record.token == token }.map(\.record) }
     }
 
     /// The newest accepted push to a token (by timestamp, as the device would keep it). Kept
     /// for every token however many records have rotated out since.
     public func latestAccepted(forToken token: String) -> APNsEmulatorRecord? {
-        state.withLock { $0.tokens[token.lowercased()]?.latest }
+        state.withLock { $0.tokens[token.lowercased()]?.latest?.record }
     }
 
     /// What every token's device holds: accepted pushes by event, and the newest accepted one.
     public var devices: [EmulatedDevice] {
         state.withLock { state in
             state.tokens.compactMap { token, entry in
-                guard let latest = entry.latest else { return nil }
+                guard let latest = entry.latest?.record else { return nil }
                 return EmulatedDevice(
-                    token: token, accepted: entry.acceptedByEvent, latestEvent: latest.event,
+                    token: token, accepted: entry.accepted.byEvent, latestEvent: latest.event,
                     latestTimestamp: latest.timestamp, latestContentState: latest.contentState)
             }
         }
@@ -227,7 +259,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     /// The newest accepted push of every token, by token (in-process only: keys are raw tokens).
     public var latestAcceptedByToken: [String: APNsEmulatorRecord] {
-        state.withLock { $0.tokens.compactMapValues(\.latest) }
+        state.withLock { $0.tokens.compactMapValues(\.latest?.record) }
     }
 
     /// Forgets every record.
@@ -365,8 +397,9 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         }
         guard !token.isEmpty else { return reject(&exchange, .missingDeviceToken) }
         guard APNsPush.isHexToken(token) else { return reject(&exchange, .badDeviceToken) }
-        let entry = state.withLock { $0.tokens[token] }
-        let (known, lastTimestamp, ended) = (entry?.registration, entry?.lastTimestamp, entry?.ended ?? false)
+        let (known, lastTimestamp, ended) = state.withLock { state in
+            state.tokens[token].map { ($0.registration, $0.lastTimestamp, $0.ended) } ?? (nil, nil, false)
+        }
         if let known {
             if known.environment != configuration.environment { return reject(&exchange, .badDeviceToken) }
             if let dead = known.dead { return reject(&exchange, dead.reason, invalidatedAt: dead.since) }
@@ -684,20 +717,19 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             state.requestCount += 1
             state.statusCounts[exchange.status, default: 0] += 1
             if let reasonKey { state.reasonCounts[reasonKey, default: 0] += 1 }
-            let record = APNsEmulatorRecord(
-                sequence: state.sequence, receivedAt: exchange.now, connection: exchange.connection,
-                kind: exchange.kind,
-                method: exchange.request.method, channelID: exchange.channelID, headers: headers,
-                status: exchange.status,
-                reason: exchange.reason?.rawValue, apnsID: exchange.apnsID, priority: exchange.priority,
-                event: exchange.event, timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token,
-                body: exchange.request.body, lint: exchange.status == 200 ? exchange.lint : nil)
-            state.records.append(record)
+            let stored = StoredRecord(
+                APNsEmulatorRecord(
+                    sequence: state.sequence, receivedAt: exchange.now, connection: exchange.connection,
+                    kind: exchange.kind, method: exchange.request.method, channelID: exchange.channelID,
+                    headers: headers, status: exchange.status, reason: exchange.reason?.rawValue,
+                    apnsID: exchange.apnsID, priority: exchange.priority, event: exchange.event,
+                    timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token,
+                    body: exchange.request.body, lint: exchange.status == 200 ? exchange.lint : nil))
+            state.records.append(stored)
             if accepted, let token = exchange.token {
-                let stamp = exchange.timestamp ?? 0
                 // The device keeps the newest by timestamp; an older push does not replace it.
                 state.tokens[token, default: TokenState()].accept(
-                    record, timestamp: stamp, isEnd: exchange.event == "end")
+                    stored, timestamp: exchange.timestamp ?? 0, isEnd: exchange.event == "end")
             }
         }
         if let delivery = exchange.delivery {

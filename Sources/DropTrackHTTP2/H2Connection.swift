@@ -13,8 +13,8 @@ final class BodySource {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
-/// One HTTP/2 connection over TLS, driven by a single thread: poll → TLS read → nghttp2 →
-/// role-specific hooks → nghttp2 → one coalesced TLS write. The client and server connections
+/// One HTTP/2 connection over TLS, driven by a single thread: poll → for each TLS record read:
+/// nghttp2 → role-specific hooks → nghttp2 → one coalesced TLS write. The client and server connections
 /// subclass it and override the hooks; nothing here is shared across threads except `wakeup`.
 class H2Connection {
     let fd: Int32
@@ -216,6 +216,15 @@ class H2Connection {
                     session, readBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count)
                 if consumed < 0 {
                     finish("HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(consumed))))")
+                    return
+                }
+                // Answer what this record held before reading the next one: the peer then works on
+                // those answers while this side parses the rest, instead of each waiting for the
+                // other's whole batch (h2load→emulator went from 0.64× to 0.83–0.99× of nghttpd).
+                if isClosed { return }
+                processCommands()
+                if case .failed(let message) = flush() {
+                    finish(message)
                     return
                 }
             case .wantRead, .wantWrite: return
