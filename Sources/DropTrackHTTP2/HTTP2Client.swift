@@ -66,6 +66,12 @@ public final class HTTP2Client: Sendable {
         var retryScheduledAt: ContinuousClock.Instant? = nil
         var isShutdown = false
         var connectionsOpened = 0
+        var endedReasons: [String] = []
+
+        mutating func noteEnded(_ reason: String) {
+            if endedReasons.count == 16 { endedReasons.removeFirst() }
+            endedReasons.append(reason)
+        }
     }
 
     /// The configuration this client was made with.
@@ -84,6 +90,9 @@ public final class HTTP2Client: Sendable {
 
     /// Connections opened over the client's life (for tests and metrics).
     public var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
+
+    /// Why the most recent connections ended or failed to open, oldest first (at most 16).
+    public var connectionEndReasons: [String] { state.withLock { $0.endedReasons } }
 
     /// Connections currently open or opening.
     public var openConnections: Int { state.withLock { $0.handles.count } }
@@ -237,6 +246,7 @@ public final class HTTP2Client: Sendable {
             state.handles.removeAll { $0 === handle }
             state.consecutiveFailures += 1
             state.lastConnectError = error
+            state.noteEnded("connect failed: \(error.message)")
             var delay = configuration.reconnectDelay
             for _ in 1..<min(state.consecutiveFailures, 20) { delay = min(delay * 2, configuration.maxReconnectDelay) }
             // Jitter spreads reconnects from many clients so they do not arrive together.
@@ -257,9 +267,13 @@ public final class HTTP2Client: Sendable {
         let events = ClientConnectionEvents(
             unprocessed: { [weak self] in self?.requeue($0) },
             ready: { [weak self] _ in self?.state.withLock { $0.consecutiveFailures = 0 } },
-            closed: { [weak self] handle, _ in
+            closed: { [weak self] handle, reason in
                 guard let self else { return }
-                state.withLock { state in state.handles.removeAll { $0 === handle } }
+                state.withLock { state in
+                    state.handles.removeAll { $0 === handle }
+                    state.noteEnded(reason)
+                }
+                logger.info("http2.connection_closed", ["reason": reason])
             })
         let thread = Thread { [weak self] in
             let serverName = configuration.serverName ?? configuration.host

@@ -92,8 +92,8 @@ struct ClientConnectionEvents: Sendable {
     var unprocessed: @Sendable ([PendingRequest]) -> Void
     /// The connection is ready (first SETTINGS received).
     var ready: @Sendable (ClientConnectionHandle) -> Void
-    /// The connection ended; `connectError` is set when it never got going.
-    var closed: @Sendable (ClientConnectionHandle, HTTP2ClientError?) -> Void
+    /// The connection ended, with the reason.
+    var closed: @Sendable (ClientConnectionHandle, String) -> Void
 }
 
 /// The loop-thread side of a client connection.
@@ -367,6 +367,6 @@ final class ClientSession: H2Connection {
             handle.load.subtract(unsent.count, ordering: .relaxed)
             events.unprocessed(unsent)
         }
-        events.closed(handle, nil)
+        events.closed(handle, reason)
     }
 }

@@ -78,7 +78,7 @@ struct HTTP2TransportTests {
         }
         #expect(statuses.count == 1000)
         #expect(statuses.allSatisfy { $0 == 200 })
-        #expect(client.connectionsOpened == 1)
+        #expect(client.connectionsOpened == 1, "connections ended: \(client.connectionEndReasons)")
     }
 
     @Test("a GOAWAY in mid-flight loses no request: refused streams go out on a new connection")
