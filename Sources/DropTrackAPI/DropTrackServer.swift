@@ -38,10 +38,12 @@ public final class DropTrackServer: Sendable {
         let phase = Mutex(Phase.created)
     }
 
-    /// Builds the server. `transport` defaults to the real providers (or the emulators the
-    /// configuration points at); `store` defaults to the one `configuration.store` names.
+    /// Builds the server. `clock` defaults to the store's clock (`StoreClock`: the machine's,
+    /// aligned with PostgreSQL's so replicas agree); a test that injects its own owns time.
+    /// `transport` defaults to the real providers (or the emulators the configuration points at);
+    /// `store` defaults to the one `configuration.store` names.
     public init(
-        configuration: ServerConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger,
+        configuration: ServerConfiguration, clock injectedClock: (any WallClock)? = nil, logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
         heartbeat: Duration = .seconds(15), extensions: [any RouteExtension] = [],
         diagnosisSources: [any DiagnosisSource] = []
@@ -51,6 +53,10 @@ public final class DropTrackServer: Sendable {
         self.logger = logger
         let store = try store ?? Self.openStore(configuration.store)
         self.store = store
+        let storeClock: StoreClock? =
+            injectedClock == nil ? StoreClock(base: SystemWallClock(), store: store, logger: logger) : nil
+        storeClock?.synchronizeIfDue()
+        let clock: any WallClock = injectedClock ?? storeClock!
         let transport = try transport ?? ProviderTransport(configuration: configuration, logger: logger)
         self.transport = transport
         let metrics = MetricsRegistry()
@@ -63,7 +69,8 @@ public final class DropTrackServer: Sendable {
         self.dispatcher = dispatcher
         registry = ActivityRegistry(
             store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() })
-        scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
+        scheduler = SchedulerLoop(
+            registry: registry, interval: configuration.schedulerIntervalSeconds, storeClock: storeClock)
         let lifecycle = self.lifecycle
         let router = APIRouter(
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
@@ -81,6 +88,10 @@ public final class DropTrackServer: Sendable {
         http = HTTPServer(
             handler: router, maxBodyBytes: configuration.maxBodyBytes, threads: httpThreads, heartbeat: heartbeat)
         Self.declareStoreGauges(metrics, store: store, clock: clock)
+        metrics.declareGauge(
+            "droptrack_clock_offset_seconds",
+            help: "The database's clock minus this machine's, as last measured (0 for memory and SQLite)."
+        ) { [([:], storeClock?.offsetSeconds ?? 0)] }
     }
 
     /// Opens the store a configuration names: `memory` or `sqlite:PATH`.

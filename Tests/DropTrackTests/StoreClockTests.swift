@@ -1,0 +1,93 @@
+import DropTrackAPI
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackStore
+import Foundation
+import Testing
+
+/// The machine's clock set off by a fixed amount, as on a replica whose NTP is broken.
+struct ShiftedWallClock: WallClock {
+    let seconds: TimeInterval
+    func now() -> Date { Date().addingTimeInterval(seconds) }
+}
+
+@Suite("The store's clock: replicas agree on time through the database")
+struct StoreClockTests {
+    @Test(
+        "a replica whose clock runs an hour ahead reads the database's time, so it cannot take over a lease another replica holds",
+        arguments: StoreEngine.allCases)
+    func skewedReplicaKeepsLeases(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let honest = StoreClock(base: SystemWallClock(), store: store)
+        let ahead = StoreClock(base: ShiftedWallClock(seconds: 3600), store: store)
+        let honestOffset = try honest.synchronize()
+        let aheadOffset = try ahead.synchronize()
+        if engine == .postgres {
+            #expect(abs(try #require(honestOffset)) < 5)
+            #expect(abs(try #require(aheadOffset) + 3600) < 5)
+            #expect(abs(ahead.now().timeIntervalSince(honest.now())) < 5)
+        } else {
+            #expect(honestOffset == nil && aheadOffset == nil, "one process: its own clock is the authority")
+            #expect(ahead.offsetSeconds == 0)
+        }
+        let now = honest.now()
+        try store.transaction {
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+        }
+        let held = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "honest", until: now + 30, now: now)
+        }
+        #expect(held.count == 1)
+        let aheadNow = ahead.now()
+        let taken = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "ahead", until: aheadNow + 30, now: aheadNow)
+        }
+        if engine == .postgres {
+            #expect(taken.isEmpty, "the lease runs out in 30 s by the database's clock")
+        } else {
+            // What the skew does without a shared clock: the lease looks an hour old and is taken.
+            #expect(taken.count == 1)
+        }
+    }
+
+    @Test(
+        "an offset beyond a second is logged once with the fix, and its recovery once",
+        .enabled(if: PostgresTestServer.enabled, "needs a store with its own clock"))
+    func offsetWarning() throws {
+        let store = try StoreEngine.postgres.make()
+        let logs = InMemoryLogHandler()
+        let base = ManualWallClock(Date().addingTimeInterval(-120))
+        let clock = StoreClock(base: base, store: store, logger: Logger(handler: logs, minimumLevel: .debug))
+        try clock.synchronize()
+        try clock.synchronize()
+        let warnings = logs.entries.filter { $0.message == "clock.offset" }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["fix"]?.contains("NTP") == true)
+        #expect(abs(clock.offsetSeconds - 120) < 5)
+        base.set(Date())
+        try clock.synchronize()
+        #expect(logs.entries.filter { $0.message == "clock.offset_recovered" }.count == 1)
+        #expect(abs(clock.offsetSeconds) < 5)
+    }
+
+    @Test(
+        "the server reads the store's clock unless a test injects one, and publishes the offset",
+        arguments: StoreEngine.allCases)
+    func serverPublishesOffset(engine: StoreEngine) throws {
+        let server = try DropTrackServer(
+            configuration: ServerConfiguration(
+                listen: "127.0.0.1:0", store: "memory",
+                apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID)]),
+            logger: Logger(handler: InMemoryLogHandler()), store: try engine.make())
+        let line = try #require(
+            server.metrics.render().split(separator: "\n").first { $0.hasPrefix("droptrack_clock_offset_seconds ") })
+        let offset = try #require(Double(line.split(separator: " ")[1]))
+        if engine == .postgres {
+            #expect(offset != 0 && abs(offset) < 5, "measured against PostgreSQL at start-up")
+        } else {
+            #expect(offset == 0)
+        }
+    }
+}
