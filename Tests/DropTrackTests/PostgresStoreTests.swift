@@ -253,6 +253,50 @@ struct PostgresStoreTests {
         #expect(zip(ordered, ordered.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
     }
 
+    @Test(
+        "a token registered on one replica while another commits an event is queued for that event's version (DT-041)")
+    func registrationRacesEvents() throws {
+        let (stores, _, _) = try replicas()
+        let configuration = ServerConfiguration(
+            listen: "127.0.0.1:0", store: "memory", apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID)]
+        )
+        let registries = stores.map {
+            ActivityRegistry(store: $0, configuration: configuration, clock: SystemWallClock())
+        }
+        _ = try registries[0].startActivity(
+            app: "app1",
+            body: try JSONValue.parse(
+                #"{"activityId":"o-1","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"1"},"event":{"type":"delivery.step","data":{"step":1}},"alert":{"title":"t"},"idempotencyKey":"k-1"}"#
+            ))
+        // Each round one replica commits an event while the other registers a token. Without the
+        // activity's row lock, a registration that read the version before the event committed, and
+        // committed after the event read the tokens, would leave its token a version behind.
+        var behind: [Int] = []
+        for round in 0..<30 {
+            let token = APNsHarness.randomToken()
+            let failures = onThreads(2) { replica in
+                if replica == 0 {
+                    let event = try JSONValue.parse(#"{"type":"delivery.eta","data":{"minutes":\#(round + 5)}}"#)
+                    _ = try registries[0].applyEvent(app: "app1", activityId: "o-1", body: event)
+                } else {
+                    let body = try JSONValue.parse(
+                        #"{"activityId":"o-1","deviceId":"d\#(round)","token":"\#(token)","environment":"sandbox"}"#)
+                    _ = try registries[1].registerToken(app: "app1", kind: .activity, body: body)
+                }
+            }
+            #expect(failures.isEmpty)
+            let version = try #require(try stores[0].transaction { try $0.activity(app: "app1", id: "o-1") }).version
+            // Claimed far enough ahead that the previous round's lease has run out.
+            let at = Date().addingTimeInterval(Double(round + 1) * 100_000)
+            let queued = try stores[0].transaction {
+                try $0.claim(app: "app1", limit: 1000, owner: "check", until: at + 1, now: at)
+            }
+            let mine = queued.filter { $0.tokenFingerprint == Fingerprint(of: token).value }
+            if mine.map(\.requestedVersion) != [version] { behind.append(round) }
+        }
+        #expect(behind.isEmpty, "rounds whose new token was not queued for the version committed beside it: \(behind)")
+    }
+
     @Test("a connection the server drops is reopened: the transaction it broke fails as unavailable, the next works")
     func droppedConnection() throws {
         let (url, schema) = try PostgresTestServer.freshSchema()
