@@ -135,6 +135,9 @@ struct DoctorEndpoint: Sendable {
                 }
             }
             context.token = record
+            if context.device == nil, let device = token.device {
+                context.device = try? DoctorContext.Device.decode(device)
+            }
         }
     }
 }

@@ -101,6 +101,7 @@ public final class DemoStack: Sendable {
                     [
                         "userId": .string(Self.userID), "deviceId": .string("demo-iphone"), "token": .string(token),
                         "environment": .string("sandbox"), "attributesType": .string(type),
+                        "device": Self.iphoneFacts,
                     ])
             case .activity(_, let type, let attributes, let token):
                 // The app knows its server's activity by the order id, which the demo uses as the activity id.
@@ -110,7 +111,7 @@ public final class DemoStack: Sendable {
                     "/v1/tokens/activity",
                     [
                         "activityId": .string(orderID), "deviceId": .string("demo-iphone"), "token": .string(token),
-                        "environment": .string("sandbox"),
+                        "environment": .string("sandbox"), "device": Self.iphoneFacts,
                     ])
             }
         }
@@ -157,8 +158,18 @@ public final class DemoStack: Sendable {
             "/v1/tokens/fcm",
             [
                 "userId": .string(Self.userID), "deviceId": .string("demo-pixel"), "token": .string(androidToken),
+                "device": Self.androidFacts,
             ])
     }
+
+    /// What the simulated apps report about their devices with each token, as real apps should.
+    static let iphoneFacts: JSONValue = .object([
+        "osVersion": .string("18.2"), "areActivitiesEnabled": .bool(true), "frequentPushesEnabled": .bool(true),
+    ])
+    static let androidFacts: JSONValue = .object([
+        "osVersion": .string("16"), "manufacturer": .string("Google"), "notificationsEnabled": .bool(true),
+        "canPostPromoted": .bool(true), "userAllowsLiveUpdates": .bool(true),
+    ])
 
     /// The dashboard's address.
     public var url: String {

@@ -63,6 +63,8 @@ public final class ActivityRegistry: Sendable {
         var attributesType: String?
         var activityId: String?
         var environment: String?
+        /// The device facts the app sent, checked.
+        var device: JSONValue?
     }
 
     /// Registers (or re-registers) a token. The same token again only refreshes `lastSeenAt`; a new
@@ -79,24 +81,25 @@ public final class ActivityRegistry: Sendable {
     public func checkToken(app appID: String, kind: TokenKind, body: JSONValue) throws(APIError) -> TokenRegistration {
         let app = try app(appID)
         let reader = try FieldReader(body)
+        let device = try Self.deviceFacts(body["device"])
         var environment: String? = nil
         var userId: String? = nil
         var attributesType: String? = nil
         var activityId: String? = nil
         switch kind {
         case .pushToStart:
-            try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType"])
+            try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType", "device"])
             userId = try reader.string("userId")
             attributesType = try reader.string("attributesType")
             try contracts(app).requireKnown(attributesType!, field: "attributesType")
         case .activity:
-            try reader.refuseUnknown(["activityId", "deviceId", "token", "environment"])
+            try reader.refuseUnknown(["activityId", "deviceId", "token", "environment", "device"])
             activityId = try reader.string("activityId")
         case .fcm:
-            try reader.refuseUnknown(["userId", "deviceId", "token"])
+            try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
             userId = try reader.string("userId")
         case .channelSubscription:
-            try reader.refuseUnknown(["activityId", "deviceId"])
+            try reader.refuseUnknown(["activityId", "deviceId", "device"])
             activityId = try reader.string("activityId")
             let deviceId = try reader.string("deviceId") ?? ""
             // Named by what it joins, so subscribing again is the same record; the length keeps
@@ -105,7 +108,7 @@ public final class ActivityRegistry: Sendable {
             let value = "channel-subscription:\(activity.utf8.count):\(activity):\(deviceId)"
             return TokenRegistration(
                 kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil, deviceId: deviceId,
-                attributesType: nil, activityId: activityId, environment: nil)
+                attributesType: nil, activityId: activityId, environment: nil, device: device)
         }
         let deviceId = try reader.string("deviceId") ?? ""
         let token = try reader.string("token", maxLength: 4096) ?? ""
@@ -130,7 +133,31 @@ public final class ActivityRegistry: Sendable {
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
             kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: userId, deviceId: deviceId,
-            attributesType: attributesType, activityId: activityId, environment: environment)
+            attributesType: attributesType, activityId: activityId, environment: environment, device: device)
+    }
+
+    /// Checks the optional `device` object of a registration: the facts the doctor reads, under the
+    /// names of its context document (`osVersion`, `areActivitiesEnabled`, `canPostPromoted`, …).
+    static func deviceFacts(_ value: JSONValue?) throws(APIError) -> JSONValue? {
+        guard let value, value != .null else { return nil }
+        let device: DoctorContext.Device
+        do {
+            device = try DoctorContext.Device.decode(value)
+        } catch {
+            throw APIError.invalid(
+                error.field ?? "device",
+                "'\(error.field ?? "device")': \(error.message); see the device facts in the README")
+        }
+        for (name, count) in [
+            ("activeActivities", device.activeActivities),
+            ("launchesWithoutPushToStartToken", device.launchesWithoutPushToStartToken),
+        ] {
+            if let count, !(0...1_000_000).contains(count) {
+                throw APIError.invalid(
+                    "device.\(name)", "'device.\(name)' must be a count from 0 to 1000000, not \(count)")
+            }
+        }
+        return value
     }
 
     /// Saves registrations in order, as if one at a time, with a few statements for the lot: each
@@ -175,6 +202,8 @@ public final class ActivityRegistry: Sendable {
         for registration in registrations {
             if var existing = byFingerprint[registration.fingerprint], existing.isValid {
                 existing.lastSeenAt = now
+                // Registering again is how an app reports that a switch or the OS changed.
+                if let device = registration.device { existing.device = device }
                 byFingerprint[existing.fingerprint] = existing
                 changed.append(existing.fingerprint)
                 results.append((existing, false))
@@ -210,7 +239,7 @@ public final class ActivityRegistry: Sendable {
                 app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
                 userId: registration.userId, deviceId: registration.deviceId,
                 attributesType: registration.attributesType, activityId: registration.activityId,
-                environment: registration.environment, createdAt: now, lastSeenAt: now)
+                environment: registration.environment, createdAt: now, lastSeenAt: now, device: registration.device)
             if onChannel {
                 record.invalidatedAt = now
                 record.invalidReason = "subscribed_to_channel"

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackStore
+import DropTrackWire
 import Foundation
 
 extension ActivityRegistry {
@@ -22,6 +23,48 @@ extension ActivityRegistry {
     /// How long after a delivered push-to-start the app should have registered the activity's
     /// update token; later than this, the server says it never arrived.
     static let updateTokenGraceSeconds: TimeInterval = 60
+
+    /// What each device's reported facts (`device` at registration) make the doctor find in the push
+    /// that device gets now: the findings the facts add, so the push's own findings are not repeated
+    /// once per device.
+    func deviceFindings(
+        activity: ActivityRecord, tokens: [TokenRecord], app: AppConfiguration, now: Date
+    ) -> [(device: String, finding: LintFinding)] {
+        let builder = PayloadBuilder(
+            contracts: ContractBook(schemas: app.schemas ?? [:]), fcmTTLSeconds: configuration.fcmTTLSeconds)
+        var found: [(device: String, finding: LintFinding)] = []
+        for token in tokens where token.isValid {
+            guard let reported = token.device, let device = try? DoctorContext.Device.decode(reported) else {
+                continue
+            }
+            let push: DoctorPush
+            var kind: DoctorContext.Token.Kind
+            switch token.kind {
+            case .fcm:
+                push = DoctorPush(builder.fcmMessage(activity: activity, token: token), projectID: app.id)
+                kind = .fcm
+            case .activity, .pushToStart:
+                guard let bundle = app.bundleId,
+                    let apns = try? builder.apnsPush(activity: activity, token: token, bundleId: bundle)
+                else { continue }
+                push = DoctorPush(apns)
+                kind = token.kind == .pushToStart ? .pushToStart : .perActivity
+            case .channelSubscription:
+                continue
+            }
+            var context = DoctorContext(now: Int64(now.timeIntervalSince1970))
+            context.token = DoctorContext.Token(
+                kind: kind, environment: token.environment.flatMap { APNsEnvironment(name: $0) })
+            context.activity = DoctorContext.Activity(
+                id: activity.id, state: DoctorContext.Activity.State(rawValue: activity.state.rawValue))
+            let without = Set(Doctor.examine(push, context: context))
+            context.device = device
+            for finding in Doctor.examine(push, context: context) where !without.contains(finding) {
+                found.append((token.fingerprint, finding))
+            }
+        }
+        return found
+    }
 
     /// What the server knows of why a device might not show an activity's latest state: tokens
     /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
@@ -132,6 +175,11 @@ extension ActivityRegistry {
                 finding(
                     "DT-021", "warning", "the stale date passed \(Int(now.timeIntervalSince1970) - Int(stale)) s ago",
                     fix: "send an update with a later staleDate, or end the activity")
+            }
+            for (fingerprint, found) in deviceFindings(
+                activity: activity, tokens: updateTokens + startTokens + androidTokens, app: app, now: now)
+            {
+                finding(found.trap, found.severity.rawValue, found.message, fix: found.fix, device: fingerprint)
             }
             if pending > 0 {
                 finding(

@@ -43,12 +43,15 @@ public struct TokenRecord: Sendable, Equatable {
     public var invalidatedAt: Date?
     /// Why: `unregistered`, `superseded`, `activity_ended`, `deleted`, a provider reason…
     public var invalidReason: String?
+    /// What the app last reported about the device (OS version, Live Activities or Live Updates
+    /// switches, …), as the JSON object it sent; the doctor reads it.
+    public var device: JSONValue?
 
     /// Creates a record.
     public init(
         app: String, kind: TokenKind, token: String, fingerprint: String, userId: String?, deviceId: String,
         attributesType: String?, activityId: String?, environment: String?, createdAt: Date, lastSeenAt: Date,
-        invalidatedAt: Date? = nil, invalidReason: String? = nil
+        invalidatedAt: Date? = nil, invalidReason: String? = nil, device: JSONValue? = nil
     ) {
         self.app = app
         self.kind = kind
@@ -63,6 +66,7 @@ public struct TokenRecord: Sendable, Equatable {
         self.lastSeenAt = lastSeenAt
         self.invalidatedAt = invalidatedAt
         self.invalidReason = invalidReason
+        self.device = device
     }
 
     /// True while the token may be sent to.

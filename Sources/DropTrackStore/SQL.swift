@@ -92,7 +92,7 @@ protocol SQLConnection: AnyObject {
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 4
+    static let version = 5
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -106,6 +106,8 @@ enum SQLSchema {
                 "DROP INDEX IF EXISTS outbox_due",
             ]
         ),
+        // What the app reports about the device, for the doctor.
+        (5, ["ALTER TABLE tokens ADD COLUMN device TEXT"]),
     ]
 
     /// What brings a store at `version` up to date.
@@ -200,7 +202,7 @@ final class SQLTransaction: StoreTransaction {
     // MARK: Tokens
 
     private static let tokenColumns =
-        "app, fingerprint, kind, token, user_id, device_id, attributes_type, activity_id, environment, created_at, last_seen_at, invalidated_at, invalid_reason"
+        "app, fingerprint, kind, token, user_id, device_id, attributes_type, activity_id, environment, created_at, last_seen_at, invalidated_at, invalid_reason, device"
 
     private func token(_ row: SQLRow) -> TokenRecord {
         TokenRecord(
@@ -208,7 +210,7 @@ final class SQLTransaction: StoreTransaction {
             fingerprint: row.text(1) ?? "", userId: row.text(4), deviceId: row.text(5) ?? "",
             attributesType: row.text(6), activityId: row.text(7), environment: row.text(8),
             createdAt: row.date(9) ?? Date(), lastSeenAt: row.date(10) ?? Date(), invalidatedAt: row.date(11),
-            invalidReason: row.text(12))
+            invalidReason: row.text(12), device: row.json(13))
     }
 
     func token(app: String, fingerprint: String) throws -> TokenRecord? {
@@ -223,24 +225,25 @@ final class SQLTransaction: StoreTransaction {
         // Many rows per statement, as in `enqueue`: an import is a round trip per run, not per token.
         for run in Self.runs(tokens.count, limit: 128) {
             var values: [SQLValue] = []
-            values.reserveCapacity(run.count * 13)
+            values.reserveCapacity(run.count * 14)
             for token in tokens[run] {
                 values += [
                     .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
                     SQLValue(token.activityId), SQLValue(token.environment), SQLValue(token.createdAt),
                     SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
+                    SQLValue(json: token.device),
                 ]
             }
             try execute(
                 """
                 INSERT INTO tokens (\(Self.tokenColumns))
-                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
                 ON CONFLICT (app, fingerprint) DO UPDATE SET kind = excluded.kind, token = excluded.token,
                   user_id = excluded.user_id, device_id = excluded.device_id, attributes_type = excluded.attributes_type,
                   activity_id = excluded.activity_id, environment = excluded.environment, created_at = excluded.created_at,
                   last_seen_at = excluded.last_seen_at, invalidated_at = excluded.invalidated_at,
-                  invalid_reason = excluded.invalid_reason
+                  invalid_reason = excluded.invalid_reason, device = excluded.device
                 """, values)
         }
     }

@@ -42,6 +42,26 @@ extension DoctorContext {
     }
 }
 
+extension DoctorContext.Device {
+    /// Reads device facts as an app reports them (the `device` object of a token registration),
+    /// as strictly as a context document: an unknown key or a wrong type is named by its path
+    /// under `path`.
+    public static func decode(_ value: JSONValue, path: String = "device") throws(DoctorContextError) -> Self {
+        guard value.objectValue != nil else {
+            throw DoctorContextError(field: path, message: "must be an object, not a \(value.typeName)")
+        }
+        try KeyShape.keys(CodingKeys.self).check(value, path: path)
+        do {
+            return try JSONDecoder().decode(Self.self, from: Data(value.serialized()))
+        } catch let error as DecodingError {
+            let inner = DoctorContextError(decoding: error)
+            throw DoctorContextError(field: inner.field.map { "\(path).\($0)" } ?? path, message: inner.message)
+        } catch {
+            throw DoctorContextError(field: path, message: "\(error)")
+        }
+    }
+}
+
 extension DoctorContextError {
     init(decoding error: DecodingError) {
         func path(_ codingPath: [any CodingKey]) -> String? {

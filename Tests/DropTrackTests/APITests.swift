@@ -405,6 +405,76 @@ struct APITests {
         #expect(try server.call("GET", "/v1/activities/order-9/diagnosis", key: "key-app2").status == 404)
     }
 
+    @Test(
+        "device facts reported at registration reach the diagnosis and the doctor: each device's findings, updated on re-registration"
+    )
+    func deviceFacts() throws {
+        let server = try ServerHarness()
+        defer { server.stop() }
+        let start = APNsHarness.randomToken()
+        #expect(
+            try server.call(
+                "POST", "/v1/tokens/push-to-start",
+                #"{"userId":"u1","deviceId":"old-iphone","token":"\#(start)","environment":"sandbox","attributesType":"DeliveryAttributes","device":{"osVersion":"17.1"}}"#
+            ).status == 201)
+        #expect(try server.call("POST", "/v1/activities", deliveryStart).status == 201)
+        let update = APNsHarness.randomToken()
+        let register = { (facts: String) in
+            try server.call(
+                "POST", "/v1/tokens/activity",
+                #"{"activityId":"order-9","deviceId":"d1","token":"\#(update)","environment":"sandbox","device":\#(facts)}"#
+            )
+        }
+        #expect(try register(#"{"osVersion":"18.2","areActivitiesEnabled":false,"appBuild":"412"}"#).status == 201)
+        let android = "fcm-" + APNsHarness.randomToken()
+        #expect(
+            try server.call(
+                "POST", "/v1/tokens/fcm",
+                #"{"userId":"u1","deviceId":"pixel","token":"\#(android)","device":{"osVersion":"16","canPostPromoted":false}}"#
+            ).status == 201)
+        func findings() throws -> [JSONValue] {
+            try server.call("GET", "/v1/activities/order-9/diagnosis").body["findings"]?.arrayValue ?? []
+        }
+        let first = try findings()
+        func about(_ token: String, _ found: [JSONValue]) -> [JSONValue] {
+            found.filter { $0["device"]?.stringValue == Fingerprint(of: token).value }
+        }
+        #expect(about(update, first).contains { $0["trap"] == .string("DT-048") }, "\(first)")
+        #expect(about(android, first).contains { $0["trap"] == .string("DT-107") }, "\(first)")
+        #expect(
+            about(start, first).contains {
+                $0["message"]?.stringValue?.contains("push-to-start needs iOS 17.2") == true
+            },
+            "\(first)")
+        // The user turned Live Activities back on; the app registers the same token with the news.
+        #expect(try register(#"{"osVersion":"18.2","areActivitiesEnabled":true}"#).status == 200)
+        #expect(!about(update, try findings()).contains { $0["trap"] == .string("DT-048") })
+        #expect(try register(#"{"osVersion":"18.2","areActivitiesEnabled":false}"#).status == 200)
+        // The doctor fills the device from the registry when the pasted push names a known token.
+        let curl = #"""
+            curl -X POST https://api.sandbox.push.apple.com/3/device/\#(update) -H 'apns-topic: \#(APNsHarness.bundleID).push-type.liveactivity' -H 'apns-push-type: liveactivity' -H 'apns-priority: 5' -d '{"aps":{"event":"update","timestamp":1796040000,"content-state":{"status":"x"}}}'
+            """#
+        let doctor = try server.call(
+            "POST", "/v1/doctor",
+            String(
+                decoding: JSONValue.object(["request": .string(curl), "activityId": .string("order-9")]).serialized(),
+                as: UTF8.self))
+        #expect(doctor.status == 200, "\(doctor.text)")
+        #expect(
+            doctor.body["findings"]?.arrayValue?.contains { $0["id"] == .string("DT-048") } == true, "\(doctor.text)")
+        // Bad facts are refused with the key path and a hint, and nothing is saved.
+        let typo = try register(#"{"areActivitiesEnable":true}"#)
+        #expect(typo.status == 400 && typo.body["error"]?["field"] == .string("device.areActivitiesEnable"))
+        #expect(typo.text.contains("areActivitiesEnabled"), "names the key it meant")
+        let wrongType = try register(#"{"osVersion":18}"#)
+        #expect(wrongType.status == 400 && wrongType.body["error"]?["field"] == .string("device.osVersion"))
+        #expect(try register(#"[]"#).body["error"]?["field"] == .string("device"))
+        #expect(try register(#"{"activeActivities":-1}"#).body["error"]?["field"] == .string("device.activeActivities"))
+        #expect(
+            about(update, try findings()).contains { $0["trap"] == .string("DT-048") },
+            "the refused facts changed nothing")
+    }
+
     @Test("POST /v1/doctor names the traps of a pasted curl line, and fills the context from an activity")
     func doctorEndpoint() throws {
         let server = try ServerHarness()

@@ -51,11 +51,14 @@ func sampleActivity(
 struct StoreContractTests {
     let now = Date(timeIntervalSince1970: 1_796_000_000)
 
-    @Test("tokens: save, read back, look up by user and activity, invalidate once", arguments: StoreEngine.allCases)
+    @Test(
+        "tokens: save (device facts too), read back, look up by user and activity, invalidate once",
+        arguments: StoreEngine.allCases)
     func tokens(engine: StoreEngine) throws {
         let store = try engine.make()
         let push = sampleToken(kind: .pushToStart, attributesType: "DeliveryAttributes", activity: nil)
-        let update = sampleToken(kind: .activity, user: nil, activity: "a1")
+        var update = sampleToken(kind: .activity, user: nil, activity: "a1")
+        update.device = .object(["osVersion": .string("18.2"), "areActivitiesEnabled": .bool(false)])
         let fcm = sampleToken(kind: .fcm, token: "fcm:" + APNsHarness.randomToken(), activity: nil)
         try store.transaction { try [push, update, fcm].forEach($0.saveToken) }
         try store.transaction { (tx) throws in
@@ -367,13 +370,18 @@ struct StoreContractTests {
     @Test("a version-2 SQLite store gets the later columns and indexes when opened, and keeps its rows")
     func sqliteUpgrade() throws {
         let path = makeTemporaryDirectory("upgrade") + "/droptrack.sqlite"
+        var token = sampleToken()
         do {
             let store = try SQLiteStore(path: path)
             try store.transaction { try $0.insertActivity(sampleActivity()) }
+            try store.transaction { try $0.saveToken(token) }
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, "ALTER TABLE activities DROP COLUMN channel_policy; PRAGMA user_version = 2;"]
+        process.arguments = [
+            path,
+            "ALTER TABLE activities DROP COLUMN channel_policy; ALTER TABLE tokens DROP COLUMN device; PRAGMA user_version = 2;",
+        ]
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
@@ -383,6 +391,10 @@ struct StoreContractTests {
         activity.channelPolicy = 0
         try upgraded.transaction { try $0.updateActivity(activity) }
         #expect(try upgraded.transaction { try $0.activity(app: "app", id: "a1") }?.channelPolicy == 0)
+        #expect(try upgraded.transaction { try $0.token(app: "app", fingerprint: token.fingerprint) } == token)
+        token.device = .object(["osVersion": .string("17.4")])
+        try upgraded.transaction { try $0.saveToken(token) }
+        #expect(try upgraded.transaction { try $0.token(app: "app", fingerprint: token.fingerprint) } == token)
         let indexes = Process()
         let output = Pipe()
         indexes.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
