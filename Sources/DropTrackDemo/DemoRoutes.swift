@@ -80,6 +80,10 @@ struct DemoRoutes: RouteExtension {
             if let online = body["androidOnline"]?.boolValue {
                 if online { demo.android.goOnline() } else { demo.android.goOffline() }
             }
+            // The apps see the switches change and tell the server, which the diagnosis then reads.
+            if body["liveActivitiesEnabled"] != nil || body["androidLiveUpdatesAllowed"] != nil {
+                demo.reportDeviceFacts()
+            }
             demo.server.events.publish(app: DemoStack.appID, event: "device", payload: .object([:]))
             return ("/demo/settings", json(200, Self.state(demo)))
         default:

@@ -17,6 +17,14 @@ public struct DemoError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
+/// The simulated iPhone, for the app callbacks that read its settings (set once it exists).
+final class IPhoneReference: Sendable {
+    let simulator = Mutex<IPhoneSimulator?>(nil)
+
+    /// The facts the app reports with a token, from the phone's current settings.
+    var facts: JSONValue { DemoStack.facts(simulator.withLock { $0 }?.settings ?? IPhoneSettings()) }
+}
+
 /// The whole loop in one process: development keys, the APNs and FCM emulators, the server on
 /// SQLite, a simulated iPhone and a simulated Android phone registered for user `demo`, and the
 /// dashboard. Pushes go over real HTTP/2 and TLS to the emulators, which hand them to the phones.
@@ -42,6 +50,8 @@ public final class DemoStack: Sendable {
     public let dataDirectory: String
     let temporary: Bool
     let logger: Logger
+    /// The simulated apps' way to the API.
+    let api: DemoAPI
 
     /// Builds and starts everything. `listen` is the dashboard and API address; `data` keeps the
     /// store between runs (a temporary folder, removed on `stop`, when nil).
@@ -90,9 +100,12 @@ public final class DemoStack: Sendable {
             configuration: configuration, logger: logger, extensions: [DemoRoutes(control: control)],
             diagnosisSources: [DemoPhoneDrops(control: control)])
         let api = DemoAPI(server: server, key: key.key)
+        self.api = api
+        // The iPhone app reads its switches from the phone it runs on, which exists only below.
+        let phone = IPhoneReference()
         let events = server.events
         let apnsEmulator = apns
-        iphone = IPhoneSimulator(deviceID: "demo-iphone") { event in
+        let simulator = IPhoneSimulator(deviceID: "demo-iphone") { event in
             switch event {
             case .pushToStart(let type, let token):
                 apnsEmulator.registerToken(token, environment: .sandbox, attributesType: type)
@@ -101,7 +114,7 @@ public final class DemoStack: Sendable {
                     [
                         "userId": .string(Self.userID), "deviceId": .string("demo-iphone"), "token": .string(token),
                         "environment": .string("sandbox"), "attributesType": .string(type),
-                        "device": Self.iphoneFacts,
+                        "device": phone.facts,
                     ])
             case .activity(_, let type, let attributes, let token):
                 // The app knows its server's activity by the order id, which the demo uses as the activity id.
@@ -111,10 +124,12 @@ public final class DemoStack: Sendable {
                     "/v1/tokens/activity",
                     [
                         "activityId": .string(orderID), "deviceId": .string("demo-iphone"), "token": .string(token),
-                        "environment": .string("sandbox"), "device": Self.iphoneFacts,
+                        "environment": .string("sandbox"), "device": phone.facts,
                     ])
             }
         }
+        iphone = simulator
+        phone.simulator.withLock { $0 = simulator }
         android = AndroidLiveUpdatePhone()
         androidToken = "demo-pixel:APA91b" + String(hexEncoding: (0..<40).map { _ in UInt8.random(in: 0...255) })
         driver = DemoDriver(api: api, transport: server.transport, bundleID: keys.bundleID)
@@ -158,18 +173,42 @@ public final class DemoStack: Sendable {
             "/v1/tokens/fcm",
             [
                 "userId": .string(Self.userID), "deviceId": .string("demo-pixel"), "token": .string(androidToken),
-                "device": Self.androidFacts,
+                "device": Self.facts(android.settings),
             ])
     }
 
-    /// What the simulated apps report about their devices with each token, as real apps should.
-    static let iphoneFacts: JSONValue = .object([
-        "osVersion": .string("18.2"), "areActivitiesEnabled": .bool(true), "frequentPushesEnabled": .bool(true),
-    ])
-    static let androidFacts: JSONValue = .object([
-        "osVersion": .string("16"), "manufacturer": .string("Google"), "notificationsEnabled": .bool(true),
-        "canPostPromoted": .bool(true), "userAllowsLiveUpdates": .bool(true),
-    ])
+    /// What the simulated iPhone app reports with each token, as a real app should: its OS and the
+    /// Live Activities switches (`ActivityAuthorizationInfo`).
+    static func facts(_ settings: IPhoneSettings) -> JSONValue {
+        .object([
+            "osVersion": .string(String(settings.osVersion)),
+            "areActivitiesEnabled": .bool(settings.liveActivitiesEnabled),
+            "frequentPushesEnabled": .bool(settings.frequentUpdates),
+        ])
+    }
+
+    /// What the simulated Android app reports with its token.
+    static func facts(_ settings: AndroidDeviceSettings) -> JSONValue {
+        .object([
+            "osVersion": .string("16"), "manufacturer": .string("Google"),
+            "notificationsEnabled": .bool(settings.notificationPermissionGranted),
+            "canPostPromoted": .bool(settings.promotedPermissionGranted),
+            "userAllowsLiveUpdates": .bool(settings.userAllowsLiveUpdates),
+        ])
+    }
+
+    /// Registers every token of both phones again with their current facts, as the apps do when
+    /// they see a switch change; the server keeps the news with each token.
+    func reportDeviceFacts() {
+        iphone.registerPushToStartTokens()
+        iphone.reportUpdateTokens()
+        api.post(
+            "/v1/tokens/fcm",
+            [
+                "userId": .string(Self.userID), "deviceId": .string("demo-pixel"), "token": .string(androidToken),
+                "device": Self.facts(android.settings),
+            ])
+    }
 
     /// The dashboard's address.
     public var url: String {

@@ -143,6 +143,20 @@ public final class IPhoneSimulator: Sendable {
         }
     }
 
+    /// Reports the update token of every activity that has one again, as the app does when it has
+    /// news for the server (a settings switch changed).
+    public func reportUpdateTokens() {
+        let events: [TokenEvent] = state.withLock { state in
+            state.order.compactMap { id in
+                guard let activity = state.activities[id], !activity.updateToken.isEmpty else { return nil }
+                return .activity(
+                    activityID: id, attributesType: activity.attributesType, attributes: activity.attributes,
+                    token: activity.updateToken)
+            }
+        }
+        for event in events { onToken(event) }
+    }
+
     /// Every token this phone answers to: push-to-start and activity update tokens.
     public var tokens: Set<String> {
         state.withLock { state in

@@ -291,4 +291,35 @@ struct DemoStackTests {
         let dropped = Set(diagnosis["deviceDrops"]?.arrayValue?.compactMap { $0["trap"]?.stringValue } ?? [])
         #expect(response.status == 200 && dropped.isSuperset(of: ["DT-017", "DT-020"]), "\(dropped)")
     }
+
+    @Test(
+        "turning Live Activities off on the phone reaches the diagnosis: the app reports it, and DT-048 names the device"
+    )
+    func switchReachesDiagnosis() throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(eventually { demo.iphone.tokens.count == 1 })
+        let placed = demo.driver.place()
+        let orderID = try #require(placed.body["activityId"]?.stringValue)
+        #expect(eventually { demo.iphone.activities.first?.updateToken.isEmpty == false })
+        let updateToken = try #require(demo.iphone.activities.first?.updateToken)
+        func request(_ method: String, _ path: String, _ body: String = "") throws -> (status: Int, body: JSONValue) {
+            let connection = try RawConnection(port: demo.server.port)
+            defer { connection.close() }
+            try connection.send(
+                "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                    + "Authorization: Bearer \(demo.apiKey)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            let response = try connection.readResponse(timeout: .seconds(30))
+            return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)
+        }
+        func lateFindings() throws -> [String] {
+            try request("GET", "/v1/activities/\(orderID)/diagnosis").body["findings"]?.arrayValue?.compactMap {
+                $0["device"]?.stringValue == Fingerprint(of: updateToken).value ? $0["trap"]?.stringValue : nil
+            } ?? []
+        }
+        #expect(eventually { (try? lateFindings()) != nil })
+        #expect(try !lateFindings().contains("DT-048"))
+        #expect(try request("POST", "/demo/settings", #"{"liveActivitiesEnabled":false}"#).status == 200)
+        #expect(eventually { (try? lateFindings())?.contains("DT-048") == true }, "\((try? lateFindings()) ?? [])")
+    }
 }
