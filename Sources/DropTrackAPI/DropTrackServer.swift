@@ -69,8 +69,7 @@ public final class DropTrackServer: Sendable {
         self.dispatcher = dispatcher
         registry = ActivityRegistry(
             store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() })
-        scheduler = SchedulerLoop(
-            registry: registry, interval: configuration.schedulerIntervalSeconds, storeClock: storeClock)
+        scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
         let lifecycle = self.lifecycle
         let router = APIRouter(
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,

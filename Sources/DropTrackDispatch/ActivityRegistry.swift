@@ -148,6 +148,16 @@ public final class ActivityRegistry: Sendable {
                 error.field ?? "device",
                 "'\(error.field ?? "device")': \(error.message); see the device facts in the README")
         }
+        for (name, text) in [
+            ("osVersion", device.osVersion), ("appBuild", device.appBuild), ("manufacturer", device.manufacturer),
+        ] {
+            // Counted as JSON Schema counts (code points), so the OpenAPI document and the server agree.
+            if let text, text.unicodeScalars.count > 100 {
+                throw APIError.invalid(
+                    "device.\(name)",
+                    "'device.\(name)' must be at most 100 characters, not \(text.unicodeScalars.count)")
+            }
+        }
         for (name, count) in [
             ("activeActivities", device.activeActivities),
             ("launchesWithoutPushToStartToken", device.launchesWithoutPushToStartToken),
@@ -235,11 +245,14 @@ public final class ActivityRegistry: Sendable {
                 byFingerprint[fingerprint] = other
                 invalidated[reason, default: []].append(fingerprint)
             }
+            // A token registered again after it was invalidated keeps what its device last reported.
+            let earlier = byFingerprint[registration.fingerprint]
             var record = TokenRecord(
                 app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
                 userId: registration.userId, deviceId: registration.deviceId,
                 attributesType: registration.attributesType, activityId: registration.activityId,
-                environment: registration.environment, createdAt: now, lastSeenAt: now, device: registration.device)
+                environment: registration.environment, createdAt: now, lastSeenAt: now,
+                device: registration.device ?? (earlier?.deviceId == registration.deviceId ? earlier?.device : nil))
             if onChannel {
                 record.invalidatedAt = now
                 record.invalidReason = "subscribed_to_channel"
@@ -253,6 +266,19 @@ public final class ActivityRegistry: Sendable {
             changed.append(record.fingerprint)
             // Registering again a token kept unused for the channel is no news.
             results.append((record, !(onChannel && previous?.invalidReason == "subscribed_to_channel")))
+        }
+        // Facts describe the device, not one token: its other valid tokens learn them too, so a
+        // switch reported with one token does not leave another telling the old story.
+        for registration in registrations where !registration.deviceId.isEmpty {
+            guard let device = registration.device else { continue }
+            for fingerprint in byDevice[registration.deviceId, default: []] {
+                guard var other = byFingerprint[fingerprint], other.isValid, other.deviceId == registration.deviceId,
+                    other.device != device
+                else { continue }
+                other.device = device
+                byFingerprint[fingerprint] = other
+                changed.append(fingerprint)
+            }
         }
         // Tokens saved here carry their invalidation; the others are marked in place, keeping an
         // earlier reason if another transaction got there first.

@@ -33,6 +33,8 @@ extension ActivityRegistry {
         let builder = PayloadBuilder(
             contracts: ContractBook(schemas: app.schemas ?? [:]), fcmTTLSeconds: configuration.fcmTTLSeconds)
         var found: [(device: String, finding: LintFinding)] = []
+        // One device with several tokens (push-to-start and update) is told each trap once.
+        var told = Set<String>()
         for token in tokens where token.isValid {
             guard let reported = token.device, let device = try? DoctorContext.Device.decode(reported) else {
                 continue
@@ -50,7 +52,12 @@ extension ActivityRegistry {
                 push = DoctorPush(apns)
                 kind = token.kind == .pushToStart ? .pushToStart : .perActivity
             case .channelSubscription:
-                continue
+                guard let bundle = app.bundleId, let channel = activity.channelId,
+                    let built = try? builder.apnsPayload(activity: activity, start: false)
+                else { continue }
+                push = DoctorPush(
+                    APNsPush(channelID: channel, bundleID: bundle, payload: built.payload, priority: built.priority))
+                kind = .perActivity
             }
             var context = DoctorContext(now: Int64(now.timeIntervalSince1970))
             context.token = DoctorContext.Token(
@@ -60,7 +67,9 @@ extension ActivityRegistry {
             let without = Set(Doctor.examine(push, context: context))
             context.device = device
             for finding in Doctor.examine(push, context: context) where !without.contains(finding) {
-                found.append((token.fingerprint, finding))
+                let key =
+                    token.deviceId.isEmpty ? token.fingerprint + finding.trap : token.deviceId + "\u{0}" + finding.trap
+                if told.insert(key).inserted { found.append((token.fingerprint, finding)) }
             }
         }
         return found
@@ -176,8 +185,10 @@ extension ActivityRegistry {
                     "DT-021", "warning", "the stale date passed \(Int(now.timeIntervalSince1970) - Int(stale)) s ago",
                     fix: "send an update with a later staleDate, or end the activity")
             }
+            let subscriptions = try tx.channelSubscriptions(app: appID, activityId: activityId)
             for (fingerprint, found) in deviceFindings(
-                activity: activity, tokens: updateTokens + startTokens + androidTokens, app: app, now: now)
+                activity: activity, tokens: updateTokens + startTokens + androidTokens + subscriptions, app: app,
+                now: now)
             {
                 finding(found.trap, found.severity.rawValue, found.message, fix: found.fix, device: fingerprint)
             }

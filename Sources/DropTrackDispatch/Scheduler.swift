@@ -113,20 +113,15 @@ public final class SchedulerLoop: Sendable {
     private let registry: ActivityRegistry
     private let interval: Double
     private let running = Mutex(true)
-    private let storeClock: StoreClock?
 
-    /// Runs `registry`'s scheduled work every `interval` seconds, measuring `storeClock`'s offset
-    /// again first when it is due.
-    public init(registry: ActivityRegistry, interval: Double, storeClock: StoreClock? = nil) {
+    public init(registry: ActivityRegistry, interval: Double) {
         self.registry = registry
         self.interval = interval
-        self.storeClock = storeClock
     }
 
     public func start() {
         let thread = Thread { [self] in
             while running.withLock({ $0 }) {
-                storeClock?.synchronizeIfDue()
                 registry.runScheduled()
                 var waited = 0.0
                 while waited < interval && running.withLock({ $0 }) {

@@ -12,25 +12,59 @@ import Synchronization
 /// Stores that live in one process (memory, SQLite) have no clock of their own; the offset then
 /// stays 0 and this reads the machine's clock.
 public final class StoreClock: WallClock {
-    /// How often `synchronizeIfDue` measures again.
-    public static let resynchronizeInterval: Duration = .seconds(10)
     /// An offset beyond this is logged as a warning: the machine's clock needs fixing.
     public static let warningOffsetSeconds = 1.0
 
     private let base: any WallClock
     private let store: any DeliveryStore
     private let logger: Logger
-    private let state = Mutex<(offset: Double, measuredAt: ContinuousClock.Instant?, warned: Bool)>((0, nil, false))
+    /// How often the offset is measured again.
+    public let resynchronizeInterval: Duration
+    private struct Measurement {
+        var offset = 0.0
+        var measuredAt: ContinuousClock.Instant?
+        var warned = false
+        var measuring = false
+        /// False once the store said it has no clock: nothing to measure again.
+        var storeHasClock = true
+
+        func isDue(every interval: Duration) -> Bool {
+            storeHasClock && (measuredAt.map { ContinuousClock.now - $0 >= interval } ?? true)
+        }
+    }
+
+    private let state = Mutex(Measurement())
 
     /// Creates a clock over `base` (the machine's), aligned with `store`'s database.
-    public init(base: any WallClock = SystemWallClock(), store: any DeliveryStore, logger: Logger = .disabled) {
+    public init(
+        base: any WallClock = SystemWallClock(), store: any DeliveryStore, logger: Logger = .disabled,
+        resynchronizeInterval: Duration = .seconds(10)
+    ) {
+        self.resynchronizeInterval = resynchronizeInterval
         self.base = base
         self.store = store
         self.logger = logger
     }
 
-    /// The database's time as this machine best knows it.
-    public func now() -> Date { base.now().addingTimeInterval(offsetSeconds) }
+    /// The database's time as this machine best knows it. When the offset is older than
+    /// `resynchronizeInterval`, a thread of its own measures it again (never the caller, who may be
+    /// inside a transaction): whoever reads the clock keeps it fresh.
+    public func now() -> Date {
+        let (offset, stale) = state.withLock { state -> (Double, Bool) in
+            let stale = !state.measuring && state.isDue(every: resynchronizeInterval)
+            if stale { state.measuring = true }
+            return (state.offset, stale)
+        }
+        if stale {
+            let thread = Thread { [self] in
+                synchronizeIfDue()
+                state.withLock { $0.measuring = false }
+            }
+            thread.name = "store-clock"
+            thread.start()
+        }
+        return base.now().addingTimeInterval(offset)
+    }
 
     /// The database's clock minus the machine's, in seconds, as last measured (0 before that).
     public var offsetSeconds: Double { state.withLock { $0.offset } }
@@ -51,6 +85,7 @@ public final class StoreClock: WallClock {
         let warn: Bool? = state.withLock { state in
             state.measuredAt = .now
             state.offset = measured ?? 0
+            state.storeHasClock = measured != nil
             let beyond = abs(state.offset) > Self.warningOffsetSeconds
             defer { state.warned = beyond }
             return beyond == state.warned ? nil : beyond
@@ -75,10 +110,7 @@ public final class StoreClock: WallClock {
     /// machine's monotonic clock, so a jump of the wall clock cannot postpone it). A store that
     /// does not answer keeps the last offset.
     public func synchronizeIfDue() {
-        let due = state.withLock { state in
-            state.measuredAt.map { ContinuousClock.now - $0 >= Self.resynchronizeInterval } ?? true
-        }
-        guard due else { return }
+        guard state.withLock({ $0.isDue(every: resynchronizeInterval) }) else { return }
         do { try synchronize() } catch {
             state.withLock { $0.measuredAt = .now }
             logger.warning("clock.offset_unmeasured", ["error": "\(error)"])

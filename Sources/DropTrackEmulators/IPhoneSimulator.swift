@@ -146,9 +146,13 @@ public final class IPhoneSimulator: Sendable {
     /// Reports the update token of every activity that has one again, as the app does when it has
     /// news for the server (a settings switch changed).
     public func reportUpdateTokens() {
+        let now = clock.now()
         let events: [TokenEvent] = state.withLock { state in
             state.order.compactMap { id in
-                guard let activity = state.activities[id], !activity.updateToken.isEmpty else { return nil }
+                // A dismissed activity is gone from `Activity.activities`; the app no longer knows it.
+                guard let activity = state.activities[id], !activity.updateToken.isEmpty,
+                    activity.phase(at: now) != "dismissed"
+                else { return nil }
                 return .activity(
                     activityID: id, attributesType: activity.attributesType, attributes: activity.attributes,
                     token: activity.updateToken)

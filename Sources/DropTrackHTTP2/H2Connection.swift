@@ -14,7 +14,7 @@ final class BodySource {
 }
 
 /// One HTTP/2 connection over TLS, driven by a single thread: poll → for each TLS record read:
-/// nghttp2 → role-specific hooks → nghttp2 → one coalesced TLS write. The client and server connections
+/// nghttp2 → role-specific hooks → nghttp2 → one TLS write of every frame that is ready. The client and server connections
 /// subclass it and override the hooks; nothing here is shared across threads except `wakeup`.
 class H2Connection {
     let fd: Int32
@@ -152,6 +152,9 @@ class H2Connection {
             processCommands()
             if isClosed { break }
             if let deadline = nextTimerDeadline(), deadline <= .now { fireTimers(now: .now) }
+            // A timer may have aborted the connection: its descriptor is closed, and the number may
+            // already belong to another connection.
+            if isClosed { break }
             switch flush() {
             case .failed(let message):
                 finish(message)
@@ -199,9 +202,9 @@ class H2Connection {
 
     /// Drops the TCP connection at once, without GOAWAY (a fault the emulator can inject).
     func abortConnection(_ reason: String) {
+        guard !isClosed else { return }
         var linger = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
-        guard !isClosed else { return }
         isClosed = true
         closeReason = reason
         closeSocket()
@@ -223,6 +226,7 @@ class H2Connection {
                 // other's whole batch (h2load→emulator went from 0.64× to 0.83–0.99× of nghttpd).
                 if isClosed { return }
                 processCommands()
+                if isClosed { return }
                 if case .failed(let message) = flush() {
                     finish(message)
                     return
@@ -244,6 +248,7 @@ class H2Connection {
     }
 
     private func flush() -> FlushResult {
+        guard !isClosed else { return .done }
         while true {
             if outOffset < outBuffer.count {
                 let result = outBuffer.withUnsafeBytes { raw in

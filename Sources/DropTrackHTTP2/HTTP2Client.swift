@@ -273,7 +273,6 @@ public final class HTTP2Client: Sendable {
                     state.handles.removeAll { $0 === handle }
                     state.noteEnded(reason)
                 }
-                logger.info("http2.connection_closed", ["reason": reason])
             })
         let thread = Thread { [weak self] in
             let serverName = configuration.serverName ?? configuration.host

@@ -242,7 +242,10 @@ enum TokensImportCommand: Command {
             data = contents
         }
         let store = try DropTrackServer.openStore(configuration.store)
-        let registry = ActivityRegistry(store: store, configuration: configuration, clock: SystemWallClock())
+        // Late tokens get sends queued by the database's clock, as the replicas keep time.
+        let clock = StoreClock(store: store)
+        clock.synchronizeIfDue()
+        let registry = ActivityRegistry(store: store, configuration: configuration, clock: clock)
         var registrations: [ActivityRegistry.TokenRegistration] = []
         var problems: [String] = []
         var lineNumber = 0

@@ -473,6 +473,26 @@ struct APITests {
         #expect(
             about(update, try findings()).contains { $0["trap"] == .string("DT-048") },
             "the refused facts changed nothing")
+        let long = try register(#"{"osVersion":"\#(String(repeating: "1", count: 101))"}"#)
+        #expect(long.status == 400 && long.body["error"]?["field"] == .string("device.osVersion"))
+        // Facts describe the device: reported with another of its tokens, they reach this one too.
+        #expect(
+            try server.call(
+                "POST", "/v1/tokens/push-to-start",
+                #"{"userId":"u1","deviceId":"d1","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes","device":{"osVersion":"18.2","areActivitiesEnabled":true}}"#
+            ).status == 201)
+        let stored = { () throws -> TokenRecord? in
+            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: update).value) }
+        }
+        #expect(try stored()?.device?["areActivitiesEnabled"] == .bool(true))
+        #expect(!about(update, try findings()).contains { $0["trap"] == .string("DT-048") })
+        // A token unregistered and registered again without facts keeps what its device reported.
+        #expect(try server.call("DELETE", "/v1/tokens/\(Fingerprint(of: update).value)").status < 300)
+        let again = try server.call(
+            "POST", "/v1/tokens/activity",
+            #"{"activityId":"order-9","deviceId":"d1","token":"\#(update)","environment":"sandbox"}"#)
+        #expect(again.status == 201)
+        #expect(try stored()?.device?["osVersion"] == .string("18.2"))
     }
 
     @Test("POST /v1/doctor names the traps of a pasted curl line, and fills the context from an activity")

@@ -90,6 +90,26 @@ final class MixedAudience: Sendable {
 
 @Suite("Broadcast channels: one push per event for iOS 18, tokens for older iPhones, FCM for Android")
 struct BroadcastTests {
+    @Test("a subscribed device's reported facts reach the diagnosis through the broadcast it gets (DT-048)")
+    func subscriberFacts() throws {
+        let audience = try MixedAudience()
+        defer { audience.stop() }
+        let server = audience.server
+        _ = try audience.start("match-9", broadcast: #"{"storagePolicy":"no-storage"}"#)
+        try server.drain()
+        let subscription = try server.registry.registerToken(
+            app: "app1", kind: .channelSubscription,
+            body: server.json(
+                #"{"activityId":"match-9","deviceId":"watcher","device":{"osVersion":"18.1","areActivitiesEnabled":false}}"#
+            ))
+        let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
+        let mine =
+            diagnosis["findings"]?.arrayValue?.filter {
+                $0["device"]?.stringValue == subscription.token.fingerprint
+            } ?? []
+        #expect(mine.contains { $0["trap"] == .string("DT-048") }, "\(diagnosis)")
+    }
+
     @Test("mixed audiences in one call; a deleted channel is recreated; dismissal deletes the channel")
     func mixedAudience() throws {
         let audience = try MixedAudience()

@@ -73,6 +73,29 @@ struct StoreClockTests {
     }
 
     @Test(
+        "reading the clock keeps it fresh: a stale offset is measured again on a thread of its own; a store without a clock keeps the machine's time",
+        arguments: StoreEngine.allCases)
+    func staysFresh(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let base = ManualWallClock(Date())
+        let clock = StoreClock(base: base, store: store, resynchronizeInterval: .milliseconds(100))
+        try clock.synchronize()
+        // The machine's clock steps back two minutes (a bad NTP step).
+        base.set(Date().addingTimeInterval(-120))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while engine == .postgres && ContinuousClock.now < deadline && abs(clock.now().timeIntervalSince(Date())) > 5 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        if engine == .postgres {
+            #expect(abs(clock.now().timeIntervalSince(Date())) < 5, "back on the database's time")
+            #expect(abs(clock.offsetSeconds - 120) < 5)
+        } else {
+            #expect(clock.offsetSeconds == 0)
+            #expect(abs(clock.now().timeIntervalSince(Date()) + 120) < 5, "one process: its own clock is the authority")
+        }
+    }
+
+    @Test(
         "the server reads the store's clock unless a test injects one, and publishes the offset",
         arguments: StoreEngine.allCases)
     func serverPublishesOffset(engine: StoreEngine) throws {
