@@ -8,7 +8,8 @@ WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
 3. A deliberately broken push (a Unix date in content-state) shows in the live log and in the
    iPhone's drops, with the trap id.
 4. Save a screenshot to .build/artifacts/dashboard.png (a build artifact, not committed).
-5. Swipe the Android Live Update away and reassign again: the phone drops the update as DT-115 and
+5. Demote the Android Live Update to a plain notification and reassign: it stays demoted (DT-115).
+6. Swipe the Android Live Update away and reassign again: the phone drops the update as DT-115 and
    the card does not come back.
 
 Usage: dashboard_browser.py PATH/TO/droptrack
@@ -166,6 +167,16 @@ try:
 
     browser.screenshot(ARTIFACT)
     check(os.path.getsize(ARTIFACT) > 10_000, f"screenshot saved: {os.path.relpath(ARTIFACT, ROOT)}")
+
+    print("the user demotes the Android Live Update; it stays a plain notification through the next update")
+    browser.click("#android-demote")
+    wait_for("the card to lose its promotion", lambda: not state(port)["android"]["notifications"][0]["promoted"])
+    wait_for("the page to say so", lambda: "not promoted" in browser.text("#android-promoted"))
+    check("demoted" in browser.text("#android-reasons"), f"the reason shown: {browser.text('#android-reasons')!r}")
+    received = state(port)["android"]["received"]
+    browser.click("#reassign")
+    wait_for("the reassignment to reach the Android phone", lambda: state(port)["android"]["received"] > received)
+    check(not state(port)["android"]["notifications"][0]["promoted"], "later updates stay demoted")
 
     print("the user swipes the Android Live Update away; the server keeps updating")
     browser.click("#android-dismiss")

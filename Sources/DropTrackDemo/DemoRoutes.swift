@@ -56,6 +56,14 @@ struct DemoRoutes: RouteExtension {
                     dismissed
                     ? (200, .object([:]))
                     : (409, DemoDriver.message("no Live Update to dismiss (place an order, or unlock the phone)"))
+            case "android-demote":
+                // The user long-presses the card and turns Live Updates off for it (DT-115): it stays
+                // as a plain notification, later updates too, and the server is never told.
+                let demoted = demo.driver.currentActivity.map { demo.android.userDemote(activityId: $0) } ?? false
+                demo.server.events.publish(app: DemoStack.appID, event: "device", payload: .object([:]))
+                result =
+                    demoted
+                    ? (200, .object([:])) : (409, DemoDriver.message("no Live Update to demote (place an order)"))
             default: return ("/demo/actions", json(404, DemoDriver.message("no action \(action)")))
             }
             return (

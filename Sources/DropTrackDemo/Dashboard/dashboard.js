@@ -226,6 +226,12 @@ $("lu-allowed").addEventListener("change", (event) => post("/demo/settings", {
 $("android-online").addEventListener("change", (event) => post("/demo/settings", {
   androidOnline: event.target.checked,
 }).then(refresh));
+$("android-demote").addEventListener("click", async () => {
+  const result = await post("/demo/actions/android-demote");
+  text("answer", result.status === 200 ? "The user demoted the Live Update; the server was not told"
+    : (result.body && result.body.error ? result.body.error.message : `demote: ${result.status}`));
+  refresh();
+});
 $("android-dismiss").addEventListener("click", async () => {
   const result = await post("/demo/actions/android-dismiss");
   text("answer", result.status === 200 ? "The user swiped the Live Update away; the server was not told"
