@@ -30,6 +30,8 @@ class H2Connection {
     var initialInput: [UInt8] = []
 
     private var socketOpen = true
+    /// Set by `abortConnection`: the socket is already gone, with RST on purpose.
+    private var aborted = false
 
     init(fd: Int32, tls: TLSStream, wakeup: Wakeup) {
         self.fd = fd
@@ -65,6 +67,8 @@ class H2Connection {
     func shouldClose() -> Bool { false }
     /// Called once when the connection ends, with the reason.
     func connectionDidClose(reason: String) {}
+    /// True when closing should wait for the peer to close first (a server after GOAWAY).
+    var lingersOnClose: Bool { false }
     /// The ALPN protocol is not h2; return true when the subclass handles the connection itself.
     func handleNonH2(protocol name: String?) -> Bool { false }
 
@@ -148,6 +152,7 @@ class H2Connection {
             pollfd(fd: fd, events: 0, revents: 0), pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0),
         ]
         var wantsWrite = false
+        var endingSince: ContinuousClock.Instant? = nil
         while !isClosed {
             processCommands()
             if isClosed { break }
@@ -163,17 +168,26 @@ class H2Connection {
             case .done: wantsWrite = false
             }
             if isClosed { break }
-            if shouldClose()
-                || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
-                    && outOffset >= outBuffer.count)
-            {
-                finish(closeReason == "closed" ? "connection finished" : closeReason)
-                break
+            let ending =
+                shouldClose()
+                || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+            if ending {
+                // Only once everything is written: a GOAWAY left in the buffer never reaches the
+                // peer, which then counts its requests in flight as lost instead of sending them
+                // again elsewhere. A peer that stops reading gets a few seconds.
+                let drained = !wantsWrite && outOffset >= outBuffer.count
+                let since = endingSince ?? .now
+                endingSince = since
+                if drained || ContinuousClock.now - since > .seconds(5) {
+                    finish(closeReason == "closed" ? "connection finished" : closeReason)
+                    break
+                }
             }
             fds[0].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
             fds[0].revents = 0
             fds[1].revents = 0
-            let timeout = Socket.pollTimeout(until: nextTimerDeadline(), now: .now)
+            var timeout = Socket.pollTimeout(until: nextTimerDeadline(), now: .now)
+            if endingSince != nil { timeout = timeout < 0 ? 100 : min(timeout, 100) }
             let ready = poll(&fds, 2, timeout)
             if ready < 0 && errno != EINTR {
                 finish("poll failed: \(String(cString: strerror(errno)))")
@@ -184,8 +198,27 @@ class H2Connection {
                 readAvailable()
             }
         }
+        if lingersOnClose && !aborted { lingerBeforeClosing(upTo: .seconds(2)) }
         closeSocket()
         return closeReason
+    }
+
+    /// Closing a socket with unread input makes the kernel send RST, and a peer that receives RST
+    /// may throw away what it had not read yet: the GOAWAY that tells it which requests to send
+    /// again. So the write side is shut first and the input drained until the peer closes too (RFC
+    /// 9113 §6.8 asks senders of GOAWAY to wait), for at most `limit`.
+    private func lingerBeforeClosing(upTo limit: Duration) {
+        guard socketOpen else { return }
+        shutdown(fd, Int32(SHUT_WR))
+        let deadline = ContinuousClock.now + limit
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while ContinuousClock.now < deadline {
+            pfd.revents = 0
+            guard poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: .now)) > 0 else { return }
+            let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 && !(count < 0 && (errno == EAGAIN || errno == EINTR)) { return }
+        }
     }
 
     /// Wakes the loop from another thread.
@@ -203,6 +236,7 @@ class H2Connection {
     /// Drops the TCP connection at once, without GOAWAY (a fault the emulator can inject).
     func abortConnection(_ reason: String) {
         guard !isClosed else { return }
+        aborted = true
         var linger = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
         isClosed = true

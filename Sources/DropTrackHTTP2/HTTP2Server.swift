@@ -445,4 +445,6 @@ final class ServerSession: H2Connection {
     }
 
     override func shouldClose() -> Bool { goingAway && streams.isEmpty && timers.isEmpty }
+
+    override var lingersOnClose: Bool { goingAway }
 }

@@ -152,6 +152,9 @@ public final class APNsClient: Sendable {
     /// Connections opened to the push host so far.
     public var connectionsOpened: Int { pushConnection.connectionsOpened }
 
+    /// Why the push host's most recent connections ended, oldest first.
+    public var connectionEndReasons: [String] { pushConnection.connectionEndReasons }
+
     /// Closes every connection.
     public func shutdown() {
         pushConnection.shutdown()

@@ -13,6 +13,20 @@ private func replicas(_ count: Int = 2) throws -> (stores: [PostgresStore], url:
     return (try (0..<count).map { _ in try PostgresStore(url: url) }, url, schema)
 }
 
+/// Two replicas' registries on one fresh schema, with activity `o-1` of app `app1` started.
+private func registriesWithOneActivity() throws -> (stores: [PostgresStore], registries: [ActivityRegistry]) {
+    let (stores, _, _) = try replicas()
+    let configuration = ServerConfiguration(
+        listen: "127.0.0.1:0", store: "memory", apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID)])
+    let registries = stores.map { ActivityRegistry(store: $0, configuration: configuration, clock: SystemWallClock()) }
+    _ = try registries[0].startActivity(
+        app: "app1",
+        body: try JSONValue.parse(
+            #"{"activityId":"o-1","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"1"},"event":{"type":"delivery.step","data":{"step":1}},"alert":{"title":"t"},"idempotencyKey":"k-1"}"#
+        ))
+    return (stores, registries)
+}
+
 /// Runs `body` on a thread of its own; `wait` returns its error, if any, once it has finished. Not a GCD
 /// queue: on two cores the global pool may run blocked or racing work one piece after another, and a
 /// test of what happens at the same time would pass without anything happening at the same time.
@@ -226,17 +240,7 @@ struct PostgresStoreTests {
 
     @Test("two replicas updating one activity at once: every version is distinct and timestamps only go up")
     func registryVersionsAcrossReplicas() throws {
-        let (stores, _, _) = try replicas()
-        let configuration = ServerConfiguration(
-            listen: "127.0.0.1:0", store: "memory", apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID)]
-        )
-        let registries = stores.map {
-            ActivityRegistry(store: $0, configuration: configuration, clock: SystemWallClock())
-        }
-        let start = try JSONValue.parse(
-            #"{"activityId":"o-1","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"1"},"event":{"type":"delivery.step","data":{"step":1}},"alert":{"title":"t"},"idempotencyKey":"k-1"}"#
-        )
-        _ = try registries[0].startActivity(app: "app1", body: start)
+        let (_, registries) = try registriesWithOneActivity()
         let answers = Mutex<[(version: Int64, timestamp: Int64)]>([])
         let failures = onThreads(2) { replica in
             for minutes in 5..<15 {
@@ -256,18 +260,7 @@ struct PostgresStoreTests {
     @Test(
         "a token registered on one replica while another commits an event is queued for that event's version (DT-041)")
     func registrationRacesEvents() throws {
-        let (stores, _, _) = try replicas()
-        let configuration = ServerConfiguration(
-            listen: "127.0.0.1:0", store: "memory", apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID)]
-        )
-        let registries = stores.map {
-            ActivityRegistry(store: $0, configuration: configuration, clock: SystemWallClock())
-        }
-        _ = try registries[0].startActivity(
-            app: "app1",
-            body: try JSONValue.parse(
-                #"{"activityId":"o-1","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"1"},"event":{"type":"delivery.step","data":{"step":1}},"alert":{"title":"t"},"idempotencyKey":"k-1"}"#
-            ))
+        let (stores, registries) = try registriesWithOneActivity()
         // Each round one replica commits an event while the other registers a token. Without the
         // activity's row lock, a registration that read the version before the event committed, and
         // committed after the event read the tokens, would leave its token a version behind.
