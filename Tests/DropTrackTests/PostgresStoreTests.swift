@@ -349,6 +349,23 @@ struct PostgresStoreTests {
         #expect(holder.wait() == nil)
     }
 
+    @Test("a version-4 database gets the tokens' device column when a replica opens it, and keeps its rows")
+    func upgradeFromVersion4() throws {
+        let (url, schema) = try PostgresTestServer.freshSchema()
+        var token = sampleToken()
+        try PostgresStore(url: url, poolSize: 1).transaction { try $0.saveToken(token) }
+        let database = try PostgresTestServer.databaseURL()
+        try PostgresTestServer.psql(
+            database,
+            "ALTER TABLE \(schema).tokens DROP COLUMN device; UPDATE \(schema).schema_version SET version = 4")
+        let upgraded = try PostgresStore(url: url, poolSize: 1)
+        #expect(try PostgresTestServer.psql(database, "SELECT version FROM \(schema).schema_version") == "5")
+        #expect(try upgraded.transaction { try $0.token(app: "app", fingerprint: token.fingerprint) } == token)
+        token.device = .object(["osVersion": .string("17.4"), "areActivitiesEnabled": .bool(true)])
+        try upgraded.transaction { try $0.saveToken(token) }
+        #expect(try upgraded.transaction { try $0.token(app: "app", fingerprint: token.fingerprint) } == token)
+    }
+
     @Test("replicas starting at once migrate one database without racing; a newer schema is refused")
     func migrations() throws {
         // Without the migration lock, CREATE TABLE IF NOT EXISTS from two sessions at once fails about half
