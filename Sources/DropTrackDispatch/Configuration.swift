@@ -149,6 +149,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var fcmTTLSeconds: Double
     /// Timeline rows older than this are deleted by the scheduler (0 keeps them forever).
     public var timelineRetentionDays: Double
+    /// Tokens invalidated longer ago than this are deleted by the scheduler (0 keeps them forever).
+    public var tokenRetentionDays: Double
     /// Log level: trace, debug, info, notice, warning, error.
     public var logLevel: String
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
@@ -162,7 +164,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         backoffMaxSeconds: Double = 300,
         priority10PerHour: Int = 12, schedulerIntervalSeconds: Double = 60, defaultStaleSeconds: Double = 0,
         maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
-        logLevel: String = "info"
+        tokenRetentionDays: Double = 30, logLevel: String = "info"
     ) {
         self.listen = listen
         self.store = store
@@ -185,6 +187,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         self.maxActiveSeconds = maxActiveSeconds
         self.fcmTTLSeconds = fcmTTLSeconds
         self.timelineRetentionDays = timelineRetentionDays
+        self.tokenRetentionDays = tokenRetentionDays
         self.logLevel = logLevel
     }
 
@@ -230,6 +233,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         (
             "timelineRetentionDays", "DROPTRACK_TIMELINE_RETENTION_DAYS",
             "timeline rows older than this are deleted (default 30; 0 keeps them forever)"
+        ),
+        (
+            "tokenRetentionDays", "DROPTRACK_TOKEN_RETENTION_DAYS",
+            "tokens invalidated (dead, superseded, activity over) longer ago than this are deleted (default 30; 0 keeps them forever)"
         ),
         ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
         (
@@ -289,6 +296,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
         if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
+        if let value = try number("DROPTRACK_TOKEN_RETENTION_DAYS") { configuration.tokenRetentionDays = value }
         try configuration.validate()
         return configuration
     }
@@ -335,6 +343,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         guard timelineRetentionDays >= 0 else {
             throw ConfigurationError(
                 key: "timelineRetentionDays", "timelineRetentionDays must be 0 (keep forever) or a number of days")
+        }
+        guard tokenRetentionDays >= 0 else {
+            throw ConfigurationError(
+                key: "tokenRetentionDays", "tokenRetentionDays must be 0 (keep forever) or a number of days")
         }
         var seen = Set<String>()
         for (index, app) in apps.enumerated() {
@@ -398,7 +410,7 @@ extension ServerConfiguration {
         case listen, store, apps, apnsHost, fcmBaseURL, caFile, maxBodyBytes, requestsPerSecondPerKey, maxInFlight
         case claimBatch, leaseSeconds, maxAttempts, maxAgeSeconds, backoffBaseSeconds, backoffMaxSeconds
         case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds,
-            timelineRetentionDays, logLevel
+            timelineRetentionDays, tokenRetentionDays, logLevel
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -435,6 +447,8 @@ extension ServerConfiguration {
             fcmTTLSeconds: try c.decodeIfPresent(Double.self, forKey: .fcmTTLSeconds) ?? defaults.fcmTTLSeconds,
             timelineRetentionDays: try c.decodeIfPresent(Double.self, forKey: .timelineRetentionDays)
                 ?? defaults.timelineRetentionDays,
+            tokenRetentionDays: try c.decodeIfPresent(Double.self, forKey: .tokenRetentionDays)
+                ?? defaults.tokenRetentionDays,
             logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel)
     }
 }

@@ -14,6 +14,7 @@ extension ActivityRegistry {
         public var dismissed = 0
         public var channelsDeleted = 0
         public var timelineRowsDeleted = 0
+        public var tokensDeleted = 0
     }
 
     /// One scheduler pass: scheduled starts become active (their sends were queued for `startAt`),
@@ -92,19 +93,33 @@ extension ActivityRegistry {
         for channel in retiredChannels {
             if case .success = channels?.deleteChannel(app: channel.app, id: channel.id) { pass.channelsDeleted += 1 }
         }
-        // One row per send: without a limit a busy server's timeline grows without end.
-        // Batches of 10,000 for up to two seconds a tick, so a busy day's rows go the next day.
-        if configuration.timelineRetentionDays > 0 {
-            let cutoff = now.addingTimeInterval(-configuration.timelineRetentionDays * 86_400)
-            let budget = ContinuousClock.now + .seconds(2)
-            while ContinuousClock.now < budget {
-                guard let deleted = try? store.transaction({ try $0.pruneTimeline(before: cutoff, limit: 10_000) })
-                else { break }
-                pass.timelineRowsDeleted += deleted
-                if deleted < 10_000 { break }
-            }
+        // One row per send: without a limit a busy server's timeline grows without end. Dead,
+        // superseded and finished tokens pile up the same way. Batches of 10,000 for up to two
+        // seconds a tick each, so a busy day's rows go the next day.
+        pass.timelineRowsDeleted = prune(retentionDays: configuration.timelineRetentionDays, now: now) {
+            try $0.pruneTimeline(before: $1, limit: $2)
+        }
+        pass.tokensDeleted = prune(retentionDays: configuration.tokenRetentionDays, now: now) {
+            try $0.pruneTokens(invalidatedBefore: $1, limit: $2)
         }
         return pass
+    }
+
+    /// Runs `delete` (older than the cutoff, at most a batch) until it deletes less than a batch or
+    /// two seconds have passed; returns how many rows went.
+    private func prune(
+        retentionDays: Double, now: Date, _ delete: (any StoreTransaction, Date, Int) throws -> Int
+    ) -> Int {
+        guard retentionDays > 0 else { return 0 }
+        let cutoff = now.addingTimeInterval(-retentionDays * 86_400)
+        let budget = ContinuousClock.now + .seconds(2)
+        var total = 0
+        while ContinuousClock.now < budget {
+            guard let deleted = try? store.transaction({ try delete($0, cutoff, 10_000) }) else { break }
+            total += deleted
+            if deleted < 10_000 { break }
+        }
+        return total
     }
 }
 

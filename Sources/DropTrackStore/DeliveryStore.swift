@@ -106,6 +106,8 @@ public protocol StoreTransaction {
     /// Deletes up to `limit` of the oldest timeline rows written before `before`; returns how many.
     /// Bounded, so a scheduler tick never holds the store for long.
     func pruneTimeline(before: Date, limit: Int) throws -> Int
+    /// Deletes up to `limit` tokens invalidated before `before`; returns how many. Bounded too.
+    func pruneTokens(invalidatedBefore before: Date, limit: Int) throws -> Int
 }
 
 extension StoreTransaction {

@@ -279,6 +279,15 @@ final class MemoryTransaction: StoreTransaction {
         Array((data.timeline[Self.key(app, activityId)] ?? []).suffix(limit))
     }
 
+    func pruneTokens(invalidatedBefore before: Date, limit: Int) throws -> Int {
+        let old = data.tokens.compactMap { key, token in
+            token.invalidatedAt.flatMap { $0 < before ? (at: $0, key: key) : nil }
+        }
+        .sorted { ($0.at, $0.key) < ($1.at, $1.key) }.prefix(limit)
+        for entry in old { setToken(entry.key, nil) }
+        return old.count
+    }
+
     func pruneTimeline(before: Date, limit: Int) throws -> Int {
         var removed = 0
         for key in data.timeline.keys.sorted() where removed < limit {

@@ -92,7 +92,7 @@ protocol SQLConnection: AnyObject {
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 5
+    static let version = 6
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -108,6 +108,13 @@ enum SQLSchema {
         ),
         // What the app reports about the device, for the doctor.
         (5, ["ALTER TABLE tokens ADD COLUMN device TEXT"]),
+        // Invalidated tokens are deleted after the retention period; valid ones are not in this index.
+        (
+            6,
+            [
+                "CREATE INDEX IF NOT EXISTS tokens_invalidated ON tokens (invalidated_at) WHERE invalidated_at IS NOT NULL"
+            ]
+        ),
     ]
 
     /// What brings a store at `version` up to date.
@@ -562,6 +569,15 @@ final class SQLTransaction: StoreTransaction {
                   latency_ms, priority, attempt, note) VALUES \(rows.joined(separator: ", "))
                 """, parameters)
         }
+    }
+
+    func pruneTokens(invalidatedBefore before: Date, limit: Int) throws -> Int {
+        try execute(
+            """
+            DELETE FROM tokens WHERE (app, fingerprint) IN (
+              SELECT app, fingerprint FROM tokens WHERE invalidated_at IS NOT NULL AND invalidated_at < ?
+              ORDER BY invalidated_at LIMIT ?)
+            """, [SQLValue(before), .int(Int64(limit))])
     }
 
     func pruneTimeline(before: Date, limit: Int) throws -> Int {

@@ -539,6 +539,32 @@ struct DispatchTests {
         #expect(try server.store.transaction { try $0.activity(app: "app1", id: "o-2") }?.state == .ended)
     }
 
+    @Test("the scheduler deletes tokens invalidated longer ago than tokenRetentionDays, and keeps valid ones")
+    func tokenRetention() throws {
+        let clock = ManualWallClock(Date())
+        let server = try ServerHarness(clock: clock) { $0.tokenRetentionDays = 1 }
+        defer { server.stop() }
+        try startOrder(server, id: "o-8")
+        let register = { (token: String) in
+            _ = try server.registry.registerToken(
+                app: "app1", kind: .activity,
+                body: server.json(
+                    #"{"activityId":"o-8","deviceId":"d","token":"\#(token)","environment":"sandbox"}"#))
+        }
+        let (old, new) = (APNsHarness.randomToken(), APNsHarness.randomToken())
+        try register(old)
+        try register(new)  // supersedes the old one on the same device
+        let stored = { (token: String) in
+            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: token).value) }
+        }
+        #expect(try stored(old)?.invalidReason == "superseded")
+        #expect(server.registry.runScheduled().tokensDeleted == 0)
+        clock.advance(by: 86_400 + 1)
+        #expect(server.registry.runScheduled().tokensDeleted == 1)
+        #expect(try stored(old) == nil)
+        #expect(try stored(new)?.isValid == true)
+    }
+
     @Test("the scheduler deletes timeline rows older than timelineRetentionDays")
     func timelineRetention() throws {
         let clock = ManualWallClock(Date())

@@ -41,6 +41,12 @@ struct ServeCommandTests {
         } throws: { error in
             (error as? ConfigurationError)?.key == "timelineRetentionDays"
         }
+        try #"{"tokenRetentionDays":-2}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "tokenRetentionDays"
+        }
     }
 
     @Test("the README documents every configuration key and its variable")

@@ -321,6 +321,28 @@ struct StoreContractTests {
         #expect(try store.transaction { try $0.timeline(app: "app", activityId: "other", limit: 3) }.isEmpty)
     }
 
+    @Test(
+        "tokens invalidated before the cutoff are deleted, oldest first and a bounded number at a time; valid ones stay",
+        arguments: StoreEngine.allCases)
+    func tokenPruning(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let tokens = (0..<4).map { _ in sampleToken(device: "d\(Int.random(in: 0...999_999))") }
+        try store.transaction { tx in try tokens.forEach(tx.saveToken) }
+        for (index, token) in tokens.dropFirst().enumerated() {
+            try store.transaction {
+                try $0.invalidateTokens(
+                    app: "app", fingerprints: [token.fingerprint], reason: "unregistered",
+                    at: now.addingTimeInterval(TimeInterval(index * 60)))
+            }
+        }
+        #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now, limit: 100) } == 0)
+        #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now + 100, limit: 1) } == 1)
+        #expect(try store.transaction { try $0.token(app: "app", fingerprint: tokens[1].fingerprint) } == nil)
+        #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now + 1000, limit: 100) } == 2)
+        #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now + 1000, limit: 100) } == 0)
+        #expect(try store.transaction { try $0.token(app: "app", fingerprint: tokens[0].fingerprint) } == tokens[0])
+    }
+
     @Test("old timeline rows are pruned oldest first, a bounded number at a time", arguments: StoreEngine.allCases)
     func timelinePruning(engine: StoreEngine) throws {
         let store = try engine.make()
