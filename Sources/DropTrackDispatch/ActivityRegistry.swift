@@ -957,6 +957,7 @@ public final class ActivityRegistry: Sendable {
             "environment": token.environment.map { .string($0) } ?? .null, "valid": .bool(token.isValid),
             "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
             "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
+            "device": token.device ?? .null,
         ])
     }
 

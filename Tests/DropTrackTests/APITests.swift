@@ -493,6 +493,10 @@ struct APITests {
             #"{"activityId":"order-9","deviceId":"d1","token":"\#(update)","environment":"sandbox"}"#)
         #expect(again.status == 201)
         #expect(try stored()?.device?["osVersion"] == .string("18.2"))
+        let described = try server.call("GET", "/v1/activities/order-9").body["devices"]?.arrayValue ?? []
+        #expect(
+            described.first { $0["fingerprint"]?.stringValue == Fingerprint(of: update).value }?["device"]?["osVersion"]
+                == .string("18.2"), "the activity's devices show their facts")
     }
 
     @Test("POST /v1/doctor names the traps of a pasted curl line, and fills the context from an activity")
