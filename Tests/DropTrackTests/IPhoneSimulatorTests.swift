@@ -214,6 +214,19 @@ struct IPhoneSimulatorTests {
     }
 }
 
+/// One request to the demo's HTTP API with its key, over a connection of its own.
+private func request(_ demo: DemoStack, _ method: String, _ path: String, _ body: String = "") throws -> (
+    status: Int, body: JSONValue
+) {
+    let connection = try RawConnection(port: demo.server.port)
+    defer { connection.close() }
+    try connection.send(
+        "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            + "Authorization: Bearer \(demo.apiKey)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    let response = try connection.readResponse(timeout: .seconds(30))
+    return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)
+}
+
 @Suite("The demo, in process: server, emulators and both phones")
 struct DemoStackTests {
     @Test(
@@ -281,14 +294,8 @@ struct DemoStackTests {
             }
         }
         // The server's diagnosis of the order shows what the phone dropped, by trap.
-        let connection = try RawConnection(port: demo.server.port)
-        defer { connection.close() }
-        try connection.send(
-            "GET /v1/activities/\(orderID)/diagnosis HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                + "Authorization: Bearer \(demo.apiKey)\r\n\r\n")
-        let response = try connection.readResponse(timeout: .seconds(30))
-        let diagnosis = try JSONValue.parse(bytes: response.body)
-        let dropped = Set(diagnosis["deviceDrops"]?.arrayValue?.compactMap { $0["trap"]?.stringValue } ?? [])
+        let response = try request(demo, "GET", "/v1/activities/\(orderID)/diagnosis")
+        let dropped = Set(response.body["deviceDrops"]?.arrayValue?.compactMap { $0["trap"]?.stringValue } ?? [])
         #expect(response.status == 200 && dropped.isSuperset(of: ["DT-017", "DT-020"]), "\(dropped)")
     }
 
@@ -303,22 +310,13 @@ struct DemoStackTests {
         let orderID = try #require(placed.body["activityId"]?.stringValue)
         #expect(eventually { demo.iphone.activities.first?.updateToken.isEmpty == false })
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
-        func request(_ method: String, _ path: String, _ body: String = "") throws -> (status: Int, body: JSONValue) {
-            let connection = try RawConnection(port: demo.server.port)
-            defer { connection.close() }
-            try connection.send(
-                "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                    + "Authorization: Bearer \(demo.apiKey)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-            let response = try connection.readResponse(timeout: .seconds(30))
-            return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)
-        }
         func lateFindings() throws -> [String] {
-            try request("GET", "/v1/activities/\(orderID)/diagnosis").body["findings"]?.arrayValue?.compactMap {
+            try request(demo, "GET", "/v1/activities/\(orderID)/diagnosis").body["findings"]?.arrayValue?.compactMap {
                 $0["device"]?.stringValue == Fingerprint(of: updateToken).value ? $0["trap"]?.stringValue : nil
             } ?? []
         }
         #expect(try !lateFindings().contains("DT-048"))
-        #expect(try request("POST", "/demo/settings", #"{"liveActivitiesEnabled":false}"#).status == 200)
+        #expect(try request(demo, "POST", "/demo/settings", #"{"liveActivitiesEnabled":false}"#).status == 200)
         #expect(eventually { (try? lateFindings())?.contains("DT-048") == true }, "\((try? lateFindings()) ?? [])")
     }
 }
