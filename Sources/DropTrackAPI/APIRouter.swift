@@ -58,7 +58,8 @@ public final class APIRouter: HTTPHandler {
         self.metrics = metrics
         self.logger = logger.with(["component": "api"])
         self.rawPush = RawPush(configuration: configuration, transport: transport, clock: clock)
-        self.doctor = DoctorEndpoint(registry: registry, configuration: configuration, clock: clock)
+        self.doctor = DoctorEndpoint(
+            registry: registry, configuration: configuration, clock: clock, transport: transport)
         self.readiness = readiness
         self.clock = clock
         metrics.declareCounter("droptrack_http_requests_total", help: "API requests by route, method and status.")

@@ -14,6 +14,8 @@ struct DoctorEndpoint: Sendable {
     let registry: ActivityRegistry
     let configuration: ServerConfiguration
     let clock: any WallClock
+    /// Knows how far the providers' clocks (their Date headers) are from this machine's.
+    let transport: any PushTransport
 
     func examine(app appID: String, body: JSONValue) throws(APIError) -> JSONValue {
         let reader = try FieldReader(body)
@@ -97,6 +99,9 @@ struct DoctorEndpoint: Sendable {
         config.authMode = config.authMode ?? (app.apns != nil ? .token : nil)
         config.priority10Budget = config.priority10Budget ?? app.priority10PerHour ?? configuration.priority10PerHour
         config.activityLifetimeSeconds = config.activityLifetimeSeconds ?? configuration.maxActiveSeconds
+        // The machine's clock as the providers see it: APNs' answer if one had a Date, else Google's.
+        let offsets = transport.providerClockOffsets
+        config.clockSkewSeconds = config.clockSkewSeconds ?? (offsets["apns"] ?? offsets["fcm"]).map { -$0 }
         context.config = config
         guard let activityId else { return }
         let deviceToken = push.path.hasPrefix("/3/device/") ? String(push.path.dropFirst("/3/device/".count)) : nil

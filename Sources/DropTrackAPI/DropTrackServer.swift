@@ -91,6 +91,10 @@ public final class DropTrackServer: Sendable {
             "droptrack_clock_offset_seconds",
             help: "The database's clock minus this machine's, as last measured (0 for memory and SQLite)."
         ) { [([:], storeClock?.offsetSeconds ?? 0)] }
+        metrics.declareGauge(
+            "droptrack_provider_clock_offset_seconds",
+            help: "APNs' or Google's clock minus this machine's, from their Date headers (beyond 300 s, tokens fail)."
+        ) { transport.providerClockOffsets.sorted { $0.key < $1.key }.map { (["provider": $0.key], $0.value) } }
     }
 
     /// Opens the store a configuration names: `memory` or `sqlite:PATH`.

@@ -61,6 +61,13 @@ public protocol PushTransport: Sendable {
     func deleteChannel(app: String, id: String) -> Result<Void, ChannelFailure>
     /// Closes connections.
     func shutdown()
+    /// By provider (`apns`, `fcm`): the providers' clocks minus this machine's, as their latest
+    /// `Date` headers tell, the largest in size across apps; absent until a response had one.
+    var providerClockOffsets: [String: Double] { get }
+}
+
+extension PushTransport {
+    public var providerClockOffsets: [String: Double] { [:] }
 }
 
 /// Why a channel-management call failed: APNs' status and reason, and what to do.
@@ -223,6 +230,14 @@ public final class ProviderTransport: PushTransport {
         for clients in apns.values { for client in clients.values { client.shutdown() } }
         for client in fcm.values { client.shutdown() }
     }
+
+    public var providerClockOffsets: [String: Double] {
+        func widest(_ offsets: [Double?]) -> Double? { offsets.compactMap { $0 }.max { abs($0) < abs($1) } }
+        var offsets: [String: Double] = [:]
+        offsets["apns"] = widest(apns.values.flatMap(\.values).map(\.providerClockOffset))
+        offsets["fcm"] = widest(fcm.values.map(\.providerClockOffset))
+        return offsets
+    }
 }
 
 /// An in-memory transport that accepts everything and remembers it: for `serve --dry-run` style
@@ -236,8 +251,12 @@ public final class RecordingTransport: PushTransport {
     }
 
     private let sent = Mutex<[Sent]>([])
+    private let offsets: [String: Double]
 
-    public init() {}
+    /// Creates a transport; `providerClockOffsets` plays what the providers' Date headers said.
+    public init(providerClockOffsets: [String: Double] = [:]) { offsets = providerClockOffsets }
+
+    public var providerClockOffsets: [String: Double] { offsets }
 
     /// Everything sent so far.
     public var history: [Sent] { sent.withLock { $0 } }

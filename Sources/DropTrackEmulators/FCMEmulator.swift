@@ -220,6 +220,20 @@ public final class FCMEmulator: HTTP2ServerHandler, Sendable {
     // MARK: HTTP2ServerHandler
 
     public func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
+        // Google stamps every answer with its clock; clients compare it with theirs.
+        let date = HTTPHeader("date", HTTPDate.format(clock.now()))
+        switch route(request) {
+        case .respond(var response):
+            response.headers.append(date)
+            return .respond(response)
+        case .respondAfter(let delay, var response):
+            response.headers.append(date)
+            return .respondAfter(delay, response)
+        case let other: return other
+        }
+    }
+
+    private func route(_ request: HTTP2ServerRequest) -> HTTP2ServerAction {
         let (path, query) = AdminAPI.split(request.path)
         if path.hasPrefix("/_emulator/") { return .respond(admin(request, path: path, query: query)) }
         if path == "/token" || path == "/oauth2/token" { return .respond(tokenEndpoint(request)) }

@@ -79,6 +79,7 @@ public final class HTTP2Client: Sendable {
     private let tls: TLSContext
     private let state = Mutex(PoolState())
     private let logger: Logger
+    private let peerClock: PeerClockWatch
 
     /// Creates a client. No connection is opened until the first request.
     public init(configuration: Configuration, tls: TLSContext, logger: Logger = .disabled) {
@@ -86,7 +87,12 @@ public final class HTTP2Client: Sendable {
         self.configuration = configuration
         self.tls = tls
         self.logger = logger.with(["http2.origin": "\(configuration.host):\(configuration.port)"])
+        peerClock = PeerClockWatch(logger: self.logger)
     }
+
+    /// The peer's clock minus this machine's, in seconds, from the `Date` header of its latest
+    /// response that had one (whole seconds, so ±1 s); nil before any.
+    public var peerClockOffset: Double? { peerClock.offset }
 
     /// Connections opened over the client's life (for tests and metrics).
     public var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
@@ -107,7 +113,14 @@ public final class HTTP2Client: Sendable {
         completion: @escaping @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
     ) {
         let deadline = ContinuousClock.now + (timeout ?? configuration.requestTimeout)
-        dispatch(PendingRequest(request: request, deadline: deadline, completion: completion))
+        let peerClock = self.peerClock
+        dispatch(
+            PendingRequest(
+                request: request, deadline: deadline,
+                completion: { result in
+                    if case .success(let response) = result { peerClock.observe(response.headers) }
+                    completion(result)
+                }))
     }
 
     /// Sends a request and waits for the response.
@@ -321,5 +334,48 @@ public final class HTTP2Client: Sendable {
         thread.name = "h2-client-\(handle.id)"
         thread.stackSize = 1 << 20
         thread.start()
+    }
+}
+
+/// Reads the peer's clock from its responses' `Date` headers. A provider judges what this machine
+/// signs (a JWT's `iat`) by its own clock, so a machine clock minutes off makes every request fail
+/// with an expired or invalid token; the offset says why (DT-064). The header changes once a
+/// second, so it is parsed at most that often.
+final class PeerClockWatch: Sendable {
+    /// An offset beyond this is logged as a warning.
+    static let warningSeconds = 300.0
+
+    private let logger: Logger
+    private let state = Mutex<(header: String, offset: Double?, warned: Bool)>(("", nil, false))
+
+    init(logger: Logger) { self.logger = logger }
+
+    var offset: Double? { state.withLock { $0.offset } }
+
+    func observe(_ headers: [HTTPHeader]) {
+        guard let header = headers.value(of: "date") else { return }
+        let now = Date()
+        let change: (offset: Double, beyond: Bool)? = state.withLock { state in
+            guard header != state.header else { return nil }
+            state.header = header
+            guard let peer = HTTPDate.parse(header) else { return nil }
+            let offset = peer.timeIntervalSince(now).rounded()
+            state.offset = offset
+            let beyond = abs(offset) > Self.warningSeconds
+            defer { state.warned = beyond }
+            return beyond == state.warned ? nil : (offset, beyond)
+        }
+        guard let change else { return }
+        if change.beyond {
+            logger.warning(
+                "http2.peer_clock_offset",
+                [
+                    "offset_seconds": String(Int(change.offset)),
+                    "fix":
+                        "this machine's clock differs from the server's by more than 5 minutes; run NTP (chrony or systemd-timesyncd): providers reject tokens signed with a wrong time",
+                ])
+        } else {
+            logger.info("http2.peer_clock_offset_recovered", ["offset_seconds": String(Int(change.offset))])
+        }
     }
 }

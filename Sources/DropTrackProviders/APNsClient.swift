@@ -152,6 +152,9 @@ public final class APNsClient: Sendable {
     /// Connections opened to the push host so far.
     public var connectionsOpened: Int { pushConnection.connectionsOpened }
 
+    /// APNs' clock minus this machine's, from the `Date` header of its latest answer that had one.
+    public var providerClockOffset: Double? { pushConnection.peerClockOffset }
+
     /// Why the push host's most recent connections ended, oldest first.
     public var connectionEndReasons: [String] { pushConnection.connectionEndReasons }
 

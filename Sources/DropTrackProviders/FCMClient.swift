@@ -122,6 +122,9 @@ public final class FCMClient: Sendable {
     /// Connections opened to FCM so far.
     public var connectionsOpened: Int { http.connectionsOpened }
 
+    /// Google's clock minus this machine's, from the `Date` header of its latest FCM answer.
+    public var providerClockOffset: Double? { http.peerClockOffset }
+
     /// Closes every connection.
     public func shutdown() {
         http.shutdown()

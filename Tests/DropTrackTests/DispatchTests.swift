@@ -42,6 +42,14 @@ struct DispatchTests {
             #expect(start.event == "start" && start.findings.isEmpty, "\(start.findings)")
         }
         #expect(server.fcm.emulator.latestDelivered(forToken: android)?.data?["event"] == "start")
+        // Google's Date header told the server its clock; the APNs emulator sends none.
+        let clockLines = server.metrics.render().split(separator: "\n").filter {
+            $0.hasPrefix("droptrack_provider_clock_offset_seconds{")
+        }
+        #expect(
+            clockLines.count == 1
+                && clockLines[0].hasPrefix(#"droptrack_provider_clock_offset_seconds{provider="fcm"}"#))
+        #expect(abs(Double(clockLines.first?.split(separator: " ").last ?? "") ?? 99) <= 2, "\(clockLines)")
         for (index, phone) in phones.enumerated() {
             _ = try registry.registerToken(
                 app: "app1", kind: .activity,

@@ -33,11 +33,11 @@ final class FCMHarness: Sendable {
 
     var account: GoogleServiceAccount { try! GoogleServiceAccount(json: Data(accountJSON)) }
 
-    func client(clock: any WallClock = SystemWallClock()) throws -> FCMClient {
+    func client(clock: any WallClock = SystemWallClock(), logger: Logger = .disabled) throws -> FCMClient {
         try FCMClient(
             configuration: FCMClientConfiguration(
                 account: account, baseURL: "https://127.0.0.1:\(port)", caFile: TestPKI.shared.caFile),
-            clock: clock)
+            clock: clock, logger: logger)
     }
 
     /// A registered registration token, FCM-shaped.

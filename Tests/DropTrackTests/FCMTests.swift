@@ -234,6 +234,33 @@ struct FCMEndToEndTests {
         #expect(client.tokens.exchanges == 2)
     }
 
+    @Test(
+        "the client reads Google's clock from its Date headers and warns once, with the fix, when this machine's is more than 5 minutes off (DT-064)"
+    )
+    func providerClock() async throws {
+        let ahead = try FCMHarness(clock: ShiftedWallClock(seconds: 600))
+        defer { ahead.stop() }
+        let logs = InMemoryLogHandler()
+        let client = try ahead.client(logger: Logger(handler: logs, minimumLevel: .debug))
+        defer { client.shutdown() }
+        #expect(client.providerClockOffset == nil, "nothing heard yet")
+        for _ in 0..<3 { #expect(await client.send(FCMMessage(target: .token(ahead.newToken()))).isSuccess) }
+        let offset = try #require(client.providerClockOffset)
+        #expect(abs(offset - 600) <= 2, "\(offset)")
+        let warnings = logs.entries.filter { $0.message == "http2.peer_clock_offset" }
+        #expect(warnings.count == 1 && warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["fix"]?.contains("NTP") == true)
+
+        let onTime = try FCMHarness()
+        defer { onTime.stop() }
+        let quiet = InMemoryLogHandler()
+        let other = try onTime.client(logger: Logger(handler: quiet, minimumLevel: .debug))
+        defer { other.shutdown() }
+        #expect(await other.send(FCMMessage(target: .token(onTime.newToken()))).isSuccess)
+        #expect(abs(try #require(other.providerClockOffset)) <= 2)
+        #expect(!quiet.entries.contains { $0.message == "http2.peer_clock_offset" })
+    }
+
     @Test("a 401 refreshes the access token and retries once")
     func unauthenticatedRetry() async throws {
         let harness = try FCMHarness()

@@ -1,6 +1,8 @@
 import DropTrackAPI
+import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackHTTP1
 import DropTrackStore
 import Foundation
 import Testing
@@ -112,5 +114,30 @@ struct StoreClockTests {
         } else {
             #expect(offset == 0)
         }
+    }
+
+    @Test("POST /v1/doctor fills the clock skew the providers' Date headers showed, and names DT-064")
+    func doctorSeesProviderClock() throws {
+        let key = AppConfiguration.newAPIKey(app: "app1")
+        let server = try DropTrackServer(
+            configuration: ServerConfiguration(
+                listen: "127.0.0.1:0", store: "memory",
+                apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID, apiKeyHashes: [key.hash])]),
+            logger: Logger(handler: InMemoryLogHandler()),
+            transport: RecordingTransport(providerClockOffsets: ["apns": -900]), store: MemoryStore())
+        func doctor() -> JSONValue {
+            let curl =
+                "curl -X POST https://api.sandbox.push.apple.com/3/device/\(APNsHarness.randomToken()) -H 'apns-topic: \(APNsHarness.bundleID).push-type.liveactivity' -H 'apns-push-type: liveactivity' -d '{\"aps\":{\"event\":\"update\",\"timestamp\":1796040000,\"content-state\":{\"status\":\"x\"}}}'"
+            let request = HTTPRequest(
+                method: "POST", path: "/v1/doctor",
+                headers: ["authorization": "Bearer \(key.key)", "content-type": "application/json"],
+                body: JSONValue.object(["request": .string(curl)]).serialized())
+            guard case .response(let response) = server.router.handle(request) else { return .null }
+            return (try? JSONValue.parse(bytes: response.body)) ?? .null
+        }
+        let findings = doctor()["findings"]?.arrayValue ?? []
+        #expect(
+            findings.contains { $0["id"] == .string("DT-064") && $0["field"] == .string("config.clockSkewSeconds") },
+            "\(findings)")
     }
 }
