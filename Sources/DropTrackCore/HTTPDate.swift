@@ -9,8 +9,9 @@ public enum HTTPDate {
     /// The moment an IMF-fixdate names, or nil for anything else (the obsolete forms included).
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "),
-            Array(bytes[25...]) == Array(" GMT".utf8)
+        guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), Array(bytes[25...]) == Array(" GMT".utf8),
+            [4, 7, 11, 16].allSatisfy({ bytes[$0] == UInt8(ascii: " ") }),
+            [19, 22].allSatisfy({ bytes[$0] == UInt8(ascii: ":") })
         else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -36,9 +37,10 @@ public enum HTTPDate {
         let (year, month, day) = civil(fromDays: days)
         let inDay = seconds - days * 86_400
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        let fourDigitYear = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         let weekday = weekdays[((days % 7) + 7) % 7]
         return
-            "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) GMT"
+            "\(weekday), \(two(day)) \(months[month - 1]) \(fourDigitYear) \(two(inDay / 3600)):\(two(inDay / 60 % 60)):\(two(inDay % 60)) GMT"
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

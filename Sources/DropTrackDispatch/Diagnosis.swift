@@ -105,8 +105,11 @@ extension ActivityRegistry {
                     ]))
             }
 
+            // A dismissed activity's tokens were discarded (and, after tokenRetentionDays, deleted):
+            // missing tokens say nothing about it any more.
+            let over = activity.state == .dismissed
             let startsDelivered = timeline.filter { $0.event == "start" && (200..<300).contains($0.status) }
-            if let first = startsDelivered.first, updateTokens.isEmpty,
+            if !over, let first = startsDelivered.first, updateTokens.isEmpty,
                 now.timeIntervalSince(first.at) > Self.updateTokenGraceSeconds
             {
                 finding(
@@ -116,7 +119,7 @@ extension ActivityRegistry {
                         "in the app, observe Activity.activityUpdates from launch and POST each activity's pushTokenUpdates to /v1/tokens/activity"
                 )
             }
-            if startTokens.isEmpty && updateTokens.isEmpty && activity.channelId == nil {
+            if !over && startTokens.isEmpty && updateTokens.isEmpty && activity.channelId == nil {
                 finding(
                     "DT-040", "warning", "the user has no push-to-start token for \(activity.attributesType)",
                     fix: "register pushToStartTokenUpdates at launch (iOS 17.2+); until then only the app can start")

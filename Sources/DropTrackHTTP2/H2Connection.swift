@@ -215,7 +215,9 @@ class H2Connection {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while ContinuousClock.now < deadline {
             pfd.revents = 0
-            guard poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: .now)) > 0 else { return }
+            let ready = poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: .now))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return }
             let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count <= 0 && !(count < 0 && (errno == EAGAIN || errno == EINTR)) { return }
         }

@@ -347,14 +347,19 @@ final class PeerClockWatch: Sendable {
 
     private let logger: Logger
     private let state = Mutex<(header: String, offset: Double?, warned: Bool)>(("", nil, false))
+    /// The second last looked at: every connection thread of a busy client answers many times a
+    /// second, and only the first answer of each second takes the lock.
+    private let lastSecond = Atomic<Int64>(0)
 
     init(logger: Logger) { self.logger = logger }
 
     var offset: Double? { state.withLock { $0.offset } }
 
     func observe(_ headers: [HTTPHeader]) {
-        guard let header = headers.value(of: "date") else { return }
         let now = Date()
+        let second = Int64(now.timeIntervalSince1970)
+        guard lastSecond.exchange(second, ordering: .relaxed) != second, let header = headers.value(of: "date")
+        else { return }
         let change: (offset: Double, beyond: Bool)? = state.withLock { state in
             guard header != state.header else { return nil }
             state.header = header

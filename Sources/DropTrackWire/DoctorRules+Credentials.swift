@@ -142,7 +142,7 @@ extension Doctor {
             if let skew = e.config?.clockSkewSeconds, abs(skew) > 300 {
                 r.warning(
                     "config.clockSkewSeconds",
-                    "the local clock is \(Int(skew)) s off APNs' Date header, so provider tokens look expired or not yet valid",
+                    "the local clock is \(Int(skew)) s off the provider's (its Date header), so provider tokens look expired or not yet valid",
                     fix: "fix the clock (NTP)")
             }
             if let reason = e.response?.reason,

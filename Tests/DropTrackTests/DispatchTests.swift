@@ -573,6 +573,37 @@ struct DispatchTests {
         #expect(try stored(new)?.isValid == true)
     }
 
+    @Test("a dismissed activity whose tokens were deleted is not diagnosed as missing them (DT-040, DT-041)")
+    func dismissedWithoutTokens() throws {
+        let clock = ManualWallClock(Date())
+        let server = try ServerHarness(clock: clock) {
+            $0.tokenRetentionDays = 1
+            $0.timelineRetentionDays = 30
+        }
+        defer { server.stop() }
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u1","deviceId":"d","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+            ))
+        try startOrder(server, id: "o-9")
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(
+                #"{"activityId":"o-9","deviceId":"d","token":"\#(APNsHarness.randomToken())","environment":"sandbox"}"#)
+        )
+        _ = try server.registry.endActivity(
+            app: "app1", activityId: "o-9", body: server.json(#"{"dismissal":"immediate"}"#))
+        try server.drain()
+        clock.advance(by: 61)
+        server.registry.runScheduled()
+        clock.advance(by: 2 * 86_400)
+        #expect(server.registry.runScheduled().tokensDeleted >= 1)
+        let traps = (try server.registry.diagnose(app: "app1", activityId: "o-9")["findings"]?.arrayValue ?? [])
+            .compactMap { $0["trap"]?.stringValue }
+        #expect(!traps.contains("DT-041") && !traps.contains("DT-040"), "\(traps)")
+    }
+
     @Test("the scheduler deletes timeline rows older than timelineRetentionDays")
     func timelineRetention() throws {
         let clock = ManualWallClock(Date())

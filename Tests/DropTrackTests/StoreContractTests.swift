@@ -328,7 +328,8 @@ struct StoreContractTests {
         let store = try engine.make()
         let tokens = (0..<4).map { _ in sampleToken(device: "d\(Int.random(in: 0...999_999))") }
         try store.transaction { tx in try tokens.forEach(tx.saveToken) }
-        for (index, token) in tokens.dropFirst().enumerated() {
+        // Invalidated newest first, so the order of deletion cannot come from the order of insertion.
+        for (index, token) in tokens.dropFirst().reversed().enumerated() {
             try store.transaction {
                 try $0.invalidateTokens(
                     app: "app", fingerprints: [token.fingerprint], reason: "unregistered",
@@ -337,7 +338,7 @@ struct StoreContractTests {
         }
         #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now, limit: 100) } == 0)
         #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now + 100, limit: 1) } == 1)
-        #expect(try store.transaction { try $0.token(app: "app", fingerprint: tokens[1].fingerprint) } == nil)
+        #expect(try store.transaction { try $0.token(app: "app", fingerprint: tokens[3].fingerprint) } == nil)
         #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now + 1000, limit: 100) } == 2)
         #expect(try store.transaction { try $0.pruneTokens(invalidatedBefore: now + 1000, limit: 100) } == 0)
         #expect(try store.transaction { try $0.token(app: "app", fingerprint: tokens[0].fingerprint) } == tokens[0])
