@@ -547,10 +547,12 @@ struct DispatchTests {
         #expect(try server.store.transaction { try $0.activity(app: "app1", id: "o-2") }?.state == .ended)
     }
 
-    @Test("the scheduler deletes tokens invalidated longer ago than tokenRetentionDays, and keeps valid ones")
-    func tokenRetention() throws {
+    @Test(
+        "the scheduler deletes tokens invalidated longer ago than tokenRetentionDays, and keeps valid ones; 0 keeps all",
+        arguments: [1.0, 0.0])
+    func tokenRetention(days: Double) throws {
         let clock = ManualWallClock(Date())
-        let server = try ServerHarness(clock: clock) { $0.tokenRetentionDays = 1 }
+        let server = try ServerHarness(clock: clock) { $0.tokenRetentionDays = days }
         defer { server.stop() }
         try startOrder(server, id: "o-8")
         let register = { (token: String) in
@@ -567,9 +569,9 @@ struct DispatchTests {
         }
         #expect(try stored(old)?.invalidReason == "superseded")
         #expect(server.registry.runScheduled().tokensDeleted == 0)
-        clock.advance(by: 86_400 + 1)
-        #expect(server.registry.runScheduled().tokensDeleted == 1)
-        #expect(try stored(old) == nil)
+        clock.advance(by: days == 0 ? 400 * 86_400 : 86_400 + 1)
+        #expect(server.registry.runScheduled().tokensDeleted == (days == 0 ? 0 : 1))
+        #expect(try (stored(old) == nil) == (days > 0))
         #expect(try stored(new)?.isValid == true)
     }
 

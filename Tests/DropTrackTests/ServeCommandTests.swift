@@ -41,6 +41,9 @@ struct ServeCommandTests {
         } throws: { error in
             (error as? ConfigurationError)?.key == "timelineRetentionDays"
         }
+        #expect(
+            try ServerConfiguration.load(file: nil, environment: ["DROPTRACK_TOKEN_RETENTION_DAYS": "7"])
+                .tokenRetentionDays == 7)
         try #"{"tokenRetentionDays":-2}"#.write(toFile: file, atomically: true, encoding: .utf8)
         #expect {
             _ = try ServerConfiguration.load(file: file, environment: [:])
