@@ -63,8 +63,8 @@ public final class ActivityRegistry: Sendable {
         var attributesType: String?
         var activityId: String?
         var environment: String?
-        /// The device facts the app sent, checked.
-        var device: JSONValue?
+        /// The device facts the app sent, checked, as the store keeps them (JSON text, sorted keys).
+        var device: String?
     }
 
     /// Registers (or re-registers) a token. The same token again only refreshes `lastSeenAt`; a new
@@ -138,7 +138,7 @@ public final class ActivityRegistry: Sendable {
 
     /// Checks the optional `device` object of a registration: the facts the doctor reads, under the
     /// names of its context document (`osVersion`, `areActivitiesEnabled`, `canPostPromoted`, …).
-    static func deviceFacts(_ value: JSONValue?) throws(APIError) -> JSONValue? {
+    static func deviceFacts(_ value: JSONValue?) throws(APIError) -> String? {
         guard let value, value != .null else { return nil }
         let device: DoctorContext.Device
         do {
@@ -167,7 +167,7 @@ public final class ActivityRegistry: Sendable {
                     "device.\(name)", "'device.\(name)' must be a count from 0 to 1000000, not \(count)")
             }
         }
-        return value
+        return String(decoding: value.serialized(), as: UTF8.self)
     }
 
     /// Saves registrations in order, as if one at a time, with a few statements for the lot: each
@@ -213,7 +213,7 @@ public final class ActivityRegistry: Sendable {
             if var existing = byFingerprint[registration.fingerprint], existing.isValid {
                 existing.lastSeenAt = now
                 // Registering again is how an app reports that a switch or the OS changed.
-                if let device = registration.device { existing.device = device }
+                if let device = registration.device { existing.deviceText = device }
                 byFingerprint[existing.fingerprint] = existing
                 changed.append(existing.fingerprint)
                 results.append((existing, false))
@@ -251,8 +251,9 @@ public final class ActivityRegistry: Sendable {
                 app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
                 userId: registration.userId, deviceId: registration.deviceId,
                 attributesType: registration.attributesType, activityId: registration.activityId,
-                environment: registration.environment, createdAt: now, lastSeenAt: now,
-                device: registration.device ?? (earlier?.deviceId == registration.deviceId ? earlier?.device : nil))
+                environment: registration.environment, createdAt: now, lastSeenAt: now)
+            record.deviceText =
+                registration.device ?? (earlier?.deviceId == registration.deviceId ? earlier?.deviceText : nil)
             if onChannel {
                 record.invalidatedAt = now
                 record.invalidReason = "subscribed_to_channel"
@@ -273,9 +274,9 @@ public final class ActivityRegistry: Sendable {
             guard let device = registration.device else { continue }
             for fingerprint in byDevice[registration.deviceId, default: []] {
                 guard var other = byFingerprint[fingerprint], other.isValid, other.deviceId == registration.deviceId,
-                    other.device != device
+                    other.deviceText != device
                 else { continue }
-                other.device = device
+                other.deviceText = device
                 byFingerprint[fingerprint] = other
                 changed.append(fingerprint)
             }

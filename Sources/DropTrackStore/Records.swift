@@ -44,8 +44,14 @@ public struct TokenRecord: Sendable, Equatable {
     /// Why: `unregistered`, `superseded`, `activity_ended`, `deleted`, a provider reason…
     public var invalidReason: String?
     /// What the app last reported about the device (OS version, Live Activities or Live Updates
-    /// switches, …), as the JSON object it sent; the doctor reads it.
-    public var device: JSONValue?
+    /// switches, …), as the JSON object it sent; the doctor reads it. Parsed when read.
+    public var device: JSONValue? {
+        get { deviceText.flatMap { try? JSONValue.parse($0) } }
+        set { deviceText = newValue.map { String(decoding: $0.serialized(), as: UTF8.self) } }
+    }
+    /// The same facts as stored, JSON text with sorted keys: a fan-out reads every token of an
+    /// activity and needs none of them, so they stay text until someone asks.
+    public var deviceText: String?
 
     /// Creates a record.
     public init(
@@ -66,7 +72,7 @@ public struct TokenRecord: Sendable, Equatable {
         self.lastSeenAt = lastSeenAt
         self.invalidatedAt = invalidatedAt
         self.invalidReason = invalidReason
-        self.device = device
+        self.deviceText = device.map { String(decoding: $0.serialized(), as: UTF8.self) }
     }
 
     /// True while the token may be sent to.

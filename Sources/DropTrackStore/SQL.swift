@@ -212,12 +212,14 @@ final class SQLTransaction: StoreTransaction {
         "app, fingerprint, kind, token, user_id, device_id, attributes_type, activity_id, environment, created_at, last_seen_at, invalidated_at, invalid_reason, device"
 
     private func token(_ row: SQLRow) -> TokenRecord {
-        TokenRecord(
+        var record = TokenRecord(
             app: row.text(0) ?? "", kind: TokenKind(rawValue: row.text(2) ?? "") ?? .activity, token: row.text(3) ?? "",
             fingerprint: row.text(1) ?? "", userId: row.text(4), deviceId: row.text(5) ?? "",
             attributesType: row.text(6), activityId: row.text(7), environment: row.text(8),
             createdAt: row.date(9) ?? Date(), lastSeenAt: row.date(10) ?? Date(), invalidatedAt: row.date(11),
-            invalidReason: row.text(12), device: row.json(13))
+            invalidReason: row.text(12))
+        record.deviceText = row.text(13)
+        return record
     }
 
     func token(app: String, fingerprint: String) throws -> TokenRecord? {
@@ -239,7 +241,7 @@ final class SQLTransaction: StoreTransaction {
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
                     SQLValue(token.activityId), SQLValue(token.environment), SQLValue(token.createdAt),
                     SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
-                    SQLValue(json: token.device),
+                    SQLValue(token.deviceText),
                 ]
             }
             try execute(

@@ -45,20 +45,46 @@ extension DoctorContext {
 extension DoctorContext.Device {
     /// Reads device facts as an app reports them (the `device` object of a token registration),
     /// as strictly as a context document: an unknown key or a wrong type is named by its path
-    /// under `path`.
+    /// under `path`. Read field by field, without a JSON decoder: an import checks one per token.
     public static func decode(_ value: JSONValue, path: String = "device") throws(DoctorContextError) -> Self {
-        guard value.objectValue != nil else {
+        guard let object = value.objectValue else {
             throw DoctorContextError(field: path, message: "must be an object, not a \(value.typeName)")
         }
-        try KeyShape.keys(CodingKeys.self).check(value, path: path)
-        do {
-            return try JSONDecoder().decode(Self.self, from: Data(value.serialized()))
-        } catch let error as DecodingError {
-            let inner = DoctorContextError(decoding: error)
-            throw DoctorContextError(field: inner.field.map { "\(path).\($0)" } ?? path, message: inner.message)
-        } catch {
-            throw DoctorContextError(field: path, message: "\(error)")
+        try KeyShape.device.check(value, path: path)
+        func present(_ key: CodingKeys) -> JSONValue? {
+            guard let member = object[key.rawValue], member != .null else { return nil }
+            return member
         }
+        func wrongType(_ key: CodingKeys, _ expected: String, _ member: JSONValue) -> DoctorContextError {
+            DoctorContextError(
+                field: "\(path).\(key.rawValue)",
+                message: "wrong JSON type: expected \(expected), not a \(member.typeName)")
+        }
+        func text(_ key: CodingKeys) throws(DoctorContextError) -> String? {
+            guard let member = present(key) else { return nil }
+            guard let text = member.stringValue else { throw wrongType(key, "a string", member) }
+            return text
+        }
+        func flag(_ key: CodingKeys) throws(DoctorContextError) -> Bool? {
+            guard let member = present(key) else { return nil }
+            guard let flag = member.boolValue else { throw wrongType(key, "true or false", member) }
+            return flag
+        }
+        func count(_ key: CodingKeys) throws(DoctorContextError) -> Int? {
+            guard let member = present(key) else { return nil }
+            guard let number = member.numberValue, number.rounded() == number, abs(number) < 1e15 else {
+                throw wrongType(key, "an integer", member)
+            }
+            return Int(number)
+        }
+        return Self(
+            osVersion: try text(.osVersion), appBuild: try text(.appBuild), manufacturer: try text(.manufacturer),
+            isSimulator: try flag(.isSimulator), isDevClient: try flag(.isDevClient),
+            areActivitiesEnabled: try flag(.areActivitiesEnabled),
+            frequentPushesEnabled: try flag(.frequentPushesEnabled),
+            notificationsEnabled: try flag(.notificationsEnabled), canPostPromoted: try flag(.canPostPromoted),
+            userAllowsLiveUpdates: try flag(.userAllowsLiveUpdates), activeActivities: try count(.activeActivities),
+            launchesWithoutPushToStartToken: try count(.launchesWithoutPushToStartToken))
     }
 }
 
@@ -114,6 +140,8 @@ private indirect enum KeyShape: Sendable {
     ])
 
     static let fieldKeys = ["type", "optional", "values", "minimum", "maximum", "maxLength", "dateEncoding"]
+
+    static let device: KeyShape = keys(DoctorContext.Device.CodingKeys.self)
 
     static let context: KeyShape = keys(
         DoctorContext.CodingKeys.self,
