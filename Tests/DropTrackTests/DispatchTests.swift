@@ -583,11 +583,7 @@ struct DispatchTests {
             $0.timelineRetentionDays = 30
         }
         defer { server.stop() }
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .pushToStart,
-            body: server.json(
-                #"{"userId":"u1","deviceId":"d","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
-            ))
+        try registerPushToStart(server)
         try startOrder(server, id: "o-9")
         _ = try server.registry.registerToken(
             app: "app1", kind: .activity,
@@ -611,11 +607,7 @@ struct DispatchTests {
         let clock = ManualWallClock(Date())
         let server = try ServerHarness(clock: clock) { $0.timelineRetentionDays = 1 }
         defer { server.stop() }
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .pushToStart,
-            body: server.json(
-                #"{"userId":"u1","deviceId":"d","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
-            ))
+        try registerPushToStart(server)
         try startOrder(server, id: "o-7")
         let timeline = { try server.registry.describe(app: "app1", activityId: "o-7")["timeline"]?.arrayValue ?? [] }
         #expect(try !timeline().isEmpty)
@@ -680,6 +672,15 @@ struct DispatchTests {
         let timeline = try server.registry.describe(app: "app1", activityId: "o-crash")["timeline"]?.arrayValue ?? []
         #expect(timeline.contains { $0["reason"]?.stringValue == "outcome_unknown" })
         #expect(server.metrics.value("droptrack_starts_in_doubt_total") == 1)
+    }
+
+    /// A push-to-start token for user u1's device `d`, so a start has somewhere to go.
+    func registerPushToStart(_ server: ServerHarness) throws {
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .pushToStart,
+            body: server.json(
+                #"{"userId":"u1","deviceId":"d","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+            ))
     }
 
     func startOrder(_ server: ServerHarness, id: String, app: String = "app1") throws {
