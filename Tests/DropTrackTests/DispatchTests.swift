@@ -51,11 +51,7 @@ struct DispatchTests {
                 && clockLines[0].hasPrefix(#"droptrack_provider_clock_offset_seconds{provider="fcm"}"#))
         #expect(abs(Double(clockLines.first?.split(separator: " ").last ?? "") ?? 99) <= 2, "\(clockLines)")
         for (index, phone) in phones.enumerated() {
-            _ = try registry.registerToken(
-                app: "app1", kind: .activity,
-                body: server.json(
-                    #"{"activityId":"order-1","deviceId":"iphone-\#(index)","token":"\#(phone.update)","environment":"sandbox"}"#
-                ))
+            try registerUpdateToken(server, activity: "order-1", device: "iphone-\(index)", token: phone.update)
         }
         for step in ["confirmed", "preparing", "picked_up", "on_the_way"] {
             _ = try registry.applyEvent(
@@ -157,10 +153,7 @@ struct DispatchTests {
         let dead = APNsHarness.randomToken()
         let alive = APNsHarness.randomToken()
         for (device, token) in [("a", dead), ("b", alive)] {
-            _ = try server.registry.registerToken(
-                app: "app1", kind: .activity,
-                body: server.json(
-                    #"{"activityId":"o-3","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
+            try registerUpdateToken(server, activity: "o-3", device: "\(device)", token: token)
         }
         server.apns.emulator.setFaults([APNsFault(kind: .unregistered, token: dead)])
         _ = try server.registry.applyEvent(
@@ -183,9 +176,7 @@ struct DispatchTests {
         defer { server.stop() }
         try startOrder(server, id: "o-4")
         let token = APNsHarness.randomToken()
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .activity,
-            body: server.json(#"{"activityId":"o-4","deviceId":"a","token":"\#(token)","environment":"sandbox"}"#))
+        try registerUpdateToken(server, activity: "o-4", device: "a", token: token)
         server.apns.emulator.setFaults([APNsFault(kind: .delay, delayMilliseconds: 30)])
         for index in 0..<50 {
             _ = try server.registry.applyEvent(
@@ -249,9 +240,7 @@ struct DispatchTests {
                     #"{"activityId":"o-1","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
         }
         let old = APNsHarness.randomToken()
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .activity,
-            body: server.json(#"{"activityId":"o-1","deviceId":"rotating","token":"\#(old)","environment":"sandbox"}"#))
+        try registerUpdateToken(server, activity: "o-1", device: "rotating", token: old)
         let (first, second, steady) = (APNsHarness.randomToken(), APNsHarness.randomToken(), APNsHarness.randomToken())
         let batch = try [update("rotating", first), update("steady", steady), update("rotating", second)]
         #expect(try server.registry.importTokens(app: "app1", batch) == 3)
@@ -320,18 +309,14 @@ struct DispatchTests {
         defer { server.stop() }
         try startOrder(server, id: "o-5")
         let early = APNsHarness.randomToken()
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .activity,
-            body: server.json(#"{"activityId":"o-5","deviceId":"early","token":"\#(early)","environment":"sandbox"}"#))
+        try registerUpdateToken(server, activity: "o-5", device: "early", token: early)
         try server.drain()
         #expect(server.apns.emulator.records(forToken: early).isEmpty, "at version 1 there is nothing newer to send")
         _ = try server.registry.applyEvent(
             app: "app1", activityId: "o-5", body: server.json(#"{"type":"delivery.step","data":{"step":3}}"#))
         try server.drain()
         let late = APNsHarness.randomToken()
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .activity,
-            body: server.json(#"{"activityId":"o-5","deviceId":"late","token":"\#(late)","environment":"sandbox"}"#))
+        try registerUpdateToken(server, activity: "o-5", device: "late", token: late)
         try server.drain()
         let current = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "o-5") })
         let caughtUp = try #require(server.apns.emulator.latestAccepted(forToken: late))
@@ -448,10 +433,7 @@ struct DispatchTests {
         let flaky = APNsHarness.randomToken()
         let broken = APNsHarness.randomToken()
         for (device, token) in [("a", flaky), ("b", broken)] {
-            _ = try server.registry.registerToken(
-                app: "app1", kind: .activity,
-                body: server.json(
-                    #"{"activityId":"o-6","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
+            try registerUpdateToken(server, activity: "o-6", device: "\(device)", token: token)
         }
         server.apns.emulator.setFaults([
             APNsFault(kind: .serviceUnavailable, token: flaky, times: 2),
@@ -515,9 +497,7 @@ struct DispatchTests {
         defer { server.stop() }
         try startOrder(server, id: "o-1")
         let token = APNsHarness.randomToken()
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .activity,
-            body: server.json(#"{"activityId":"o-1","deviceId":"d","token":"\#(token)","environment":"sandbox"}"#))
+        try registerUpdateToken(server, activity: "o-1", device: "d", token: token)
         func send(_ body: String) throws -> APNsEmulatorRecord {
             _ = try server.registry.applyEvent(app: "app1", activityId: "o-1", body: server.json(body))
             try server.drain()
@@ -558,10 +538,7 @@ struct DispatchTests {
         defer { server.stop() }
         try startOrder(server, id: "o-8")
         let register = { (token: String) in
-            _ = try server.registry.registerToken(
-                app: "app1", kind: .activity,
-                body: server.json(
-                    #"{"activityId":"o-8","deviceId":"d","token":"\#(token)","environment":"sandbox"}"#))
+            try registerUpdateToken(server, activity: "o-8", device: "d", token: token)
         }
         let (old, new) = (APNsHarness.randomToken(), APNsHarness.randomToken())
         try register(old)
@@ -651,10 +628,7 @@ struct DispatchTests {
             body: server.json(
                 #"{"userId":"u1","deviceId":"p","token":"\#(start)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
             ))
-        _ = try server.registry.registerToken(
-            app: "app1", kind: .activity,
-            body: server.json(
-                #"{"activityId":"o-crash","deviceId":"p","token":"\#(update)","environment":"sandbox"}"#))
+        try registerUpdateToken(server, activity: "o-crash", device: "p", token: update)
         // A worker that died: it claimed both rows and wrote no outcome.
         let now = Date()
         try server.store.transaction { tx in
@@ -674,6 +648,14 @@ struct DispatchTests {
         let timeline = try server.registry.describe(app: "app1", activityId: "o-crash")["timeline"]?.arrayValue ?? []
         #expect(timeline.contains { $0["reason"]?.stringValue == "outcome_unknown" })
         #expect(server.metrics.value("droptrack_starts_in_doubt_total") == 1)
+    }
+
+    /// An update token (sandbox) for an activity of app1 on a device.
+    func registerUpdateToken(_ server: ServerHarness, activity: String, device: String, token: String) throws {
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .activity,
+            body: server.json(
+                #"{"activityId":"\#(activity)","deviceId":"\#(device)","token":"\#(token)","environment":"sandbox"}"#))
     }
 
     /// A push-to-start token for user u1's device `d`, so a start has somewhere to go.
