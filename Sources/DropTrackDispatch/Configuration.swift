@@ -147,6 +147,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var maxActiveSeconds: Double
     /// `android.ttl` for Live Update messages.
     public var fcmTTLSeconds: Double
+    /// How long a push waits for the provider's answer. A start still unanswered then is in doubt and
+    /// never sent again; an update is retried.
+    public var providerTimeoutSeconds: Double
     /// Timeline rows older than this are deleted by the scheduler (0 keeps them forever).
     public var timelineRetentionDays: Double
     /// Tokens invalidated longer ago than this are deleted by the scheduler (0 keeps them forever).
@@ -164,8 +167,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         backoffMaxSeconds: Double = 300,
         priority10PerHour: Int = 12, schedulerIntervalSeconds: Double = 60, defaultStaleSeconds: Double = 0,
         maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
-        tokenRetentionDays: Double = 30, logLevel: String = "info"
+        tokenRetentionDays: Double = 30, logLevel: String = "info", providerTimeoutSeconds: Double = 10
     ) {
+        self.providerTimeoutSeconds = providerTimeoutSeconds
         self.listen = listen
         self.store = store
         self.apps = apps
@@ -231,6 +235,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         ),
         ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
         (
+            "providerTimeoutSeconds", "DROPTRACK_PROVIDER_TIMEOUT_SECONDS",
+            "how long a push waits for APNs' or FCM's answer; a start unanswered by then is in doubt and never resent (default 10)"
+        ),
+        (
             "timelineRetentionDays", "DROPTRACK_TIMELINE_RETENTION_DAYS",
             "timeline rows older than this are deleted (default 30; 0 keeps them forever)"
         ),
@@ -295,6 +303,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = try number("DROPTRACK_DEFAULT_STALE_SECONDS") { configuration.defaultStaleSeconds = value }
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
+        if let value = try number("DROPTRACK_PROVIDER_TIMEOUT_SECONDS") { configuration.providerTimeoutSeconds = value }
         if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
         if let value = try number("DROPTRACK_TOKEN_RETENTION_DAYS") { configuration.tokenRetentionDays = value }
         try configuration.validate()
@@ -339,6 +348,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         guard maxInFlight > 0, claimBatch > 0, maxAttempts > 0, leaseSeconds > 0 else {
             throw ConfigurationError(
                 key: "maxInFlight", "maxInFlight, claimBatch, maxAttempts and leaseSeconds must be positive")
+        }
+        guard providerTimeoutSeconds > 0, providerTimeoutSeconds <= 300 else {
+            throw ConfigurationError(
+                key: "providerTimeoutSeconds", "providerTimeoutSeconds must be more than 0 and at most 300 seconds")
         }
         guard timelineRetentionDays >= 0 else {
             throw ConfigurationError(
@@ -410,6 +423,7 @@ extension ServerConfiguration {
         case listen, store, apps, apnsHost, fcmBaseURL, caFile, maxBodyBytes, requestsPerSecondPerKey, maxInFlight
         case claimBatch, leaseSeconds, maxAttempts, maxAgeSeconds, backoffBaseSeconds, backoffMaxSeconds
         case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds,
+            providerTimeoutSeconds,
             timelineRetentionDays, tokenRetentionDays, logLevel
     }
 
@@ -449,6 +463,8 @@ extension ServerConfiguration {
                 ?? defaults.timelineRetentionDays,
             tokenRetentionDays: try c.decodeIfPresent(Double.self, forKey: .tokenRetentionDays)
                 ?? defaults.tokenRetentionDays,
-            logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel)
+            logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel,
+            providerTimeoutSeconds: try c.decodeIfPresent(Double.self, forKey: .providerTimeoutSeconds)
+                ?? defaults.providerTimeoutSeconds)
     }
 }

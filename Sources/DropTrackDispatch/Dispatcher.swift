@@ -18,6 +18,8 @@ public final class Dispatcher: Sendable {
         var priority: Int
         var provider: String
         var activityUpdatedAt: Date
+        /// A push-to-start, or the FCM message that starts the activity: sent at most once.
+        var startsActivity = false
     }
 
     struct Completion: Sendable {
@@ -33,6 +35,8 @@ public final class Dispatcher: Sendable {
         var signalled = false
         var sent = 0
         var rotation = 0
+        /// Per app and provider (`app/apns`): whether sends go out, wait, or probe.
+        var circuits: [String: ProviderCircuit] = [:]
     }
 
     let store: any DeliveryStore
@@ -43,8 +47,8 @@ public final class Dispatcher: Sendable {
     let events: EventBus
     let logger: Logger
     let owner: String
-    private let retry: RetryPolicy
-    private let state = Mutex(State())
+    let retry: RetryPolicy
+    let state = Mutex(State())
     private let condition = NSCondition()
 
     /// Creates a worker; `owner` names its claims (unique per process).
@@ -67,6 +71,18 @@ public final class Dispatcher: Sendable {
             base: configuration.backoffBaseSeconds,
             maximum: configuration.backoffMaxSeconds)
         Self.declareMetrics(metrics)
+        metrics.declareGauge(
+            "droptrack_provider_unreachable",
+            help: "1 while an app's provider cannot be reached (its sends wait in the outbox), by app and provider."
+        ) { [weak self] in
+            guard let self else { return [] }
+            return state.withLock { state in
+                state.circuits.sorted { $0.key < $1.key }.map { key, circuit in
+                    let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
+                    return (["app": parts[0], "provider": parts.last ?? ""], circuit.phase == .closed ? 0 : 1)
+                }
+            }
+        }
     }
 
     static func declareMetrics(_ metrics: MetricsRegistry) {
@@ -78,7 +94,13 @@ public final class Dispatcher: Sendable {
             help: "Dispatcher store transactions that failed (the database away, say), by operation; each is retried.")
         metrics.declareCounter(
             "droptrack_starts_in_doubt_total",
-            help: "Push-to-start sends whose outcome a crash lost; never resent, so no device gets two activities.")
+            help:
+                "Starts whose outcome is unknown (a crash, or a connection lost after the request was written); never resent, so no device gets two activities."
+        )
+        metrics.declareCounter(
+            "droptrack_sends_held_total",
+            help:
+                "Sends kept in the outbox, their attempt given back, while their provider is unreachable, by provider.")
         metrics.declareCounter(
             "droptrack_tokens_invalidated_total", help: "Tokens invalidated by provider answers, by reason.")
         metrics.declareHistogram(
@@ -298,7 +320,8 @@ public final class Dispatcher: Sendable {
                     let work = Work(
                         entry: row, version: activity.version, event: event,
                         priority: token.kind == .pushToStart ? 10 : activity.priority, provider: provider,
-                        activityUpdatedAt: activity.updatedAt)
+                        activityUpdatedAt: activity.updatedAt,
+                        startsActivity: token.kind == .pushToStart || (token.kind == .fcm && activity.event == .start))
                     if token.kind == .fcm {
                         let data = dataMaps[activity.id] ?? builder.dataMap(activity)
                         dataMaps[activity.id] = data
@@ -327,7 +350,7 @@ public final class Dispatcher: Sendable {
                     }
                 }
                 if !skipped.isEmpty { try tx.appendTimeline(skipped) }
-                return prepared
+                return try admit(prepared, app: appID, now: now, tx)
             }
         } catch {
             logger.error("dispatcher.claim_failed", ["app": appID, "error": "\(error)"])
@@ -371,12 +394,14 @@ public final class Dispatcher: Sendable {
         let listening = Set(batch.map(\.work.entry.app)).filter { events.count(app: $0) > 0 }
         var lags: [Double] = []
         var lostChannels: [(app: String, activityId: String, channel: String)] = []
+        // Before the transaction, which a store may run more than once.
+        let reaches = batch.map { recordReach($0.result, work: $0.work, now: now) }
         do {
             try store.transaction { tx in
                 var timeline: [TimelineEntry] = []
                 var touched: [String: (app: String, id: String, updatedAt: Date)] = [:]
                 var delivered: [Int64: [Int64]] = [:]
-                for completion in batch {
+                for (index, completion) in batch.enumerated() {
                     let work = completion.work
                     let result = completion.result
                     let entry = work.entry
@@ -384,37 +409,43 @@ public final class Dispatcher: Sendable {
                     var note: String? = nil
                     let lostChannel =
                         entry.tokenFingerprint.hasPrefix("channel:") && result.reason == "ChannelNotRegistered"
-                    switch lostChannel ? .rejectRequest : result.remedy {
-                    case .rejectRequest where lostChannel:
-                        try tx.deleteOutbox(id: entry.id, owner: owner)
-                        lostChannels.append((entry.app, entry.activityId, String(entry.tokenFingerprint.dropFirst(8))))
-                        remedyTaken = "recreate_channel"
-                        note = "the channel is gone; a new one is created and this version sent on it"
-                    case .none:
-                        // The send carried the newest version at claim time, which covers what the row asked for.
-                        delivered[max(work.version, entry.requestedVersion), default: []].append(entry.id)
-                        touched[entry.app + "/" + entry.activityId] = (
-                            entry.app, entry.activityId, work.activityUpdatedAt
-                        )
-                    case .deleteToken:
-                        try tx.invalidateTokens(
-                            app: entry.app, fingerprints: [entry.tokenFingerprint], reason: result.reason, at: now)
-                        try tx.deleteOutbox(id: entry.id, owner: owner)
-                        metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
-                        note = "token invalidated"
-                    case .rejectRequest:
-                        try tx.deadLetterOutbox(id: entry.id, owner: owner, error: result.explanation)
-                        metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
-                        remedyTaken = "dead_letter"
-                        note = result.explanation
-                    case .retry(let after):
-                        try settleRetry(
-                            tx, entry: entry, work: work, retryAfter: after, result: result, now: now,
-                            remedy: &remedyTaken, note: &note)
-                    case .reconnect, .refreshCredentials:
-                        try settleRetry(
-                            tx, entry: entry, work: work, retryAfter: nil, result: result, now: now,
-                            remedy: &remedyTaken, note: &note)
+                    let settled = try settleByReach(
+                        tx, work: work, result: result, retryAt: reaches[index].retryAt, now: now, remedy: &remedyTaken,
+                        note: &note)
+                    if !settled {
+                        switch lostChannel ? PushRemedy.rejectRequest : result.remedy {
+                        case .rejectRequest where lostChannel:
+                            try tx.deleteOutbox(id: entry.id, owner: owner)
+                            lostChannels.append(
+                                (entry.app, entry.activityId, String(entry.tokenFingerprint.dropFirst(8))))
+                            remedyTaken = "recreate_channel"
+                            note = "the channel is gone; a new one is created and this version sent on it"
+                        case .none:
+                            // The send carried the newest version at claim time, which covers what the row asked for.
+                            delivered[max(work.version, entry.requestedVersion), default: []].append(entry.id)
+                            touched[entry.app + "/" + entry.activityId] = (
+                                entry.app, entry.activityId, work.activityUpdatedAt
+                            )
+                        case .deleteToken:
+                            try tx.invalidateTokens(
+                                app: entry.app, fingerprints: [entry.tokenFingerprint], reason: result.reason, at: now)
+                            try tx.deleteOutbox(id: entry.id, owner: owner)
+                            metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
+                            note = "token invalidated"
+                        case .rejectRequest:
+                            try tx.deadLetterOutbox(id: entry.id, owner: owner, error: result.explanation)
+                            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+                            remedyTaken = "dead_letter"
+                            note = result.explanation
+                        case .retry(let after):
+                            try settleRetry(
+                                tx, entry: entry, work: work, retryAfter: after, result: result, now: now,
+                                remedy: &remedyTaken, note: &note)
+                        case .reconnect, .refreshCredentials:
+                            try settleRetry(
+                                tx, entry: entry, work: work, retryAfter: nil, result: result, now: now,
+                                remedy: &remedyTaken, note: &note)
+                        }
                     }
                     let latency =
                         Double(result.latency.components.seconds) + Double(result.latency.components.attoseconds) / 1e18
@@ -455,6 +486,11 @@ public final class Dispatcher: Sendable {
             logger.error("dispatcher.flush_failed", ["error": "\(error)", "sends": String(batch.count)])
             metrics.increment("droptrack_store_errors_total", ["operation": "record_outcomes"])
             return
+        }
+        for app in Set(zip(batch, reaches).filter { $0.1.reopened }.map(\.0.work.entry.app)) {
+            do { _ = try store.transaction { try $0.expediteUnsent(app: app, now: now) } } catch {
+                logger.error("dispatcher.expedite_failed", ["app": app, "error": "\(error)"])
+            }
         }
         for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }

@@ -17,13 +17,20 @@ public struct SendResult: Sendable {
     /// One line for a person.
     public var explanation: String
     public var latency: Duration
+    /// Whether the push reached the provider: a start that may have is never sent again, and an
+    /// attempt that never left does not count against `maxAttempts`.
+    public var reach: SendReach
 
-    public init(status: Int, reason: String, remedy: PushRemedy, explanation: String, latency: Duration) {
+    public init(
+        status: Int, reason: String, remedy: PushRemedy, explanation: String, latency: Duration,
+        reach: SendReach = .answered
+    ) {
         self.status = status
         self.reason = reason
         self.remedy = remedy
         self.explanation = explanation
         self.latency = latency
+        self.reach = reach
     }
 
     public var isSuccess: Bool { remedy == .none }
@@ -36,6 +43,7 @@ protocol ProviderAnswer {
     var remedy: PushRemedy { get }
     var explanation: String { get }
     var latency: Duration { get }
+    var reach: SendReach { get }
 }
 
 extension APNsSendResult: ProviderAnswer {}
@@ -45,7 +53,7 @@ extension SendResult {
     init(_ answer: some ProviderAnswer) {
         self.init(
             status: answer.status, reason: answer.reasonName, remedy: answer.remedy, explanation: answer.explanation,
-            latency: answer.latency)
+            latency: answer.latency, reach: answer.reach)
     }
 }
 
@@ -119,7 +127,8 @@ public final class ProviderTransport: PushTransport {
                         clients[name] = try APNsClient(
                             configuration: APNsClientConfiguration(
                                 bundleID: bundleId, providerToken: tokens, endpoint: endpoint,
-                                caFile: configuration.caFile),
+                                caFile: configuration.caFile,
+                                requestTimeout: .seconds(configuration.providerTimeoutSeconds)),
                             logger: logger)
                     }
                     apns[app.id] = clients
@@ -136,7 +145,8 @@ public final class ProviderTransport: PushTransport {
                     fcm[app.id] = try FCMClient(
                         configuration: FCMClientConfiguration(
                             account: account, baseURL: configuration.fcmBaseURL ?? "https://fcm.googleapis.com",
-                            caFile: configuration.caFile),
+                            caFile: configuration.caFile,
+                            requestTimeout: .seconds(configuration.providerTimeoutSeconds)),
                         logger: logger)
                 } catch {
                     throw ConfigurationError(key: "apps[\(index)].fcm", "app \(app.id): \(error)")
@@ -165,7 +175,7 @@ public final class ProviderTransport: PushTransport {
             completion(
                 SendResult(
                     status: 0, reason: "no_apns_credentials", remedy: .rejectRequest,
-                    explanation: "app \(app) has no APNs credentials configured", latency: .zero))
+                    explanation: "app \(app) has no APNs credentials configured", latency: .zero, reach: .notSent))
             return
         }
         client.send(push) { completion(SendResult($0)) }
@@ -176,7 +186,8 @@ public final class ProviderTransport: PushTransport {
             completion(
                 SendResult(
                     status: 0, reason: "no_fcm_credentials", remedy: .rejectRequest,
-                    explanation: "app \(app) has no FCM service account configured", latency: .zero))
+                    explanation: "app \(app) has no FCM service account configured", latency: .zero,
+                    reach: .notSent))
             return
         }
         client.send(message) { completion(SendResult($0)) }

@@ -141,10 +141,12 @@ public final class HTTP2Client: Sendable {
             state.parked = []
             return result
         }
-        for pending in parked { pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down"))) }
+        for pending in parked {
+            pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down", unprocessed: true)))
+        }
         for handle in handles {
             for pending in handle.closeInbox() {
-                pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down")))
+                pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down", unprocessed: true)))
             }
             handle.setPhase(.draining)
             handle.wakeup.signal()
@@ -161,7 +163,9 @@ public final class HTTP2Client: Sendable {
     private func dispatch(_ pending: PendingRequest) {
         while true {
             let choice: Choice = state.withLock { state in
-                if state.isShutdown { return .fail(HTTP2ClientError(.shutdown, "the client was shut down")) }
+                if state.isShutdown {
+                    return .fail(HTTP2ClientError(.shutdown, "the client was shut down", unprocessed: true))
+                }
                 state.handles.removeAll { $0.phase == .closed }
                 var best: ClientConnectionHandle? = nil
                 var bestLoad = Int.max
@@ -191,7 +195,9 @@ public final class HTTP2Client: Sendable {
                     guard
                         let handle = try? ClientConnectionHandle(
                             id: state.nextID, assumedCapacity: configuration.assumedInitialStreams)
-                    else { return .fail(HTTP2ClientError(.connectFailed, "cannot create an eventfd")) }
+                    else {
+                        return .fail(HTTP2ClientError(.connectFailed, "cannot create an eventfd", unprocessed: true))
+                    }
                     state.handles.append(handle)
                     return .open(handle)
                 }
@@ -261,7 +267,11 @@ public final class HTTP2Client: Sendable {
             state.lastConnectError = error
             state.noteEnded("connect failed: \(error.message)")
             var delay = configuration.reconnectDelay
-            for _ in 1..<min(state.consecutiveFailures, 20) { delay = min(delay * 2, configuration.maxReconnectDelay) }
+            // Never longer than half a request's deadline: a request parked behind a longer wait would
+            // fail without a single connection attempt, so callers (the dispatcher's probe) never
+            // learn that the server is back.
+            let longest = min(configuration.maxReconnectDelay, configuration.requestTimeout / 2)
+            for _ in 1..<min(state.consecutiveFailures, 20) { delay = min(delay * 2, longest) }
             // Jitter spreads reconnects from many clients so they do not arrive together.
             delay = delay * Double.random(in: 0.75...1.25)
             state.nextConnectAt = .now + delay

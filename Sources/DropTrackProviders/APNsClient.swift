@@ -65,6 +65,15 @@ public struct APNsSendResult: Sendable {
         }
     }
 
+    /// Whether the push reached APNs, which decides whether a start may be sent again.
+    public var reach: SendReach {
+        switch outcome {
+        case .answered: .answered
+        case .invalid: .notSent
+        case .transportFailure(let error): error.unprocessed ? .notSent : .inDoubt
+        }
+    }
+
     /// The APNs answer, when there was one.
     public var result: APNsResult? { if case .answered(let result) = outcome { result } else { nil } }
 

@@ -52,6 +52,16 @@ public struct FCMSendResult: Sendable {
     /// Requests made to FCM (2 when a 401 refreshed the access token and the send was retried).
     public var attempts: Int
 
+    /// Whether the message reached FCM, which decides whether a start may be sent again. Without an
+    /// access token nothing was sent.
+    public var reach: SendReach {
+        switch outcome {
+        case .answered: .answered
+        case .invalid, .authFailure: .notSent
+        case .transportFailure(let error): error.unprocessed ? .notSent : .inDoubt
+        }
+    }
+
     /// The FCM answer, when there was one.
     public var result: FCMResult? { if case .answered(let result) = outcome { result } else { nil } }
     /// True when FCM accepted the message.

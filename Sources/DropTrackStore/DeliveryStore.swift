@@ -88,6 +88,13 @@ public protocol StoreTransaction {
     func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws
     /// Releases the row, if `owner` still holds it, to try again at `availableAt`.
     func rescheduleOutbox(id: Int64, owner: String, availableAt: Date, error: String) throws
+    /// Releases rows `owner` still holds whose send never reached the provider (no connection, or
+    /// held back while the provider is unreachable), to try again at `availableAt`. Their claim's
+    /// attempt is given back: an outage must not use up `maxAttempts`, only `maxAgeSeconds`.
+    func releaseUnsent(ids: [Int64], owner: String, availableAt: Date, error: String) throws
+    /// Makes the app's rows released by `releaseUnsent` due now (the provider answers again), so
+    /// recovery does not wait out each row's backoff; returns how many.
+    func expediteUnsent(app: String, now: Date) throws -> Int
     /// Parks the row, if `owner` still holds it, as a dead letter: kept, never sent.
     func deadLetterOutbox(id: Int64, owner: String, error: String) throws
     /// Removes the row, if `owner` still holds it (its token is gone or its activity is over).

@@ -240,6 +240,32 @@ final class MemoryTransaction: StoreTransaction {
         setOutbox(id, entry)
     }
 
+    func releaseUnsent(ids: [Int64], owner: String, availableAt: Date, error: String) throws {
+        for id in ids {
+            guard var entry = data.outbox[id], entry.claimedBy == owner else { continue }
+            entry.claimedBy = nil
+            entry.claimedUntil = nil
+            entry.availableAt = availableAt
+            entry.lastError = SQLTransaction.unsentMark + error
+            entry.attempts = max(0, entry.attempts - 1)
+            setOutbox(id, entry)
+        }
+    }
+
+    func expediteUnsent(app: String, now: Date) throws -> Int {
+        var count = 0
+        for (id, entry) in data.outbox
+        where entry.app == app && entry.claimedBy == nil && entry.availableAt > now
+            && entry.lastError?.hasPrefix(SQLTransaction.unsentMark) == true
+        {
+            var entry = entry
+            entry.availableAt = now
+            setOutbox(id, entry)
+            count += 1
+        }
+        return count
+    }
+
     func deadLetterOutbox(id: Int64, owner: String, error: String) throws {
         guard var entry = data.outbox[id], entry.claimedBy == owner else { return }
         remove(id)

@@ -518,6 +518,34 @@ final class SQLTransaction: StoreTransaction {
             [SQLValue(availableAt), .text(error), .int(id), .text(owner)])
     }
 
+    func releaseUnsent(ids: [Int64], owner: String, availableAt: Date, error: String) throws {
+        for run in Self.runs(ids.count) {
+            let marks = Array(repeating: "?", count: run.count).joined(separator: ", ")
+            try execute(
+                """
+                UPDATE outbox SET claimed_by = NULL, claimed_until = NULL, available_at = ?, last_error = ?,
+                  attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END
+                WHERE id IN (\(marks)) AND claimed_by = ?
+                """,
+                [SQLValue(availableAt), .text(Self.unsentMark + error)] + ids[run].map { SQLValue.int($0) } + [
+                    .text(owner)
+                ])
+        }
+    }
+
+    /// Marks rows released unsent, so `expediteUnsent` finds them.
+    static let unsentMark = "unsent: "
+
+    func expediteUnsent(app: String, now: Date) throws -> Int {
+        try query(
+            """
+            UPDATE outbox SET available_at = ?
+            WHERE app = ? AND claimed_by IS NULL AND available_at > ? AND last_error LIKE 'unsent: %'
+            RETURNING id
+            """, [SQLValue(now), .text(app), SQLValue(now)]
+        ).count
+    }
+
     func deadLetterOutbox(id: Int64, owner: String, error: String) throws {
         try execute(
             """
