@@ -118,16 +118,26 @@ class Stack:
         return self
 
     def start_emulators(self):
-        line = self.spawn("apns", [
-            "emulate", "apns", "--listen", "127.0.0.1:0",
-            "--auth-key-pub", f"{self.work}/keys/apns/AuthKey_{self.key_id}.pub.pem", "--key-id", self.key_id,
-            "--team-id", self.team_id, "--bundle-id", self.bundle_id, "--tls-cert", f"{self.work}/keys/server.pem",
-            "--tls-key", f"{self.work}/keys/server-key.pem", *self.apns_args])
-        self.apns_host = line.split("listening on")[1].split()[0].strip()
+        self.start_apns()
         self.spawn("fcm", [
             "emulate", "fcm", "--listen", f"127.0.0.1:{self.fcm_port}", "--project", "droptrack-demo",
             "--service-account-pub", f"{self.work}/keys/fcm/service-account.pub.pem",
             "--tls-cert", f"{self.work}/keys/server.pem", "--tls-key", f"{self.work}/keys/server-key.pem"])
+
+    def stop_apns(self):
+        """APNs goes away: its port refuses connections until `start_apns` brings it back."""
+        process = self.processes.pop("apns")
+        process.kill()
+        process.wait(timeout=30)
+
+    def start_apns(self, listen="127.0.0.1:0"):
+        """Starts the APNs emulator (again on `listen`, after `stop_apns`); its records start empty."""
+        line = self.spawn("apns", [
+            "emulate", "apns", "--listen", listen,
+            "--auth-key-pub", f"{self.work}/keys/apns/AuthKey_{self.key_id}.pub.pem", "--key-id", self.key_id,
+            "--team-id", self.team_id, "--bundle-id", self.bundle_id, "--tls-cert", f"{self.work}/keys/server.pem",
+            "--tls-key", f"{self.work}/keys/server-key.pem", *self.apns_args])
+        self.apns_host = line.split("listening on")[1].split()[0].strip()
 
     def server_environment(self, name="server"):
         return {
@@ -213,6 +223,15 @@ class Stack:
         with urllib.request.urlopen(request, context=context, timeout=60) as response:
             raw = response.read()
             return json.loads(raw) if raw else None
+
+
+def process_usage(pid):
+    """(resident set size in MiB, CPU seconds used so far) of a process, from /proc."""
+    with open(f"/proc/{pid}/status") as f:
+        rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return rss, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def decode(raw):

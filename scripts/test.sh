@@ -8,8 +8,10 @@
 #      across a server restart, in a run of its own since the restart drops every connection;
 #   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines);
-#   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis) and
-#      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice;
+#   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis),
+#      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice, and
+#      resets APNs connections during a start and takes APNs away for 150 s (no start twice, no
+#      dead letter, flat memory);
 #   6. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/);
 #   7. runs three replicas on one PostgreSQL database through a 20k-token fan-out, kill -9s one, and
 #      checks every device ends on its activity's final state with no start sent twice.
@@ -46,6 +48,7 @@ echo "== independent checks"
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
 timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
+timeout 900 .venv/bin/python checks/transport_faults.py .build/debug/droptrack 150
 timeout 300 .venv/bin/python checks/dashboard_browser.py .build/debug/droptrack
 timeout 1200 .venv/bin/python checks/replicas.py .build/debug/droptrack 1000 20
 
