@@ -88,8 +88,18 @@ final class ConnectionGuard: Sendable {
         }
     }
 
-    /// The request's headers are in: its body, if any, is read next.
-    func headersReceived(_ id: Int) { move(id, to: .receivingBody(received: 0)) }
+    /// The request's headers are in: its body, if any, is read next. False if the connection was refused or cut:
+    /// should libmicrohttpd still parse a request that was in flight when the socket was shut down, it must not
+    /// reach the handler (defence in depth; the tests have not seen it happen).
+    func headersReceived(_ id: Int) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[id] else { return true }
+            guard !entry.refused && !entry.cut else { return false }
+            state.entries[id]?.phase = .receivingBody(received: 0)
+            state.entries[id]?.since = .now
+            return true
+        }
+    }
 
     func bodyReceived(_ id: Int, count: Int) {
         state.withLock { state in

@@ -35,7 +35,8 @@ extension ServerCore {
             // or declares a body too large, is the exception: refusing it before reading its body (and before
             // `100 Continue`) is worth the connection, and for a smuggling attempt closing it is the point.
             context.headersSeen = true
-            connections.headersReceived(id)
+            // Refused or cut already: close without answering.
+            guard connections.headersReceived(id) else { return .NO }
             if let problem = RequestChecks.problem(
                 connection: connection, method: method, version: version, targetProblem: context.targetProblem)
             {

@@ -11,9 +11,11 @@ import Testing
 private final class LimitsHandler: HTTPHandler {
     let release = DispatchSemaphore(value: 0)
     let stuckStarted = Atomic<Int>(0)
+    let requests = Atomic<Int>(0)
     let streams = Mutex<[EventStream]>([])
 
     func handle(_ request: HTTPRequest) -> HTTPReply {
+        requests.add(1, ordering: .sequentiallyConsistent)
         if request.path == "/stuck" {
             stuckStarted.add(1, ordering: .sequentiallyConsistent)
             _ = release.wait(timeout: .now() + 30)
@@ -68,15 +70,18 @@ struct HTTP1LimitsTests {
 
     @Test("past the global cap the next connection gets 503 with Retry-After at once, not a wait in the backlog")
     func globalLimit() throws {
+        let handler = LimitsHandler()
         let server = HTTPServer(
-            handler: LimitsHandler(), limits: HTTPServerLimits(maximumConnections: 3, maximumConnectionsPerAddress: 100)
-        )
+            handler: handler, limits: HTTPServerLimits(maximumConnections: 3, maximumConnectionsPerAddress: 100))
         let port = try server.start(port: 0)
         defer { server.stop() }
         let held = try openServed(3, port: port)
-        for _ in 0..<3 {
+        for index in 0..<6 {
             let extra = try RawConnection(port: port)
-            try extra.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            // Half send at once, half after a pause (when the refusal has surely been written and the socket shut
+            // down): neither request may reach the handler.
+            if index % 2 == 1 { usleep(100_000) }
+            try? extra.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             let started = ContinuousClock.now
             let refusal = try extra.readResponse(timeout: .seconds(3))
             #expect(ContinuousClock.now - started < .seconds(1))
@@ -88,6 +93,8 @@ struct HTTP1LimitsTests {
         }
         #expect(server.openConnections == 3)
         #expect(held.count == 3)
+        usleep(200_000)
+        #expect(handler.requests.load(ordering: .sequentiallyConsistent) == 3)
     }
 
     @Test("a header trickle (a line every 200 ms) is cut with 408 at the header deadline; an idle connection too")
