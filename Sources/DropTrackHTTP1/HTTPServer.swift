@@ -9,6 +9,12 @@ import Synchronization
 /// An HTTP/1.1 server over libmicrohttpd, bound to an IPv4 address (loopback by default): keep-alive, chunked
 /// uploads, request-body limits, and Server-Sent Events through suspend/resume. Requests are handled on a pool of
 /// worker threads, each running its own epoll loop.
+///
+/// Hardened against hostile clients: connections are capped in all and per client address (`HTTPServerLimits`),
+/// slow senders are cut by header and body deadlines, requests whose framing a proxy could read differently
+/// (`Content-Length` with `Transfer-Encoding`, repeated `Content-Length`, a transfer coding other than `chunked`,
+/// bad header names, bare LF line ends, HTTP/1.1 without `Host`) are answered 400 and their connection closed, and
+/// `stop()` returns within a deadline even when a handler is stuck.
 public final class HTTPServer: Sendable {
     private let core: ServerCore
 
@@ -21,17 +27,19 @@ public final class HTTPServer: Sendable {
     ///   - threads: worker threads (libmicrohttpd's thread pool).
     ///   - heartbeat: idle SSE streams get a `: ping` comment this often, so dead clients are found and freed.
     ///   - maximumQueuedEvents: events an SSE stream may hold for a slow client before it closes the stream.
+    ///   - limits: connection caps, request deadlines and the stop deadline; the defaults are documented on
+    ///     `HTTPServerLimits`.
     public init(
         handler: any HTTPHandler, maxBodyBytes: Int = 1 << 20, threads: Int = 4, heartbeat: Duration = .seconds(15),
-        maximumQueuedEvents: Int = 1024
+        maximumQueuedEvents: Int = 1024, limits: HTTPServerLimits = HTTPServerLimits()
     ) {
         _ = ignoreSIGPIPEOnce
         core = ServerCore(
             handler: handler, maxBodyBytes: maxBodyBytes, threads: threads, heartbeat: heartbeat,
-            maximumQueuedEvents: maximumQueuedEvents)
+            maximumQueuedEvents: maximumQueuedEvents, limits: limits)
     }
 
-    deinit { core.stop() }
+    deinit { _ = core.stop(deadline: core.connections.limits.stopDeadline) }
 
     /// Binds an IPv4 address (port 0 picks a free one) and serves; returns the bound port. Throws an error naming
     /// the address when it cannot bind. A server starts once: starting it again, even after `stop()`, throws.
@@ -47,9 +55,20 @@ public final class HTTPServer: Sendable {
     /// connections they came on, finish: for graceful shutdown.
     public func stopAccepting() { core.stopAccepting() }
 
-    /// Closes every SSE stream, resumes suspended connections, and stops the daemon, closing every connection.
-    /// Waits for handlers still running. Idempotent. Must not be called from a handler (it joins their threads).
-    public func stop() { core.stop() }
+    /// `stop(deadline:)` with the limits' `stopDeadline` (10 s by default).
+    public func stop() { _ = core.stop(deadline: core.connections.limits.stopDeadline) }
+
+    /// Closes every SSE stream, resumes suspended connections, stops accepting (new connections are refused), and
+    /// stops the daemon, closing every connection. Waits for handlers still running, but no longer than `deadline`:
+    /// past it, every connection still open is shut down (its client sees the end) and this returns false. A handler
+    /// still running then is abandoned, not interrupted: its thread runs on, its answer goes nowhere, and the daemon
+    /// finishes stopping when it returns (`droptrack serve` exits meanwhile, which ends it). Idempotent (a second
+    /// call returns true at once). Must not be called from a handler (it joins their threads).
+    @discardableResult
+    public func stop(deadline: Duration) -> Bool { core.stop(deadline: deadline) }
+
+    /// Connections open now, refused ones aside (for metrics and tests).
+    public var openConnections: Int { core.connections.openConnections }
 
     /// Open SSE streams (for metrics and tests). A stream counts until its connection is gone.
     public var openEventStreams: Int { core.streams.count }
@@ -60,14 +79,6 @@ private let ignoreSIGPIPEOnce: Void = {
     _ = signal(SIGPIPE, SIG_IGN)
 }()
 
-/// Per-request state between libmicrohttpd's access-handler calls, owned by `*con_cls` from the first call until
-/// the request-completed callback.
-private final class RequestContext {
-    var body: [UInt8] = []
-    var tooLarge = false
-    var answered = false
-}
-
 /// What the daemon's callbacks reach through their context pointer. The daemon holds it retained from `start` to
 /// `stop`, so the public `HTTPServer` can be released (and stop the daemon in `deinit`) while callbacks run.
 final class ServerCore: Sendable {
@@ -77,10 +88,14 @@ final class ServerCore: Sendable {
     let heartbeat: Duration
     let maximumQueuedEvents: Int
     let streams = EventStreamRegistry()
+    let connections: ConnectionGuard
 
-    /// Idle keep-alive connections, and clients that stop reading, are closed after this long.
+    /// Clients that stop reading a response are closed after this long without progress (the header deadline
+    /// closes idle keep-alive connections sooner).
     static let connectionTimeoutSeconds: UInt32 = 30
-    static let connectionLimit: UInt32 = 1000
+    /// MHD_OPTION_STRICT_FOR_CLIENT stays 0: at 1, libmicrohttpd answers a missing Host itself (HTML, before the
+    /// access handler); `RequestChecks` covers what it would and more, with JSON answers.
+    static let strictness: Int32 = 0
 
     private enum Phase { case idle, running, stopped }
 
@@ -92,6 +107,7 @@ final class ServerCore: Sendable {
         var port = 0
         var quiesced = false
         var timer: HeartbeatTimer?
+        var sweep: HeartbeatTimer?
     }
 
     /// libmicrohttpd's daemon functions are thread-safe.
@@ -106,8 +122,12 @@ final class ServerCore: Sendable {
 
     private let state = Mutex(State())
 
-    init(handler: any HTTPHandler, maxBodyBytes: Int, threads: Int, heartbeat: Duration, maximumQueuedEvents: Int) {
+    init(
+        handler: any HTTPHandler, maxBodyBytes: Int, threads: Int, heartbeat: Duration, maximumQueuedEvents: Int,
+        limits: HTTPServerLimits
+    ) {
         self.handler = handler
+        self.connections = ConnectionGuard(limits: limits)
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.threads = min(max(1, threads), 256)
         self.heartbeat = heartbeat
@@ -134,8 +154,9 @@ final class ServerCore: Sendable {
         let retained = Unmanaged.passRetained(self).toOpaque()
         errno = 0
         let daemon = cmhd_start_daemon(
-            &socketAddress, UInt32(threads), Self.connectionLimit, Self.connectionTimeoutSeconds, accessCallback,
-            retained, requestCompletedCallback, retained)
+            &socketAddress, UInt32(threads), hardConnectionLimit, Self.connectionTimeoutSeconds, Self.strictness,
+            accessCallback, retained, requestCompletedCallback, retained, connectionNotifyCallback, retained,
+            targetCallback, retained)
         guard let daemon = daemon.map(DaemonHandle.init) else {
             let code = errno
             Unmanaged<ServerCore>.fromOpaque(retained).release()
@@ -145,14 +166,24 @@ final class ServerCore: Sendable {
         }
         let bound = Int(cmhd_bound_port(daemon.pointer))
         let timer = makeHeartbeatTimer()
+        let sweep = HeartbeatTimer(source: connections.makeSweepTimer())
         state.withLock { state in
             state.daemon = daemon
             state.retainedByDaemon = true
             state.port = bound
             state.timer = timer
+            state.sweep = sweep
         }
         timer.source.resume()
+        sweep.source.resume()
         return bound
+    }
+
+    /// libmicrohttpd's own limit sits above the cap, with room for the connections being refused: reaching it
+    /// would leave new connections in the backlog instead of refusing them.
+    private var hardConnectionLimit: UInt32 {
+        let cap = connections.limits.maximumConnections
+        return UInt32(clamping: cap + max(cap / 4, 64 * threads))
     }
 
     private func makeHeartbeatTimer() -> HeartbeatTimer {
@@ -178,201 +209,40 @@ final class ServerCore: Sendable {
         if listenSocket >= 0 { close(listenSocket) }
     }
 
-    func stop() {
-        let (daemon, retained, timer) = state.withLock { state in
+    func stop(deadline: Duration) -> Bool {
+        // Refuse new connections first: the port is free even if the daemon takes until the deadline to stop.
+        stopAccepting()
+        let (daemon, retained, timers) = state.withLock { state in
             defer {
                 state.phase = .stopped
                 state.daemon = nil
                 state.retainedByDaemon = false
                 state.timer = nil
+                state.sweep = nil
             }
-            return (state.daemon, state.retainedByDaemon, state.timer)
+            return (state.daemon, state.retainedByDaemon, [state.timer, state.sweep])
         }
-        timer?.source.cancel()
+        for timer in timers { timer?.source.cancel() }
         // Closed streams never suspend again, and closing resumes the suspended ones: libmicrohttpd aborts the
         // process if it is stopped with a connection still suspended.
         for stream in streams.beginStopping() { stream.close() }
-        if let daemon { MHD_stop_daemon(daemon.pointer) }
-        if retained { Unmanaged.passUnretained(self).release() }
-    }
-
-    // MARK: - Requests, on the worker threads
-
-    fileprivate func access(
-        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
-        requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> MHD_Result {
-        guard let existing = requestContext.pointee else {
-            // The first call carries only the headers. Answering now would make libmicrohttpd close the
-            // connection after the response, so normally the answer waits for the next call. A body declared too
-            // large is the exception: refusing it before reading it (and before `100 Continue`) is worth the
-            // connection.
-            let context = RequestContext()
-            requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
-            if declaredBodyTooLarge(connection) {
-                context.answered = true
-                return queue(bodyTooLarge(), on: connection)
-            }
-            return .YES
+        guard let daemon else { return true }
+        // MHD_stop_daemon joins the worker threads, so a stuck handler would hold it forever: it runs on its own
+        // thread, which also gives back the daemon's reference to `self` once the callbacks are over.
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global(qos: .userInitiated).async {
+            MHD_stop_daemon(daemon.pointer)
+            if retained { Unmanaged.passUnretained(self).release() }
+            stopped.signal()
         }
-        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
-        let count = uploadSize.pointee
-        if count > 0 {
-            uploadSize.pointee = 0
-            guard !context.answered && !context.tooLarge else { return .YES }
-            if context.body.count + count > maxBodyBytes {
-                // Chunked bodies give no size up front: read and drop the rest, then answer 413.
-                context.tooLarge = true
-                context.body = []
-            } else if let uploadData {
-                context.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
-            }
-            return .YES
-        }
-        guard !context.answered else { return .YES }
-        context.answered = true
-        if context.tooLarge { return queue(bodyTooLarge(), on: connection) }
-        var request = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/")
-        for (name, value) in Self.values(of: connection, kind: .GET_ARGUMENT_KIND) { request.query[name] = value }
-        for (name, value) in Self.values(of: connection, kind: .HEADER_KIND) {
-            let name = name.lowercased()
-            if let earlier = request.headers[name] {
-                request.headers[name] = earlier + ", " + value
-            } else {
-                request.headers[name] = value
-            }
-        }
-        request.body = context.body
-        context.body = []
-        switch handler.handle(request) {
-        case .response(let response):
-            return queue(response, on: connection)
-        case .eventStream(let start):
-            return startEventStream(start, on: connection)
-        }
+        if stopped.wait(timeout: .now() + Self.dispatchInterval(deadline)) == .success { return true }
+        connections.shutDownAll()
+        return false
     }
 
-    private func declaredBodyTooLarge(_ connection: OpaquePointer) -> Bool {
-        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
-            return false
-        }
-        let text = String(cString: value).trimmingASCIISpaces
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
-        // All digits but too long for Int is larger than any limit.
-        guard let declared = Int(text) else { return true }
-        return declared > maxBodyBytes
+    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        // Capped at a day: longer is forever for a shutdown, and the arithmetic stays far from overflow.
+        return .nanoseconds(Int(min(max(0, seconds), 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
-
-    private func bodyTooLarge() -> HTTPResponse {
-        .json(
-            413,
-            Array(
-                #"{"error":{"code":"body_too_large","message":"request body exceeds the limit of \#(maxBodyBytes) bytes"}}"#
-                    .utf8))
-    }
-
-    private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        // 1xx cannot be a final answer (libmicrohttpd sends a 101 and then leaves the connection hanging), and
-        // libmicrohttpd refuses statuses outside three digits: the client gets a 500 instead.
-        if (200...999).contains(response.status), Self.queue(response, on: connection) == .YES { return .YES }
-        let fallback = HTTPResponse.json(
-            500, Array(#"{"error":{"code":"internal","message":"the handler returned an invalid response"}}"#.utf8))
-        return Self.queue(fallback, on: connection)
-    }
-
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let created = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
-        guard let created else { return .NO }
-        // libmicrohttpd refuses headers it manages itself (Content-Length) and ones with line breaks; those are
-        // dropped rather than failing the response.
-        for header in response.headers { _ = MHD_add_response_header(created, header.name, header.value) }
-        let result = MHD_queue_response(connection, UInt32(response.status), created)
-        MHD_destroy_response(created)
-        return result
-    }
-
-    private func startEventStream(_ start: @Sendable (EventStream) -> Void, on connection: OpaquePointer)
-        -> MHD_Result
-    {
-        let stream = EventStream(
-            connection: ConnectionHandle(pointer: connection), maximumQueued: maximumQueuedEvents, registry: streams)
-        streams.add(stream)
-        // The response owns one reference, given back in its free callback, which libmicrohttpd calls exactly once.
-        let retained = Unmanaged.passRetained(stream).toOpaque()
-        guard
-            let response = MHD_create_response_from_callback(
-                cmhd_size_unknown(), 4096, eventStreamReader, retained, eventStreamFreed)
-        else {
-            Unmanaged<EventStream>.fromOpaque(retained).release()
-            stream.responseFreed()
-            return .NO
-        }
-        _ = MHD_add_response_header(response, "Content-Type", "text/event-stream")
-        _ = MHD_add_response_header(response, "Cache-Control", "no-cache")
-        let result = MHD_queue_response(connection, 200, response)
-        // Drops our reference; if the queueing failed this frees the response and runs the free callback.
-        MHD_destroy_response(response)
-        if result == .YES { start(stream) }
-        return result
-    }
-
-    /// Query arguments or headers in arrival order, decoded by libmicrohttpd. Sized strings keep names and values
-    /// with `%00` in them whole.
-    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
-        var pairs: [(String, String)] = []
-        withUnsafeMutablePointer(to: &pairs) { pointer in
-            _ = MHD_get_connection_values_n(connection, kind, collectValue, UnsafeMutableRawPointer(pointer))
-        }
-        return pairs
-    }
-}
-
-extension String {
-    fileprivate var trimmingASCIISpaces: String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
-        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
-        return String(scalars)
-    }
-}
-
-// MARK: - C callbacks. They capture nothing: context travels through libmicrohttpd's `void *` arguments.
-
-private let accessCallback: MHD_AccessHandlerCallback = {
-    context, connection, url, method, _, uploadData, uploadSize, requestContext in
-    guard let context, let connection, let uploadSize, let requestContext else { return .NO }
-    return Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().access(
-        connection, url: url, method: method, uploadData: uploadData, uploadSize: uploadSize,
-        requestContext: requestContext)
-}
-
-/// Called once per request however it ended (answered, client gone, daemon stopping): releases its context.
-private let requestCompletedCallback: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
-    guard let requestContext, let pointer = requestContext.pointee else { return }
-    requestContext.pointee = nil
-    Unmanaged<RequestContext>.fromOpaque(pointer).release()
-}
-
-private let collectValue: MHD_KeyValueIteratorN = { context, _, key, keySize, value, valueSize in
-    guard let context, let key else { return .YES }
-    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
-    context.assumingMemoryBound(to: [(String, String)].self).pointee.append((name, text ?? ""))
-    return .YES
-}
-
-private let eventStreamReader: MHD_ContentReaderCallback = { context, _, buffer, capacity in
-    guard let context, let buffer else { return cmhd_reader_end_with_error() }
-    return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(
-        into: UnsafeMutableRawPointer(buffer), capacity: capacity)
-}
-
-private let eventStreamFreed: MHD_ContentReaderFreeCallback = { context in
-    guard let context else { return }
-    Unmanaged<EventStream>.fromOpaque(context).takeRetainedValue().responseFreed()
 }

@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackHTTP1
 import DropTrackStore
 import Foundation
 import Synchronization
@@ -17,7 +18,8 @@ enum ServeCommand: Command {
         Serves the HTTP API (see /openapi.json), sends through APNs and FCM with each app's own
         credentials, and keeps the outbox in the store so a crash loses nothing. Logs are JSON lines
         on stderr. On SIGTERM or SIGINT it stops accepting requests, lets the sends in flight finish
-        (showing progress), and exits 0.
+        (showing progress), and exits 0. HTTP handlers still running get 10 s more; one stuck past that
+        is abandoned. Should shutdown still not be over 15 s after the drain, it exits 1 anyway.
 
         OPTIONS:
           --config FILE        the configuration file (JSON; `droptrack apps add` writes apps into it)
@@ -63,6 +65,7 @@ enum ServeCommand: Command {
         fflush(nil)
         await termination.wait()
         let drain = Double(args.value("drain-seconds") ?? "20") ?? 20
+        let finished = ShutdownWatchdog(after: .seconds(drain) + HTTPServerLimits().stopDeadline + .seconds(5))
         let inFlight = server.dispatcher.inFlight
         let drainProgress = inFlight > 0 ? DrainProgress(inFlight: inFlight) : nil
         let left = server.shutdown(timeout: .seconds(drain)) { drainProgress?.update(inFlight: $0) }
@@ -70,6 +73,7 @@ enum ServeCommand: Command {
         if left > 0 {
             printError("droptrack serve: \(left) sends were still in flight; they go again after their lease")
         }
+        finished.disarm()
         return 0
     }
 
@@ -89,6 +93,25 @@ enum ServeCommand: Command {
             throw CommandFailure("configuration: \(error)")
         }
     }
+}
+
+/// Ends the process if shutdown is not over in time: the HTTP server's stop is bounded, but SIGTERM must finish
+/// whatever else hangs (a store or a provider connection that never answers).
+final class ShutdownWatchdog: Sendable {
+    private let disarmed = Mutex(false)
+
+    init(after limit: Duration) {
+        let (seconds, attoseconds) = limit.components
+        let nanoseconds = Int(min(max(0, seconds), 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            guard !disarmed.withLock({ $0 }) else { return }
+            printError("droptrack serve: shutdown did not finish within \(limit); exiting anyway")
+            // _exit, not exit: whatever hangs may hold locks that exit's handlers would wait for.
+            _exit(1)
+        }
+    }
+
+    func disarm() { disarmed.withLock { $0 = true } }
 }
 
 /// Turns the falling count of sends in flight into progress lines.
