@@ -128,7 +128,9 @@ public final class APIRouter: HTTPHandler {
     // MARK: Routing
 
     func route(_ request: HTTPRequest) -> Outcome {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Empty segments are kept: the path arrives percent-decoded, so `/v1/activities/a%2F` reads as
+        // `/v1/activities/a/`, and dropping the empty segment would answer for activity `a`.
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         if let operational = operational(request, parts: parts) { return operational }
         for routes in extensions {
             if let (route, reply) = routes.reply(to: request) { return Outcome(reply: reply, route: route) }
@@ -228,6 +230,8 @@ public final class APIRouter: HTTPHandler {
     }
 
     func serve(_ request: HTTPRequest, template: String, parts: [String], app: String) throws(APIError) -> HTTPReply {
+        // A path id outside the id rule (a decoded NUL, say) is refused, so it cannot reach another id.
+        if template.hasPrefix("/v1/activities/{id}") { try Identifier.check(parts[2], field: "id") }
         switch template {
         case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription":
             let kind: TokenKind =
@@ -294,16 +298,14 @@ public final class APIRouter: HTTPHandler {
 
     /// The request body as JSON, refusing other media types and malformed text with the position.
     func body(_ request: HTTPRequest) throws(APIError) -> JSONValue {
-        if let type = request.headers["content-type"], !type.lowercased().contains("json") {
-            throw APIError(415, "unsupported_media_type", "send the body as application/json, not \(type)")
-        }
+        try JSONMediaType.check(request.headers["content-type"], bodyBytes: request.body.count)
         guard !request.body.isEmpty else {
             throw APIError(400, "invalid_body", "the body is empty; send a JSON object")
         }
         do {
             return try JSONValue.parse(bytes: request.body)
         } catch {
-            throw APIError(400, "malformed_json", "the body is not valid JSON: \(error)")
+            throw APIError(400, "malformed_json", "the body is not valid JSON: \(error)", field: error.path)
         }
     }
 

@@ -6,7 +6,34 @@ public struct JSONSyntaxError: Error, CustomStringConvertible, Sendable, Equatab
     public var offset: Int
     /// What was expected.
     public var message: String
-    public var description: String { "invalid JSON at byte \(offset): \(message)" }
+    /// For a key given twice in one object: the key. Refused rather than letting the last one win,
+    /// because two readers of the same text could otherwise disagree about what it says.
+    public var duplicateKey: String?
+    /// For a duplicate key: where its second appearance is, from the top (`device.osVersion`, `apps[0].id`).
+    public var path: String?
+
+    /// Creates an error at `offset`.
+    public init(offset: Int, message: String, duplicateKey: String? = nil, path: String? = nil) {
+        self.offset = offset
+        self.message = message
+        self.duplicateKey = duplicateKey
+        self.path = path
+    }
+
+    public var description: String {
+        guard let duplicateKey else { return "invalid JSON at byte \(offset): \(message)" }
+        return
+            "invalid JSON at byte \(offset): duplicate key \"\(duplicateKey)\" at \(path ?? duplicateKey); give each key once"
+    }
+
+    /// The same error seen from the object member or array element that holds it: a duplicate
+    /// key's path grows by one step as the error leaves each level.
+    func within(_ step: String) -> JSONSyntaxError {
+        guard duplicateKey != nil, let path else { return self }
+        var error = self
+        error.path = path.hasPrefix("[") ? step + path : step + "." + path
+        return error
+    }
 }
 
 extension JSONValue {
@@ -147,12 +174,21 @@ struct JSONByteParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let keyOffset = index
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth + 1)
+            let value: JSONValue
+            do {
+                value = try parseValue(depth: depth + 1)
+            } catch {
+                throw error.within(key)
+            }
+            guard members.updateValue(value, forKey: key) == nil else {
+                throw JSONSyntaxError(offset: keyOffset, message: "duplicate key", duplicateKey: key, path: key)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -175,7 +211,11 @@ struct JSONByteParser {
         }
         while true {
             skipWhitespace()
-            values.append(try parseValue(depth: depth + 1))
+            do {
+                values.append(try parseValue(depth: depth + 1))
+            } catch {
+                throw error.within("[\(values.count)]")
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an array") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -201,6 +241,10 @@ struct JSONByteParser {
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("control character in a string") }
+            if byte >= 0x80 {
+                try skipUTF8Sequence()
+                continue
+            }
             index += 1
         }
         var scalars: [UInt8] = Array(bytes[start..<index])
@@ -243,11 +287,45 @@ struct JSONByteParser {
                 }
             default:
                 if byte < 0x20 { throw error("control character in a string") }
+                if byte >= 0x80 {
+                    let start = index
+                    try skipUTF8Sequence()
+                    scalars.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    continue
+                }
                 scalars.append(byte)
                 index += 1
             }
         }
         throw error("unterminated string")
+    }
+
+    /// Passes over one multi-byte UTF-8 sequence, refusing what RFC 3629 does not allow (stray
+    /// continuation bytes, overlong forms, surrogates, beyond U+10FFFF, a cut-off sequence). Replacing
+    /// such bytes with U+FFFD instead would make `"bad\xff"` and `"bad\ufffd"` the same id.
+    private mutating func skipUTF8Sequence() throws(JSONSyntaxError) {
+        let lead = bytes[index]
+        let count: Int
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: count = 2
+        case 0xE0: (count, low) = (3, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: count = 3
+        case 0xED: (count, high) = (3, 0x9F)
+        case 0xF0: (count, low) = (4, 0x90)
+        case 0xF1...0xF3: count = 4
+        case 0xF4: (count, high) = (4, 0x8F)
+        default: throw invalidUTF8(lead)
+        }
+        guard index + count <= bytes.count, (low...high).contains(bytes[index + 1]) else { throw invalidUTF8(lead) }
+        for offset in 2..<count where bytes[index + offset] & 0xC0 != 0x80 { throw invalidUTF8(lead) }
+        index += count
+    }
+
+    private func invalidUTF8(_ lead: UInt8) -> JSONSyntaxError {
+        let hex = String(lead, radix: 16, uppercase: true)
+        return error("invalid UTF-8 (a sequence starting 0x\(hex)); send the text as UTF-8")
     }
 
     private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
@@ -313,188 +391,5 @@ struct JSONByteParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw JSONSyntaxError(offset: start, message: "number out of range") }
         return value
-    }
-}
-
-/// `aps.event` and `aps.timestamp` of a push, read without building a tree: the emulators need
-/// them on every request to order pushes, and the full parse can wait until someone reads the record.
-public struct APSSummary: Sendable, Equatable {
-    /// `aps.event` when it is a string.
-    public var event: String?
-    /// `aps.timestamp` when it is a number.
-    public var timestamp: Double?
-    /// False when the body is not valid JSON.
-    public var isJSON: Bool
-
-    /// Scans a payload.
-    public init(scanning bytes: [UInt8]) {
-        var summary = APSSummary(event: nil, timestamp: nil, isJSON: false)
-        bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONByteParser(buffer)
-            do {
-                parser.skipWhitespace()
-                try parser.expectObjectStart()
-                while let key = try parser.nextKey() {
-                    if key.elementsEqual("aps".utf8) && parser.peekIsObject {
-                        let outerMembers = parser.objectMembers
-                        defer { parser.objectMembers = outerMembers }
-                        try parser.expectObjectStart()
-                        while let member = try parser.nextKey() {
-                            if member.elementsEqual("event".utf8),
-                                case .string(let value) = try parser.parseValue(depth: 2)
-                            {
-                                summary.event = value
-                            } else if member.elementsEqual("timestamp".utf8),
-                                case .number(let value) = try parser.parseValue(depth: 2)
-                            {
-                                summary.timestamp = value
-                            } else if !member.elementsEqual("event".utf8) && !member.elementsEqual("timestamp".utf8) {
-                                try parser.skipValue(depth: 2)
-                            }
-                        }
-                    } else {
-                        try parser.skipValue(depth: 1)
-                    }
-                }
-                parser.skipWhitespace()
-                summary.isJSON = parser.index == buffer.count
-            } catch {
-                summary.isJSON = false
-            }
-        }
-        if !summary.isJSON {
-            summary.event = nil
-            summary.timestamp = nil
-        }
-        self = summary
-    }
-
-    private init(event: String?, timestamp: Double?, isJSON: Bool) {
-        self.event = event
-        self.timestamp = timestamp
-        self.isJSON = isJSON
-    }
-}
-
-extension JSONByteParser {
-    var peekIsObject: Bool { index < bytes.count && bytes[index] == UInt8(ascii: "{") }
-
-    /// Consumes `{`; `nextKey` then walks the members.
-    mutating func expectObjectStart() throws(JSONSyntaxError) {
-        guard peekIsObject else { throw error("expected an object") }
-        index += 1
-        objectMembers = 0
-    }
-
-    /// Moves to the next member of the object being walked and returns its key's raw bytes
-    /// (escapes kept; fine for matching plain keys), positioned at the value; nil after `}`.
-    mutating func nextKey() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
-        skipWhitespace()
-        guard index < bytes.count else { throw error("unexpected end of input in an object") }
-        if bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return nil
-        }
-        if objectMembers > 0 {
-            guard bytes[index] == UInt8(ascii: ",") else { throw error("expected ',' or '}'") }
-            index += 1
-            skipWhitespace()
-        }
-        objectMembers += 1
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-        index += 1
-        let start = index
-        while index < bytes.count && bytes[index] != UInt8(ascii: "\"") {
-            if bytes[index] == UInt8(ascii: "\\") { index += 1 }
-            index += 1
-        }
-        guard index < bytes.count else { throw error("unterminated key") }
-        let key = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        index += 1
-        skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
-        index += 1
-        skipWhitespace()
-        return key
-    }
-
-    /// Checks and passes over one value without keeping it.
-    mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
-        guard depth < JSONByteParser.maximumDepth else { throw error("nested too deeply") }
-        guard index < bytes.count else { throw error("unexpected end of input") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
-            let outerMembers = objectMembers
-            defer { objectMembers = outerMembers }
-            try expectObjectStart()
-            while try nextKey() != nil { try skipValue(depth: depth + 1) }
-        case UInt8(ascii: "["):
-            index += 1
-            skipWhitespace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                try skipValue(depth: depth + 1)
-                skipWhitespace()
-                guard index < bytes.count else { throw error("unexpected end of input in an array") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
-                index += 1
-                return
-            }
-        case UInt8(ascii: "\""):
-            index += 1
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    index += 1
-                    return
-                }
-                if byte == UInt8(ascii: "\\") {
-                    index += 1
-                } else if byte < 0x20 {
-                    throw error("control character in a string")
-                }
-                index += 1
-            }
-            throw error("unterminated string")
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            try skipNumber()
-        default:
-            _ = try parseValue(depth: depth)
-        }
-    }
-
-    /// Checks a number's syntax without converting it.
-    private mutating func skipNumber() throws(JSONSyntaxError) {
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        func digits(_ parser: inout JSONByteParser) throws(JSONSyntaxError) {
-            guard parser.index < parser.bytes.count,
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
-            else { throw parser.error("expected a digit") }
-            while parser.index < parser.bytes.count,
-                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
-            {
-                parser.index += 1
-            }
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "0") { index += 1 } else { try digits(&self) }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            try digits(&self)
-        }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
-                index += 1
-            }
-            try digits(&self)
-        }
     }
 }

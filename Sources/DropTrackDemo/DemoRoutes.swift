@@ -10,7 +10,7 @@ import Synchronization
 /// The dashboard: its files at `/`, what the simulated phones show at `GET /demo/state`, the
 /// buttons at `POST /demo/actions/{place,next,reassign,end}` and `POST /demo/broken/{kind}`,
 /// switches at `POST /demo/settings`, and the live log at `GET /demo/events` (SSE). Demo only:
-/// no key, because it runs on loopback for one person.
+/// no key, because it runs on loopback for one person; `DemoGuard` keeps other sites' pages out.
 struct DemoRoutes: RouteExtension {
     let control: DemoControl
 
@@ -22,6 +22,12 @@ struct DemoRoutes: RouteExtension {
     ]
 
     func reply(to request: HTTPRequest) -> (route: String, reply: HTTPReply)? {
+        // Every request, the API's included: the demo prints its API key, and a rebound page could use it.
+        if let demo = control.demo,
+            let refusal = DemoGuard(listen: demo.server.configuration.listen, port: demo.server.port).refusal(request)
+        {
+            return ("/demo/refused", refusal)
+        }
         if request.method == "GET", let file = Self.files[request.path] {
             return (
                 "/dashboard",

@@ -167,6 +167,13 @@ public final class DemoStack: Sendable {
         }
         control.attach(self)
         _ = try server.start()
+        if DemoGuard.isBeyondLoopback(listen) {
+            // Loud on purpose: the dashboard has no key, and its API key is printed.
+            let warning =
+                "WARNING: the demo listens on \(listen), beyond this machine, and its dashboard has no key. It answers browsers only at localhost, 127.0.0.1 or the address given; use --listen 127.0.0.1:PORT unless you mean to expose it."
+            FileHandle.standardError.write(Data((warning + "\n").utf8))
+            logger.warning("demo.listen_beyond_loopback", ["listen": listen, "fix": "--listen 127.0.0.1:PORT"])
+        }
         iphone.registerPushToStartTokens()
         fcm.registerToken(androidToken)
         api.post(
@@ -267,7 +274,8 @@ struct DemoAPI: Sendable {
     /// One call; returns the status and the JSON answer.
     @discardableResult
     func call(_ method: String, _ path: String, _ body: JSONValue? = nil) -> (status: Int, body: JSONValue) {
-        var headers = ["authorization": "Bearer \(key)"]
+        // The app's calls come from this machine, so they name the demo's own address (DemoGuard).
+        var headers = ["authorization": "Bearer \(key)", "host": "127.0.0.1:\(server.port)"]
         if body != nil { headers["content-type"] = "application/json" }
         let request = HTTPRequest(
             method: method, path: path, headers: headers, body: body.map { $0.serialized() } ?? [])

@@ -1,3 +1,4 @@
+import DropTrackCore
 import DropTrackCrypto
 import DropTrackProviders
 import Foundation
@@ -70,8 +71,14 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
 
     private static func save(_ text: String, _ path: String, secret: Bool = false) throws {
         do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            if secret { try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+            // A private key is created 0600 (not chmod-ed after being written under the umask).
+            if secret {
+                try PrivateFile.write(text, to: path)
+            } else {
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            }
+        } catch let error as PrivateFileError {
+            throw DevelopmentKeysError(error.description)
         } catch {
             throw DevelopmentKeysError("cannot write \(path): \(error.localizedDescription)")
         }

@@ -89,19 +89,19 @@ public final class ActivityRegistry: Sendable {
         switch kind {
         case .pushToStart:
             try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType", "device"])
-            userId = try reader.string("userId")
+            userId = try reader.identifier("userId")
             attributesType = try reader.string("attributesType")
             try contracts(app).requireKnown(attributesType!, field: "attributesType")
         case .activity:
             try reader.refuseUnknown(["activityId", "deviceId", "token", "environment", "device"])
-            activityId = try reader.string("activityId")
+            activityId = try reader.identifier("activityId")
         case .fcm:
             try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
-            userId = try reader.string("userId")
+            userId = try reader.identifier("userId")
         case .channelSubscription:
             try reader.refuseUnknown(["activityId", "deviceId", "device"])
-            activityId = try reader.string("activityId")
-            let deviceId = try reader.string("deviceId") ?? ""
+            activityId = try reader.identifier("activityId")
+            let deviceId = try reader.identifier("deviceId")
             // Named by what it joins, so subscribing again is the same record; the length keeps
             // ("a:b", "c") and ("a", "b:c") apart.
             let activity = activityId ?? ""
@@ -110,7 +110,7 @@ public final class ActivityRegistry: Sendable {
                 kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil, deviceId: deviceId,
                 attributesType: nil, activityId: activityId, environment: nil, device: device)
         }
-        let deviceId = try reader.string("deviceId") ?? ""
+        let deviceId = try reader.identifier("deviceId")
         let token = try reader.string("token", maxLength: 4096) ?? ""
         if kind == .fcm {
             guard FCMMessage.isPlausibleToken(token) else {
@@ -422,8 +422,8 @@ public final class ActivityRegistry: Sendable {
         throws(APIError) -> ActivityRecord
     {
         let appID = app.id
-        let activityId = try reader.string("activityId") ?? ""
-        let userId = try reader.string("userId") ?? ""
+        let activityId = try reader.identifier("activityId")
+        let userId = try reader.identifier("userId")
         let type = try reader.string("attributesType") ?? ""
         let givenAttributes = try reader.object("attributes", required: true) ?? .object([:])
         let givenState = try reader.object("contentState")

@@ -312,7 +312,14 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
 
     /// A misspelt key in the file would otherwise be ignored and its default used without a word.
     static func refuseUnknownKeys(_ data: Data, file: String) throws(ConfigurationError) {
-        guard let document = try? JSONValue.parse(bytes: Array(data)), let top = document.objectValue else {
+        let document: JSONValue
+        do {
+            // Strict where JSONDecoder is lenient: a key written twice would silently take the last value.
+            document = try JSONValue.parse(bytes: Array(data))
+        } catch {
+            throw ConfigurationError(key: error.path, "config file \(file): \(error)")
+        }
+        guard let top = document.objectValue else {
             throw ConfigurationError(key: nil, "config file \(file) is not a JSON object")
         }
         func check(_ object: [String: JSONValue], known: [String], at path: String) throws(ConfigurationError) {

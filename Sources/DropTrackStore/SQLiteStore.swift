@@ -42,6 +42,7 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
     let dialect = SQLDialect.sqlite
 
     init(path: String) throws {
+        if !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:") { Self.makeOwnerOnly(path) }
         var handle: OpaquePointer? = nil
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
@@ -55,6 +56,21 @@ final class SQLiteConnection: SQLConnection, @unchecked Sendable {
         try run("PRAGMA journal_mode = WAL")
         try run("PRAGMA synchronous = NORMAL")
         try run("PRAGMA foreign_keys = ON")
+    }
+
+    /// The database and its WAL hold raw device tokens: owner-only (0600) whatever the umask. SQLite
+    /// creates `-wal` and `-shm` with the main file's mode, so creating the main file 0600 before
+    /// SQLite opens it covers them; files an older droptrack left readable by others are tightened.
+    /// Failures are left to `sqlite3_open_v2`, which names them.
+    static func makeOwnerOnly(_ path: String) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        var status = stat()
+        if fstat(fd, &status) == 0 && status.st_mode & 0o077 != 0 { fchmod(fd, 0o600) }
+        close(fd)
+        for suffix in ["-wal", "-shm"] where stat(path + suffix, &status) == 0 && status.st_mode & 0o077 != 0 {
+            chmod(path + suffix, 0o600)
+        }
     }
 
     deinit {

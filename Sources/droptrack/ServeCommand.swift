@@ -201,7 +201,8 @@ enum AppsAddCommand: Command {
         document["apps"] = apps
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         let staged = file + ".new"
-        try data.write(to: URL(fileURLWithPath: staged))
+        // Owner-only whatever the umask: the file holds the apps' API key hashes and key file paths.
+        try PrivateFile.write(data, to: staged)
         do {
             _ = try ServerConfiguration.load(file: staged, environment: [:])
         } catch {

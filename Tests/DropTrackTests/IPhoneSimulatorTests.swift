@@ -221,7 +221,9 @@ private func request(_ demo: DemoStack, _ method: String, _ path: String, _ body
     let connection = try RawConnection(port: demo.server.port)
     defer { connection.close() }
     try connection.send(
-        "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        // The demo answers only at its own address, and takes changes only as JSON (DemoGuard).
+        "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(demo.server.port)\r\nConnection: close\r\n"
+            + "Content-Type: application/json\r\n"
             + "Authorization: Bearer \(demo.apiKey)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
     let response = try connection.readResponse(timeout: .seconds(30))
     return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)

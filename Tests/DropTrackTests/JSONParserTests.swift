@@ -35,6 +35,53 @@ struct JSONParserTests {
         #expect(try JSONValue.parse(bytes: value.serialized()) == value)
     }
 
+    @Test(
+        "invalid UTF-8 is refused with the offset of the bad sequence, not replaced with U+FFFD",
+        arguments: [
+            ([0x22, 0x62, 0x61, 0x64, 0xFF, 0x22], 4),  // "bad\xff"
+            ([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D], 6),  // a cut-off 2-byte sequence
+            ([0x22, 0xC0, 0xAF, 0x22], 1),  // overlong "/"
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),  // an encoded surrogate
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),  // beyond U+10FFFF
+            ([0x22, 0x5C, 0x6E, 0x80, 0x22], 3),  // a stray continuation byte after an escape
+            ([0x22, 0xE2, 0x82], 1),  // cut off by the end of the input
+        ] as [([UInt8], Int)])
+    func invalidUTF8(bytes: [UInt8], offset: Int) {
+        #expect {
+            try JSONValue.parse(bytes: bytes)
+        } throws: { error in
+            guard let error = error as? JSONSyntaxError else { return false }
+            return error.offset == offset && error.description.contains("UTF-8")
+        }
+    }
+
+    @Test("valid multi-byte UTF-8 still parses, escaped or not")
+    func validUTF8() throws {
+        let text = "\"é€😀 \\n x\u{10FFFF}\""
+        #expect(try JSONValue.parse(bytes: Array(text.utf8)) == .string("é€😀 \n x\u{10FFFF}"))
+    }
+
+    @Test("a key given twice is refused with the key and its path, at any depth")
+    func duplicateKeys() {
+        let cases: [(String, String, String)] = [
+            (#"{"userId":"a","userId":"b"}"#, "userId", "userId"),
+            (#"{"device":{"osVersion":"17","osVersion":"18"}}"#, "osVersion", "device.osVersion"),
+            (#"{"apps":[{"id":"x"},{"id":"y","id":"z"}]}"#, "id", "apps[1].id"),
+            (#"[[{"a":1}],[{"a":1,"b":2,"a":3}]]"#, "a", "[1][0].a"),
+        ]
+        for (text, key, path) in cases {
+            #expect {
+                try JSONValue.parse(bytes: Array(text.utf8))
+            } throws: { error in
+                guard let error = error as? JSONSyntaxError else { return false }
+                return error.duplicateKey == key && error.path == path
+                    && error.description.contains("duplicate key \"\(key)\" at \(path)")
+            }
+        }
+        // The same key in sibling objects is not a duplicate.
+        #expect(throws: Never.self) { try JSONValue.parse(#"[{"a":1},{"a":2}]"#) }
+    }
+
     @Test("nesting beyond 512 levels is refused, not a stack overflow")
     func depth() {
         let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
