@@ -54,13 +54,21 @@ enum RequestChecks {
         return nil
     }
 
-    /// Whitespace or control characters in the raw request target, as the URI-log callback sees it before decoding.
+    /// Whitespace or control characters in the raw request target, as the URI-log callback sees it before decoding,
+    /// or an escaped NUL (`%00`): libmicrohttpd decodes it in place, and the path would end there, so
+    /// `/v1/activities/a%00b` would reach activity `a`.
     static func targetProblem(_ target: UnsafePointer<CChar>) -> String? {
         var pointer = UnsafeRawPointer(target).assumingMemoryBound(to: UInt8.self)
+        var previous: (UInt8, UInt8) = (0, 0)
         while pointer.pointee != 0 {
-            if pointer.pointee <= 0x20 || pointer.pointee == 0x7F {
+            let byte = pointer.pointee
+            if byte <= 0x20 || byte == 0x7F {
                 return "the request target contains whitespace or a control character"
             }
+            if previous == (UInt8(ascii: "%"), UInt8(ascii: "0")) && byte == UInt8(ascii: "0") {
+                return "the request target contains %00 (NUL): remove it"
+            }
+            previous = (previous.1, byte)
             pointer += 1
         }
         return nil

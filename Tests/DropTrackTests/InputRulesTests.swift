@@ -132,6 +132,9 @@ struct InputRulesTests {
         }
         let body = try JSONValue.parse(bytes: response.body)
         #expect(response.status == 400 && body["error"]?["field"]?.stringValue == "id", "\(body)")
+        // Over the wire: libmicrohttpd would decode %00 and cut the path there, reaching "a".
+        let nul = try server.call("GET", "/v1/activities/a%00b")
+        #expect(nul.status == 400 && nul.body["activityId"] == nil, "\(nul.text)")
         let slash = try server.call("GET", "/v1/activities/a%2Fb")
         #expect(slash.status == 404 && slash.body["activityId"] == nil, "\(slash.text)")
         let slashEnd = try server.call("GET", "/v1/activities/a%2F")
