@@ -201,7 +201,7 @@ public final class ActivityRegistry: Sendable {
             byFingerprint[token.fingerprint] = token
         }
         var byDevice: [String: [String]] = [:]
-        for token in try tx.tokens(app: appID, deviceIds: registrations.map(\.deviceId)) {
+        for token in try tx.validTokens(app: appID, deviceIds: registrations.map(\.deviceId)) {
             byFingerprint[token.fingerprint] = token
             byDevice[token.deviceId, default: []].append(token.fingerprint)
         }
@@ -259,9 +259,13 @@ public final class ActivityRegistry: Sendable {
                 record.invalidReason = "subscribed_to_channel"
             }
             let previous = byFingerprint.updateValue(record, forKey: record.fingerprint)
-            if previous?.deviceId != record.deviceId {
+            if let previous, previous.deviceId != record.deviceId {
                 // A token that moved to another device (a restored backup) leaves the old one's list.
-                if let previous { byDevice[previous.deviceId]?.removeAll { $0 == record.fingerprint } }
+                byDevice[previous.deviceId]?.removeAll { $0 == record.fingerprint }
+            }
+            // The device's list holds its valid tokens only, so a token registered again after it was
+            // invalidated joins it here.
+            if !byDevice[registration.deviceId, default: []].contains(record.fingerprint) {
                 byDevice[registration.deviceId, default: []].append(record.fingerprint)
             }
             changed.append(record.fingerprint)

@@ -50,6 +50,9 @@ public protocol StoreTransaction {
     /// The tokens registered from these devices (valid or not), oldest first: what new tokens may
     /// supersede.
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord]
+    /// The valid tokens of these devices, oldest first: all a registration needs, whatever number of
+    /// invalidated tokens a device has left behind (an index holds only valid ones).
+    func validTokens(app: String, deviceIds: [String]) throws -> [TokenRecord]
     /// Several tokens by fingerprint (missing ones are left out).
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
     /// Marks tokens invalid, keeping the first reason given.

@@ -106,6 +106,10 @@ final class MemoryTransaction: StoreTransaction {
             .sorted { $0.createdAt < $1.createdAt }
     }
 
+    func validTokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
+        try tokens(app: app, deviceIds: deviceIds).filter(\.isValid)
+    }
+
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
         fingerprints.compactMap { data.tokens[Self.key(app, $0)] }
     }

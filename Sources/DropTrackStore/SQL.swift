@@ -92,7 +92,7 @@ protocol SQLConnection: AnyObject {
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 6
+    static let version = 7
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -113,6 +113,16 @@ enum SQLSchema {
             6,
             [
                 "CREATE INDEX IF NOT EXISTS tokens_invalidated ON tokens (invalidated_at) WHERE invalidated_at IS NOT NULL"
+            ]
+        ),
+        // A registration reads the device's valid tokens only: with every token of the device in the
+        // index, one device with 5,600 invalidated tokens took 27 ms per registration (SQLite's one
+        // writer held all the while) against 1 ms for a new device.
+        (
+            7,
+            [
+                "CREATE INDEX IF NOT EXISTS tokens_device_valid ON tokens (app, device_id) WHERE invalidated_at IS NULL",
+                "DROP INDEX IF EXISTS tokens_device",
             ]
         ),
     ]
@@ -284,16 +294,24 @@ final class SQLTransaction: StoreTransaction {
         try tokens(app: app, where: "device_id", in: deviceIds).sorted { $0.createdAt < $1.createdAt }
     }
 
+    func validTokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
+        try tokens(app: app, where: "device_id", in: deviceIds, validOnly: true).sorted { $0.createdAt < $1.createdAt }
+    }
+
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
         try tokens(app: app, where: "fingerprint", in: fingerprints)
     }
 
     /// An app's tokens whose `column` is one of `values`, a run of values per statement.
-    private func tokens(app: String, where column: String, in values: [String]) throws -> [TokenRecord] {
+    private func tokens(app: String, where column: String, in values: [String], validOnly: Bool = false) throws
+        -> [TokenRecord]
+    {
         var found: [TokenRecord] = []
+        let valid = validOnly ? " AND invalidated_at IS NULL" : ""
         try eachRun(of: values) { marks, run in
             found += try query(
-                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND \(column) IN (\(marks))", [.text(app)] + run
+                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND \(column) IN (\(marks))\(valid)",
+                [.text(app)] + run
             ).map(token)
         }
         return found

@@ -116,3 +116,23 @@ struct ProviderCircuitTests {
                 .isEmpty)
     }
 }
+
+@Suite("Registration reads only valid tokens")
+struct ValidTokensTests {
+    @Test("validTokens leaves out the device's invalidated tokens, on every engine", arguments: StoreEngine.allCases)
+    func validTokensOnly(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let old = sampleToken(device: "d1", at: now)
+        let live = sampleToken(device: "d1", at: now + 1)
+        let elsewhere = sampleToken(device: "d2", at: now)
+        try store.transaction { tx in
+            try tx.saveTokens([old, live, elsewhere])
+            try tx.invalidateTokens(app: "app", fingerprints: [old.fingerprint], reason: "superseded", at: now + 2)
+        }
+        let valid = try store.transaction { try $0.validTokens(app: "app", deviceIds: ["d1"]) }
+        #expect(valid.map(\.fingerprint) == [live.fingerprint])
+        let all = try store.transaction { try $0.tokens(app: "app", deviceIds: ["d1"]) }
+        #expect(Set(all.map(\.fingerprint)) == [old.fingerprint, live.fingerprint])
+    }
+}
