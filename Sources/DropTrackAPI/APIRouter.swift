@@ -285,7 +285,9 @@ public final class APIRouter: HTTPHandler {
         case "/v1/doctor":
             return json(200, try doctor.examine(app: app, body: try body(request)))
         case "/v1/events":
-            return eventStream(app: app, activityFilter: request.query["activityId"])
+            // Streams are limited per key, so the key (already checked) is looked up again here.
+            let key = keyring.app(forAuthorization: request.headers["authorization"])?.keyFingerprint
+            return eventStream(app: app, key: key, activityFilter: request.query["activityId"])
         default:
             throw APIError(404, "no_route", "no endpoint \(request.path)")
         }
@@ -317,8 +319,8 @@ public final class APIRouter: HTTPHandler {
 
     // MARK: Server-Sent Events
 
-    func eventStream(app: String, activityFilter: String?) -> HTTPReply {
-        events.relay(app: app, ready: .object(["app": .string(app)])) { payload in
+    func eventStream(app: String, key: String?, activityFilter: String?) -> HTTPReply {
+        events.relay(app: app, key: key, ready: .object(["app": .string(app)])) { payload in
             activityFilter.map { payload["activityId"]?.stringValue == $0 } ?? true
         }
     }
