@@ -195,12 +195,14 @@ public final class EventStream: Sendable {
     func read(into buffer: UnsafeMutableRawPointer, capacity: Int) -> Int {
         state.withLock { state in
             if state.overflowed { return cmhd_reader_end_with_error() }
-            if state.dropped > 0 && state.offset == 0 {
-                state.prepend(Self.droppedNotice(state.dropped))
-                state.dropped = 0
-            }
             var written = 0
-            while written < capacity && state.head < state.chunks.count {
+            while written < capacity {
+                // The notice goes at the first boundary between events, ahead of the events that follow the loss.
+                if state.dropped > 0 && state.offset == 0 {
+                    state.prepend(Self.droppedNotice(state.dropped))
+                    state.dropped = 0
+                }
+                guard state.head < state.chunks.count else { break }
                 let chunk = state.chunks[state.head]
                 let offset = state.offset
                 let count = min(capacity - written, chunk.count - offset)
