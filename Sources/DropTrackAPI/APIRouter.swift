@@ -73,6 +73,8 @@ public final class APIRouter: HTTPHandler {
         var reply: HTTPReply
         var route: String
         var app: String? = nil
+        /// The route was named by a `RouteExtension` (its names are fixed in code, not taken from the request).
+        var viaExtension = false
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPReply {
@@ -90,10 +92,14 @@ public final class APIRouter: HTTPHandler {
         }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // Labels come only from closed sets: a client picks the method and path, and each distinct label value
+        // would be a series kept forever.
+        let routeLabel =
+            outcome.viaExtension || Self.routeTemplates.contains(outcome.route) ? outcome.route : "unmatched"
         metrics.increment(
             "droptrack_http_requests_total",
-            ["route": outcome.route, "method": request.method, "status": String(status)])
-        metrics.observe("droptrack_http_request_duration_seconds", seconds, ["route": outcome.route])
+            ["route": routeLabel, "method": Self.methodLabel(request.method), "status": String(status)])
+        metrics.observe("droptrack_http_request_duration_seconds", seconds, ["route": routeLabel])
         var fields = [
             "requestId": requestID, "method": request.method, "route": outcome.route, "status": String(status),
             "ms": String(format: "%.2f", seconds * 1000),
@@ -133,7 +139,9 @@ public final class APIRouter: HTTPHandler {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         if let operational = operational(request, parts: parts) { return operational }
         for routes in extensions {
-            if let (route, reply) = routes.reply(to: request) { return Outcome(reply: reply, route: route) }
+            if let (route, reply) = routes.reply(to: request) {
+                return Outcome(reply: reply, route: route, viaExtension: true)
+            }
         }
         guard parts.first == "v1" else {
             return Outcome(
@@ -281,7 +289,9 @@ public final class APIRouter: HTTPHandler {
         case "/v1/doctor":
             return json(200, try doctor.examine(app: app, body: try body(request)))
         case "/v1/events":
-            return eventStream(app: app, activityFilter: request.query["activityId"])
+            // Streams are limited per key, so the key (already checked) is looked up again here.
+            let key = keyring.app(forAuthorization: request.headers["authorization"])?.keyFingerprint
+            return eventStream(app: app, key: key, activityFilter: request.query["activityId"])
         default:
             throw APIError(404, "no_route", "no endpoint \(request.path)")
         }
@@ -311,8 +321,8 @@ public final class APIRouter: HTTPHandler {
 
     // MARK: Server-Sent Events
 
-    func eventStream(app: String, activityFilter: String?) -> HTTPReply {
-        events.relay(app: app, ready: .object(["app": .string(app)])) { payload in
+    func eventStream(app: String, key: String?, activityFilter: String?) -> HTTPReply {
+        events.relay(app: app, key: key, ready: .object(["app": .string(app)])) { payload in
             activityFilter.map { payload["activityId"]?.stringValue == $0 } ?? true
         }
     }

@@ -41,12 +41,12 @@ public final class DropTrackServer: Sendable {
     /// Builds the server. `clock` defaults to the store's clock (`StoreClock`: the machine's,
     /// aligned with PostgreSQL's so replicas agree); a test that injects its own owns time.
     /// `transport` defaults to the real providers (or the emulators the configuration points at);
-    /// `store` defaults to the one `configuration.store` names.
+    /// `store` defaults to the one `configuration.store` names. `eventStreams` limits `GET /v1/events` streams.
     public init(
         configuration: ServerConfiguration, clock injectedClock: (any WallClock)? = nil, logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
         heartbeat: Duration = .seconds(15), extensions: [any RouteExtension] = [],
-        diagnosisSources: [any DiagnosisSource] = []
+        diagnosisSources: [any DiagnosisSource] = [], eventStreams: EventStreamLimits = EventStreamLimits()
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -61,7 +61,7 @@ public final class DropTrackServer: Sendable {
         self.transport = transport
         let metrics = MetricsRegistry()
         self.metrics = metrics
-        let events = EventBus()
+        let events = EventBus(limits: eventStreams)
         self.events = events
         let dispatcher = Dispatcher(
             store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,

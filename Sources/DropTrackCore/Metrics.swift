@@ -3,6 +3,11 @@ import Synchronization
 
 /// Counters, gauges and histograms with bounded label sets, rendered as Prometheus text.
 /// Label values must come from closed sets (provider, outcome, reason codes), never tokens or ids.
+///
+/// A backstop keeps a mistake there from growing memory and `/metrics` without bound: each counter or histogram
+/// holds at most `maximumSeriesPerMetric` label sets, and label values at most `maximumLabelValueBytes` long. Past
+/// either, observations fold into one overflow series whose every label reads `overflow`, and
+/// `droptrack_metric_series_overflow_total{metric}` counts them.
 public final class MetricsRegistry: Sendable {
     private struct Family {
         var help: String
@@ -15,8 +20,22 @@ public final class MetricsRegistry: Sendable {
     private let families = Mutex<[String: Family]>([:])
     private let gauges = Mutex<[String: (help: String, read: @Sendable () -> [([String: String], Double)])]>([:])
 
+    /// Label sets a counter or histogram keeps before new ones fold into its overflow series.
+    public let maximumSeriesPerMetric: Int
+    /// Longer label values fold into the overflow series (no closed set has values this long).
+    public let maximumLabelValueBytes: Int
+
+    /// The counter of observations folded into overflow series, by metric name.
+    public static let overflowCounter = "droptrack_metric_series_overflow_total"
+
     /// Creates an empty registry.
-    public init() {}
+    public init(maximumSeriesPerMetric: Int = 1000, maximumLabelValueBytes: Int = 200) {
+        self.maximumSeriesPerMetric = max(1, maximumSeriesPerMetric)
+        self.maximumLabelValueBytes = max(1, maximumLabelValueBytes)
+        declareCounter(
+            Self.overflowCounter,
+            help: "Observations folded into a metric's overflow series: a label set past the cap, or a value too long.")
+    }
 
     /// Declares a counter.
     public func declareCounter(_ name: String, help: String) {
@@ -39,21 +58,54 @@ public final class MetricsRegistry: Sendable {
     /// Adds to a counter.
     public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
         families.withLock { families in
-            families[name, default: Family(help: name, type: "counter")].counters[labels, default: 0] += amount
+            var family = families.removeValue(forKey: name) ?? Family(help: name, type: "counter")
+            let series = admitted(labels, known: family.counters[labels] != nil, count: family.counters.count)
+            family.counters[series ?? Self.overflow(labels), default: 0] += amount
+            families[name] = family
+            if series == nil { Self.countOverflow(name, in: &families) }
         }
     }
 
     /// Records one observation in a histogram.
     public func observe(_ name: String, _ value: Double, _ labels: [String: String] = [:]) {
         families.withLock { families in
-            guard var family = families[name] else { return }
-            var entry = family.histograms[labels] ?? (Array(repeating: 0, count: family.buckets.count), 0, 0)
+            // Taken out while changed, so the dictionary's copy is the only one and is not copied on write.
+            guard var family = families.removeValue(forKey: name) else { return }
+            let admitted = admitted(labels, known: family.histograms[labels] != nil, count: family.histograms.count)
+            let series = admitted ?? Self.overflow(labels)
+            var entry = family.histograms[series] ?? (Array(repeating: 0, count: family.buckets.count), 0, 0)
             for (index, bound) in family.buckets.enumerated() where value <= bound { entry.counts[index] += 1 }
             entry.sum += value
             entry.count += 1
-            family.histograms[labels] = entry
+            family.histograms[series] = entry
             families[name] = family
+            if admitted == nil { Self.countOverflow(name, in: &families) }
         }
+    }
+
+    /// `labels` if it may have a series of its own; nil if it must fold into the overflow series.
+    private func admitted(_ labels: [String: String], known: Bool, count: Int) -> [String: String]? {
+        if known { return labels }
+        guard count < maximumSeriesPerMetric else { return nil }
+        // The overflow series itself is admitted past the cap: it exists so there is somewhere to fold.
+        guard labels.values.allSatisfy({ $0.utf8.count <= maximumLabelValueBytes }) else { return nil }
+        return labels
+    }
+
+    /// The one series a metric's surplus label sets share: the same label names, so queries still match.
+    static func overflow(_ labels: [String: String]) -> [String: String] {
+        labels.mapValues { _ in "overflow" }
+    }
+
+    private static func countOverflow(_ name: String, in families: inout [String: Family]) {
+        guard name != overflowCounter else { return }
+        families[overflowCounter, default: Family(help: overflowCounter, type: "counter")].counters[
+            ["metric": name], default: 0] += 1
+    }
+
+    /// Series (label sets) a counter or histogram holds now.
+    public func seriesCount(_ name: String) -> Int {
+        families.withLock { family in family[name].map { $0.counters.count + $0.histograms.count } ?? 0 }
     }
 
     /// The current value of a counter (tests).

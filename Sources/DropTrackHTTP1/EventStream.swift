@@ -5,8 +5,12 @@ import Synchronization
 ///
 /// Events wait in a queue until libmicrohttpd's worker thread pulls them through the response's content reader; when
 /// the queue is empty the connection is suspended, and `send` resumes it.
+///
+/// When more than `maximumQueued` events wait for a slow client, `send(event:id:data:)` closes the stream, while
+/// `send(frames:dropped:)` drops the oldest waiting events and tells the client how many with an `event: dropped`
+/// whose data is `{"dropped":N}`, sent before the next event it reads.
 public final class EventStream: Sendable {
-    /// How many events may wait for a slow client before the stream gives up on it and closes.
+    /// How many events may wait for a slow client before the stream closes or drops the oldest.
     public let maximumQueued: Int
 
     private struct State {
@@ -23,6 +27,12 @@ public final class EventStream: Sendable {
         var suspended = false
         /// Something was queued since the last heartbeat tick, so the stream is not idle.
         var activeSinceTick = false
+        /// Events dropped since the client was last told.
+        var dropped = 0
+        /// The response was freed: the connection is gone.
+        var freed = false
+        /// Run once when the response is freed.
+        var closeHandlers: [@Sendable () -> Void] = []
 
         var queuedCount: Int { chunks.count - head }
 
@@ -32,6 +42,28 @@ public final class EventStream: Sendable {
                 head = 0
             }
             chunks.append(bytes)
+        }
+
+        /// Drops the oldest chunk not yet begun (one partly handed over must be finished, or the client would see
+        /// half an event); false if there is none.
+        mutating func dropOldestWaiting() -> [UInt8]? {
+            let index = offset == 0 ? head : head + 1
+            guard index < chunks.count else { return nil }
+            let dropped = chunks[index]
+            if index != head { chunks[index] = chunks[head] }
+            chunks[head] = []
+            head += 1
+            return dropped
+        }
+
+        /// Puts a chunk before the others; only between chunks (`offset == 0`).
+        mutating func prepend(_ bytes: [UInt8]) {
+            if head > 0 {
+                head -= 1
+                chunks[head] = bytes
+            } else {
+                chunks.insert(bytes, at: 0)
+            }
         }
 
         mutating func dropQueue() {
@@ -65,6 +97,36 @@ public final class EventStream: Sendable {
         enqueue(Self.frame(event: event, id: id, data: data), countsAsActivity: true)
     }
 
+    /// Queues framed events (see `frame(event:id:data:)`) with one lock and at most one resume of the connection.
+    /// Never blocks and never closes the stream: when more than `maximumQueued` events wait, the oldest are dropped.
+    /// `dropped` counts events the caller dropped before these; the client is told the sum of both before the next
+    /// event it reads.
+    public func send(frames: [[UInt8]], dropped: Int = 0) {
+        guard !frames.isEmpty || dropped > 0 else { return }
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.dropped += max(0, dropped)
+            for frame in frames {
+                if state.queuedCount >= maximumQueued, let lost = state.dropOldestWaiting(), lost != Self.ping {
+                    state.dropped += 1
+                }
+                state.append(frame)
+            }
+            state.activeSinceTick = true
+            state.wake()
+        }
+    }
+
+    /// Runs `handler` once the connection is gone (the client left, the stream ended, or the server stopped), on
+    /// whichever thread notices; at once if it is already gone. For releasing what the stream held.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let gone = state.withLock { state in
+            if !state.freed { state.closeHandlers.append(handler) }
+            return state.freed
+        }
+        if gone { handler() }
+    }
+
     /// Ends the stream: events already queued are still delivered, then the response completes.
     public func close() {
         state.withLock { state in
@@ -78,8 +140,8 @@ public final class EventStream: Sendable {
     /// server stopping.
     public var isClosed: Bool { state.withLock { $0.closed } }
 
-    /// The wire form of one event.
-    static func frame(event: String?, id: String?, data: String) -> [UInt8] {
+    /// The wire form of one event, for `send(frames:dropped:)`.
+    public static func frame(event: String?, id: String?, data: String) -> [UInt8] {
         var text = ""
         if let event { text += "event: " + singleLine(event) + "\n" }
         if let id { text += "id: " + singleLine(id) + "\n" }
@@ -95,6 +157,10 @@ public final class EventStream: Sendable {
     }
 
     private static let ping = Array(": ping\n\n".utf8)
+
+    static func droppedNotice(_ count: Int) -> [UInt8] {
+        Array("event: dropped\ndata: {\"dropped\":\(count)}\n\n".utf8)
+    }
 
     private func enqueue(_ bytes: [UInt8], countsAsActivity: Bool) {
         state.withLock { state in
@@ -130,7 +196,13 @@ public final class EventStream: Sendable {
         state.withLock { state in
             if state.overflowed { return cmhd_reader_end_with_error() }
             var written = 0
-            while written < capacity && state.head < state.chunks.count {
+            while written < capacity {
+                // The notice goes at the first boundary between events, ahead of the events that follow the loss.
+                if state.dropped > 0 && state.offset == 0 {
+                    state.prepend(Self.droppedNotice(state.dropped))
+                    state.dropped = 0
+                }
+                guard state.head < state.chunks.count else { break }
                 let chunk = state.chunks[state.head]
                 let offset = state.offset
                 let count = min(capacity - written, chunk.count - offset)
@@ -157,13 +229,17 @@ public final class EventStream: Sendable {
 
     /// The response was freed: the connection is gone or going, and nothing may touch it again.
     func responseFreed() {
-        state.withLock { state in
+        let handlers = state.withLock { state in
             state.closed = true
+            state.freed = true
             state.suspended = false
             state.connection = nil
             state.dropQueue()
+            defer { state.closeHandlers = [] }
+            return state.closeHandlers
         }
         registry.remove(self)
+        for handler in handlers { handler() }
     }
 }
 

@@ -29,7 +29,7 @@ final class ServerHarness: Sendable {
 
     init(
         engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
-        tweak: (inout ServerConfiguration) -> Void = { _ in }
+        eventStreams: EventStreamLimits = EventStreamLimits(), tweak: (inout ServerConfiguration) -> Void = { _ in }
     )
         throws
     {
@@ -69,7 +69,7 @@ final class ServerHarness: Sendable {
         server = try DropTrackServer(
             configuration: configuration, clock: clock,
             logger: Logger(handler: logs, minimumLevel: .debug), store: try engine.make(), httpThreads: 2,
-            heartbeat: .milliseconds(200))
+            heartbeat: .milliseconds(200), eventStreams: eventStreams)
         try server.start(scheduler: scheduler)
     }
 
