@@ -45,7 +45,7 @@ public final class DropTrackServer: Sendable {
     public init(
         configuration: ServerConfiguration, clock injectedClock: (any WallClock)? = nil, logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
-        heartbeat: Duration = .seconds(15), extensions: [any RouteExtension] = [],
+        heartbeat: Duration = .seconds(5), extensions: [any RouteExtension] = [],
         diagnosisSources: [any DiagnosisSource] = [], eventStreams: EventStreamLimits = EventStreamLimits()
     ) throws {
         try configuration.validate()

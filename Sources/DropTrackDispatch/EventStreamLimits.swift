@@ -13,12 +13,13 @@ public struct EventStreamLimits: Sendable, Equatable {
     /// Events of an app kept for subscribers the delivery thread has not reached yet; a subscriber further behind
     /// loses the oldest and is told how many (`event: dropped`).
     public var backlog: Int
-    /// What `Retry-After` suggests when a stream is refused: about one heartbeat, the time a departed client's
-    /// stream takes to be noticed and freed.
+    /// What `Retry-After` suggests when a stream is refused: two of the server's 5 s heartbeats, the time a departed
+    /// client's stream takes to be noticed and freed (the first write to its socket draws the reset, the second
+    /// fails).
     public var retryAfterSeconds: Int
 
     /// Creates limits; the defaults are the server's.
-    public init(perKey: Int = 10, total: Int = 200, backlog: Int = 1024, retryAfterSeconds: Int = 15) {
+    public init(perKey: Int = 10, total: Int = 200, backlog: Int = 1024, retryAfterSeconds: Int = 10) {
         self.perKey = max(1, perKey)
         self.total = max(1, total)
         self.backlog = max(1, backlog)

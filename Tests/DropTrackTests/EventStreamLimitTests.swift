@@ -67,7 +67,7 @@ struct EventStreamLimitTests {
         }
         let refused = try server.refusedStream(key: "key-app1")
         #expect(refused.status == 429)
-        #expect(refused.headers["retry-after"] == "15")
+        #expect(refused.headers["retry-after"] == "10")
         let error = try JSONValue.parse(bytes: refused.body)["error"]
         #expect(error?["code"]?.stringValue == "too_many_streams")
         #expect(error?["message"]?.stringValue?.contains("10 open event streams") == true)
@@ -97,7 +97,7 @@ struct EventStreamLimitTests {
         for key in ["key-app1", "key-app2"] {
             let refused = try server.refusedStream(key: key)
             #expect(refused.status == 503)
-            #expect(refused.headers["retry-after"] == "15")
+            #expect(refused.headers["retry-after"] == "10")
             #expect(try JSONValue.parse(bytes: refused.body)["error"]?["code"]?.stringValue == "streams_exhausted")
         }
         #expect(server.events.openStreams == 3)
