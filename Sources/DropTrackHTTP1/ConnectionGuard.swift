@@ -34,6 +34,8 @@ final class ConnectionGuard: Sendable {
         var since: ContinuousClock.Instant
         /// Cut by the sweep already (its socket is shut down; libmicrohttpd will notice).
         var cut = false
+        /// A response went out on it: waiting for headers now means an idle keep-alive connection.
+        var served = false
     }
 
     private struct State {
@@ -113,7 +115,10 @@ final class ConnectionGuard: Sendable {
     func responding(_ id: Int) { move(id, to: .responding) }
 
     /// The response has been sent: the next request's headers are due within `headerTimeout` from now.
-    func requestFinished(_ id: Int) { move(id, to: .awaitingHeaders) }
+    func requestFinished(_ id: Int) {
+        move(id, to: .awaitingHeaders)
+        state.withLock { $0.entries[id]?.served = true }
+    }
 
     private func move(_ id: Int, to phase: Phase) {
         state.withLock { state in
@@ -144,7 +149,13 @@ final class ConnectionGuard: Sendable {
                     message =
                         "the request body arrived slower than \(limits.minimumBodyBytesPerSecond) bytes per second"
                 }
-                Self.answerAndShutDown(entry.descriptor, Self.requestTimeout(message))
+                if case .awaitingHeaders = entry.phase, entry.served {
+                    // An idle keep-alive connection closes without a word, as keep-alive timeouts do: a 408 there
+                    // could meet the client's next request on the wire and be read as its answer.
+                    _ = shutdown(entry.descriptor, Int32(SHUT_RDWR))
+                } else {
+                    Self.answerAndShutDown(entry.descriptor, Self.requestTimeout(message))
+                }
                 state.entries[id]?.cut = true
                 cut += 1
             }

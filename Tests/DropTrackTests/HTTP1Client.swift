@@ -24,6 +24,8 @@ final class RawConnection {
     private(set) var fd: Int32
     private var buffer: [UInt8] = []
     private(set) var sawEOF = false
+    /// Bytes received and not read yet (after `waitForClose`, whatever came before the close).
+    var receivedAfterClose: [UInt8] { buffer }
 
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

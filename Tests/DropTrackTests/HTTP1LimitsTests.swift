@@ -117,16 +117,15 @@ struct HTTP1LimitsTests {
         #expect(lines < 20)
         #expect(eventually { server.openConnections == 0 })
 
-        // The deadline restarts after each response: a keep-alive connection left idle is closed after it too.
+        // The deadline restarts after each response: a keep-alive connection left idle is closed after it too,
+        // without a 408 (one could meet the client's next request on the wire and be taken for its answer).
         let idle = try RawConnection(port: port)
         try idle.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try idle.readResponse().status == 200)
         let idleFrom = ContinuousClock.now
-        let timeout = try idle.readResponse(timeout: .seconds(4))
-        #expect(timeout.status == 408)
-        #expect(timeout.text.contains(#""code":"request_timeout""#))
+        #expect(idle.waitForClose(timeout: .seconds(4)))
         #expect(ContinuousClock.now - idleFrom > .milliseconds(900))
-        #expect(idle.waitForClose(timeout: .seconds(3)))
+        #expect(idle.receivedAfterClose.isEmpty, "nothing was written before the close")
     }
 
     @Test("a body slower than the minimum rate is cut with 408; a fast one and a long SSE stream are not")
