@@ -51,12 +51,11 @@ let package = Package(
         // Storage: the protocol, and the memory, SQLite and PostgreSQL engines.
         .target(
             name: "DropTrackStore", dependencies: ["CSQLite", "CLibPQ", "DropTrackContract"], swiftSettings: strict),
-        // The server's core: registry, mappers, outbox worker, retries, budget, scheduler.
+        // The server's core, the domain: registry, mappers, outbox worker, retries, budget, scheduler. It sends
+        // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP.
         .target(
             name: "DropTrackDispatch",
-            dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackProviders",
-            ],
+            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore"],
             swiftSettings: strict),
         // The HTTP API over the dispatch core: routes, keys, rate limits, SSE, metrics, OpenAPI document.
         .target(
@@ -66,6 +65,15 @@ let package = Package(
                 "DropTrackHTTP1",
             ],
             resources: [.embedInCode("openapi.json")], swiftSettings: strict),
+        // The composition root: builds the store, the provider transports and the API from the configuration, and
+        // owns the process's services (started in order, stopped in reverse within one deadline).
+        .target(
+            name: "DropTrackRuntime",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
+                "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI",
+            ],
+            swiftSettings: strict),
         // The whole loop on one machine: development keys, emulators, simulated phones, the server and
         // its dashboard, driven from the browser.
         .target(
@@ -73,6 +81,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
                 "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI",
+                "DropTrackRuntime",
             ],
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
@@ -90,7 +99,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI", "DropTrackDemo",
+                "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
             ],
             swiftSettings: strict),
 
@@ -99,7 +108,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI", "DropTrackDemo",
+                "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
             ],
             swiftSettings: strict),
     ],

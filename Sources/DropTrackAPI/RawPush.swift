@@ -117,14 +117,8 @@ struct RawPush: Sendable {
 
     /// Runs one send and waits for its outcome (bounded by `timeout`).
     private func wait(_ start: (@escaping @Sendable (SendResult) -> Void) -> Void) -> [String: JSONValue] {
-        let box = Mutex<SendResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        start { result in
-            box.withLock { $0 = result }
-            done.signal()
-        }
         let seconds = Double(timeout.components.seconds)
-        guard done.wait(timeout: .now() + seconds) == .success, let result = box.withLock({ $0 }) else {
+        guard let result = waitForCallback(timeout: timeout, start) else {
             return [
                 "status": .number(0), "reason": .string("timeout"), "remedy": .string("retry"),
                 "explanation": .string("no answer from the provider within \(Int(seconds)) s"),

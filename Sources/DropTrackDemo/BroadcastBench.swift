@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackRuntime
 import Foundation
 import Synchronization
 

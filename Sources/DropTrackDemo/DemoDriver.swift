@@ -152,14 +152,9 @@ public final class DemoDriver: Sendable {
         }
         let findings = Self.diagnose(
             push, now: Date(), lastTimestamp: kind == .startWithoutAlert ? nil : current?.timestamp)
-        let done = DispatchSemaphore(value: 0)
-        let result = Mutex<SendResult?>(nil)
-        transport.send(app: DemoStack.appID, apns: push) { outcome in
-            result.withLock { $0 = outcome }
-            done.signal()
+        let outcome = waitForCallback(timeout: .seconds(10)) { done in
+            transport.send(app: DemoStack.appID, apns: push, completion: done)
         }
-        _ = done.wait(timeout: .now() + 10)
-        let outcome = result.withLock { $0 }
         let findingList: [JSONValue] = findings.map { finding in
             .object([
                 "trap": .string(finding.trap), "severity": .string(finding.severity.rawValue),

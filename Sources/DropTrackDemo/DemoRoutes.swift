@@ -4,6 +4,7 @@ import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackHTTP1
+import DropTrackRuntime
 import Foundation
 import Synchronization
 

@@ -10,7 +10,7 @@ import Synchronization
 /// version at send time, sends with bounded concurrency, and writes outcomes back in batches:
 /// done, retry later, token dead, or dead letter. Claims are leases in the store, so rows of a
 /// worker that dies come back to any worker when the lease ends.
-public final class Dispatcher: Sendable {
+public final class Dispatcher: Service {
     struct Work: Sendable {
         var entry: OutboxEntry
         var version: Int64
@@ -49,6 +49,7 @@ public final class Dispatcher: Sendable {
     let owner: String
     let retry: RetryPolicy
     let state = Mutex(State())
+    private let stoppedLatch = Latch<Void>()
     private let condition = NSCondition()
 
     /// Creates a worker; `owner` names its claims (unique per process).
@@ -137,13 +138,14 @@ public final class Dispatcher: Sendable {
     public func stop(timeout: Duration = .seconds(10)) -> Int {
         state.withLock { $0.stopping = true }
         wake()
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if state.withLock({ $0.stopped }) { break }
-            usleep(10_000)
-        }
+        _ = stoppedLatch.wait(timeout: timeout)
         return state.withLock { $0.inFlight }
     }
+
+    public var serviceName: String { "dispatcher" }
+
+    /// `stop` until `deadline`; false if sends were left unfinished.
+    public func shutdown(deadline: ContinuousClock.Instant) -> Bool { stop(timeout: deadline - .now) == 0 }
 
     /// Outcomes are written in batches of at least this many (or every few milliseconds), and rows
     /// are claimed once this much room is free: one transaction per send would cap the fan-out at the
@@ -158,6 +160,7 @@ public final class Dispatcher: Sendable {
             if stopping && inFlight == 0 {
                 flushCompletions()
                 state.withLock { $0.stopped = true }
+                stoppedLatch.resolve(())
                 return
             }
             var claimed = 0
@@ -494,7 +497,13 @@ public final class Dispatcher: Sendable {
         }
         for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
-        for lost in lostChannels { recreateChannel(app: lost.app, activityId: lost.activityId, lost: lost.channel) }
+        // Creating a channel waits on APNs for up to 30 s: never on the dispatcher's thread, whose sends
+        // for every app would wait with it.
+        for lost in lostChannels {
+            DispatchQueue.global(qos: .utility).async { [self] in
+                recreateChannel(app: lost.app, activityId: lost.activityId, lost: lost.channel)
+            }
+        }
     }
 
     /// APNs answered ChannelNotRegistered (the channel was deleted, or expired): create a new one,

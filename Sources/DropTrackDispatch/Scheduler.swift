@@ -123,31 +123,39 @@ extension ActivityRegistry {
     }
 }
 
-/// Runs the scheduler every interval on its own thread until stopped.
-public final class SchedulerLoop: Sendable {
+/// Runs the scheduler every interval on its own thread until stopped. Between ticks it waits on a
+/// latch, so `stop` ends the wait at once instead of at the next turn of a sleep loop.
+public final class SchedulerLoop: Service {
     private let registry: ActivityRegistry
     private let interval: Double
-    private let running = Mutex(true)
+    private let stopRequested = Latch<Void>()
+    private let stopped = Latch<Void>()
 
     public init(registry: ActivityRegistry, interval: Double) {
         self.registry = registry
         self.interval = interval
     }
 
+    public var serviceName: String { "scheduler" }
+
     public func start() {
         let thread = Thread { [self] in
-            while running.withLock({ $0 }) {
+            while stopRequested.resolved == nil {
                 registry.runScheduled()
-                var waited = 0.0
-                while waited < interval && running.withLock({ $0 }) {
-                    Thread.sleep(forTimeInterval: min(0.05, interval))
-                    waited += 0.05
-                }
+                _ = stopRequested.wait(timeout: .seconds(interval))
             }
+            stopped.resolve(())
         }
         thread.name = "scheduler"
         thread.start()
     }
 
-    public func stop() { running.withLock { $0 = false } }
+    /// Asks the loop to stop after the tick in progress, without waiting.
+    public func stop() { stopRequested.resolve(()) }
+
+    /// Stops the loop and waits for the tick in progress, until `deadline`.
+    public func shutdown(deadline: ContinuousClock.Instant) -> Bool {
+        stop()
+        return stopped.wait(until: deadline) != nil
+    }
 }

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDemo
 import DropTrackEmulators
+import DropTrackRuntime
 import Foundation
 import Testing
 

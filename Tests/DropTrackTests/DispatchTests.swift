@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackRuntime
 import DropTrackStore
 import DropTrackWire
 import Foundation

@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackRuntime
 import DropTrackStore
 import Foundation
 import Synchronization

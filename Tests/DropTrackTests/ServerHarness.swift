@@ -5,6 +5,7 @@ import DropTrackCrypto
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackProviders
+import DropTrackRuntime
 import DropTrackStore
 import Foundation
 

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackRuntime
 import DropTrackStore
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
@@ -29,6 +30,8 @@ public final class DropTrackServer: Sendable {
     let http: HTTPServer
     let logger: Logger
     private let lifecycle = Lifecycle()
+    /// Started when `start` runs: the transport, the dispatcher, the scheduler (unless tests drive it), the API.
+    private let services = Mutex<ServiceGroup?>(nil)
 
     enum Phase: Sendable {
         case created, running, draining, stopped
@@ -133,9 +136,12 @@ public final class DropTrackServer: Sendable {
             throw ConfigurationError(
                 key: "listen", "listen must be HOST:PORT with an IPv4 address, e.g. 127.0.0.1:8787")
         }
-        dispatcher.start()
-        if runScheduler { scheduler.start() }
-        let bound = try http.start(host: host, port: port)
+        let api = HTTPService(server: http, host: host, port: port)
+        let group = ServiceGroup(
+            [TransportService(transport: transport), dispatcher] + (runScheduler ? [scheduler] : []) + [api])
+        services.withLock { $0 = group }
+        try group.start()
+        let bound = http.port
         lifecycle.phase.withLock { $0 = .running }
         logger.notice("server.started", ["listen": "\(host):\(bound)", "apps": String(configuration.apps.count)])
         return bound
@@ -151,22 +157,54 @@ public final class DropTrackServer: Sendable {
             return phase
         }
         guard previous == .running || previous == .created else { return 0 }
+        // New connections are refused from here on, while the API's last requests finish.
         http.stopAccepting()
-        scheduler.stop()
-        let left = Mutex<Int?>(nil)
-        let dispatcher = self.dispatcher
-        let thread = Thread { left.withLock { $0 = dispatcher.stop(timeout: timeout) } }
-        thread.start()
-        while left.withLock({ $0 }) == nil {
-            progress?(dispatcher.inFlight)
-            usleep(100_000)
+        let ticker = progress.map { progress in
+            let dispatcher = self.dispatcher
+            let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+            timer.schedule(deadline: .now(), repeating: .milliseconds(100))
+            timer.setEventHandler { progress(dispatcher.inFlight) }
+            timer.resume()
+            return timer
         }
-        let unfinished = left.withLock { $0 } ?? 0
-        http.stop()
-        transport.shutdown()
+        let group = services.withLock { $0 }
+        let late = group?.shutdown(deadline: .now + timeout) ?? []
+        ticker?.cancel()
+        let unfinished = dispatcher.inFlight
+        if !late.isEmpty { logger.warning("server.stop_late", ["services": late.joined(separator: ",")]) }
         lifecycle.phase.withLock { $0 = .stopped }
         logger.notice("server.stopped", ["unfinishedSends": String(unfinished)])
         return unfinished
     }
 
+}
+
+/// The HTTP API as a service: bound on start, drained and closed (within the deadline) on shutdown.
+struct HTTPService: Service {
+    let server: HTTPServer
+    let host: String
+    let port: Int
+
+    var serviceName: String { "api" }
+
+    func start() throws { _ = try server.start(host: host, port: port) }
+
+    func shutdown(deadline: ContinuousClock.Instant) -> Bool {
+        server.stop(deadline: max(.zero, min(deadline - .now, .seconds(10))))
+    }
+}
+
+/// The provider connections as a service: opened on first use, closed last so the dispatcher's final
+/// sends can finish.
+struct TransportService: Service {
+    let transport: any PushTransport
+
+    var serviceName: String { "transport" }
+
+    func start() {}
+
+    func shutdown(deadline: ContinuousClock.Instant) -> Bool {
+        transport.shutdown()
+        return true
+    }
 }
