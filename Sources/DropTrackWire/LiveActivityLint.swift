@@ -78,7 +78,7 @@ public struct LiveActivityLint: Sendable {
 
     /// Reference seconds (since 2001) for dates from 2001 to about 2040 fall below this; Unix
     /// seconds for recent dates sit far above it.
-    static let latestPlausibleReferenceSeconds: Double = 1.25e9
+    package static let latestPlausibleReferenceSeconds: Double = 1.25e9
 
     /// How far ahead of now `timestamp` may run: a few seconds of monotonic stamping in a burst
     /// is normal, minutes mean a clock or unit problem.

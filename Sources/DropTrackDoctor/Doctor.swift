@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// The doctor: lists every known silent-failure trap a push hits, each keyed by its id in the trap

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// Catalog group 7: FCM and Android 16 Live Updates, the server-visible part (DT-089 … DT-110).

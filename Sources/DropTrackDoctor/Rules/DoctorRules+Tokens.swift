@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// Catalog group 3: tokens and the activity's lifecycle (DT-034 … DT-049).

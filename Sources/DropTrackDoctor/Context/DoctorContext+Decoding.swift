@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// A context document that does not fit, naming the key.

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// What the doctor knows beyond the push itself: the token record, the device, the activity, the

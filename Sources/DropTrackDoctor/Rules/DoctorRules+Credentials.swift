@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// Catalog group 5: environments and credentials (DT-059 … DT-070). The provider token in the
