@@ -124,6 +124,15 @@ public struct LiveActivityLint: Sendable {
                     message: "aps.event is \"\(event)\"; ActivityKit knows start, update and end",
                     fix: "use \"start\", \"update\" or \"end\""))
         }
+        // ActivityKit reads the score as a Double; a quoted number is not converted, so the
+        // activity silently loses its place in the Dynamic Island ranking.
+        if let score = aps["relevance-score"], score.numberValue == nil {
+            findings.append(
+                LintFinding(
+                    trap: "DT-023", severity: .error, field: "aps.relevance-score",
+                    message: "aps.relevance-score is a \(score.typeName), not a number, so ActivityKit cannot use it",
+                    fix: "send relevance-score as a JSON number, e.g. 50"))
+        }
         findings += checkTimestamps(aps, event: event, context: context)
         findings += checkAlert(aps["alert"], event: event)
         if context.broadcast && event == "start" {

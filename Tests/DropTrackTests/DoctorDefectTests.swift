@@ -1,0 +1,23 @@
+import DropTrackContract
+import DropTrackDoctor
+import DropTrackWire
+import Foundation
+import Testing
+
+/// Findings that came out wrong from outside: missed, filed under the wrong trap, or reported twice.
+@Suite("The doctor files each mistake once, under the right trap")
+struct DoctorDefectTests {
+    @Test("a relevance-score sent as a string is reported under DT-023; a number passes")
+    func relevanceScoreType() {
+        let asText = F.apns(F.editAPS(F.updateJSON) { $0["relevance-score"] = .string("100") })
+        let hits = Doctor.examine(asText, context: DoctorContext(now: F.now)).filter {
+            $0.field == "aps.relevance-score"
+        }
+        #expect(hits.map(\.trap) == ["DT-023"], "\(hits)")
+        #expect(hits.first?.severity == .error)
+
+        let asNumber = F.apns(F.editAPS(F.updateJSON) { $0["relevance-score"] = .number(100) })
+        let clean = Doctor.examine(asNumber, context: DoctorContext(now: F.now))
+        #expect(!clean.contains { $0.field == "aps.relevance-score" }, "\(clean)")
+    }
+}
