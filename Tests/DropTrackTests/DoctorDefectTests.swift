@@ -20,4 +20,16 @@ struct DoctorDefectTests {
         let clean = Doctor.examine(asNumber, context: DoctorContext(now: F.now))
         #expect(!clean.contains { $0.field == "aps.relevance-score" }, "\(clean)")
     }
+
+    @Test(
+        "a provider token that is a shell variable nobody expanded is missing credentials (DT-063), not a rejected JWT",
+        arguments: ["bearer $APNS_AUTH_TOKEN", "bearer ${APNS_AUTH_TOKEN}", "Bearer $(cat token.jwt)"])
+    func unexpandedVariable(_ authorization: String) {
+        let push = F.apns(F.updateJSON, headers: F.headers(authorization: authorization))
+        let findings = Doctor.examine(push, context: DoctorContext(now: F.now))
+        let onHeader = findings.filter { $0.field == "authorization" }
+        #expect(onHeader.map(\.trap) == ["DT-063"], "\(findings)")
+        #expect(onHeader.first?.severity == .error)
+        #expect(!findings.contains { $0.trap == "DT-064" }, "\(findings)")
+    }
 }
