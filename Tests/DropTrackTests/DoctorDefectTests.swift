@@ -32,4 +32,15 @@ struct DoctorDefectTests {
         #expect(onHeader.first?.severity == .error)
         #expect(!findings.contains { $0.trap == "DT-064" }, "\(findings)")
     }
+
+    @Test("a per-activity token that carries its activity id needs no correlation id (DT-045)")
+    func tokenBoundToItsActivity() {
+        func correlation(_ token: DoctorContext.Token) -> [LintFinding] {
+            let context = DoctorContext(now: F.now, contract: .delivery, token: token)
+            return Doctor.examine(F.cleanUpdate, context: context).filter { $0.trap == "DT-045" }
+        }
+        #expect(correlation(.init(kind: .perActivity, activityId: "order-1")).isEmpty)
+        #expect(correlation(.init(kind: .perActivity, correlationId: "order-1")).isEmpty)
+        #expect(correlation(.init(kind: .perActivity)).map(\.field) == ["token.correlationId"])
+    }
 }
