@@ -43,4 +43,15 @@ struct DoctorDefectTests {
         #expect(correlation(.init(kind: .perActivity, correlationId: "order-1")).isEmpty)
         #expect(correlation(.init(kind: .perActivity)).map(\.field) == ["token.correlationId"])
     }
+
+    @Test("an FCM update without its sequence is reported once, as the ordering trap DT-097")
+    func missingSequenceOnce() {
+        let push = F.fcmData { $0["sequence"] = nil }
+        let findings = Doctor.examine(push, context: DoctorContext(now: F.now, contract: .delivery))
+        let aboutOrder = findings.filter {
+            $0.field?.hasPrefix("message.data") == true && $0.message.contains("sequence")
+        }
+        #expect(aboutOrder.map(\.trap) == ["DT-097"], "\(findings)")
+        #expect(!findings.contains { $0.trap == "DT-092" }, "\(findings)")
+    }
 }
