@@ -38,7 +38,7 @@ let package = Package(
         // The doctor: silent-failure rules keyed by the trap catalog (docs/traps.md), its context, the app checklist.
         .target(
             name: "DropTrackDoctor", dependencies: ["DropTrackWire", "DropTrackContract", "DropTrackCore"],
-            swiftSettings: strict),
+            resources: [.embedInCode("Catalog/traps.md")], swiftSettings: strict),
         // OpenSSL: keys, ES256/RS256 JWTs, certificates, TLS sessions.
         .target(name: "DropTrackCrypto", dependencies: ["COpenSSL", "DropTrackCore"], swiftSettings: strict),
         // HTTP/2 client and server on libnghttp2 over the TLS sessions above.
