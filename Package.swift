@@ -35,6 +35,10 @@ let package = Package(
         .target(name: "DropTrackCore", swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
         .target(name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore"], swiftSettings: strict),
+        // The doctor: silent-failure rules keyed by the trap catalog (docs/traps.md), its context, the app checklist.
+        .target(
+            name: "DropTrackDoctor", dependencies: ["DropTrackWire", "DropTrackContract", "DropTrackCore"],
+            resources: [.embedInCode("Catalog/traps.md")], swiftSettings: strict),
         // OpenSSL: keys, ES256/RS256 JWTs, certificates, TLS sessions.
         .target(name: "DropTrackCrypto", dependencies: ["COpenSSL", "DropTrackCore"], swiftSettings: strict),
         // HTTP/2 client and server on libnghttp2 over the TLS sessions above.
@@ -55,14 +59,16 @@ let package = Package(
         // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP.
         .target(
             name: "DropTrackDispatch",
-            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore"],
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackStore",
+            ],
             swiftSettings: strict),
         // The HTTP API over the dispatch core: routes, keys, rate limits, SSE, metrics, OpenAPI document.
         .target(
             name: "DropTrackAPI",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackDispatch",
-                "DropTrackHTTP1",
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackStore",
+                "DropTrackDispatch", "DropTrackHTTP1",
             ],
             resources: [.embedInCode("openapi.json")], swiftSettings: strict),
         // The composition root: builds the store, the provider transports and the API from the configuration, and
@@ -79,9 +85,9 @@ let package = Package(
         .target(
             name: "DropTrackDemo",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
-                "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI",
-                "DropTrackRuntime",
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
+                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
+                "DropTrackAPI", "DropTrackRuntime",
             ],
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
@@ -97,18 +103,18 @@ let package = Package(
         .executableTarget(
             name: "droptrack",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
+                "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
             ],
             swiftSettings: strict),
 
         .testTarget(
             name: "DropTrackTests",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2",
-                "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
+                "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
             ],
             swiftSettings: strict),
     ],

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackDoctor
 import DropTrackStore
 import DropTrackWire
 import Foundation

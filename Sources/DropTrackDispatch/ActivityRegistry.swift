@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackDoctor
 import DropTrackStore
 import DropTrackWire
 import Foundation

@@ -1,10 +1,10 @@
 /// "Did you mean …?" for keys: a misspelled key is ignored without a word by APNs and by Swift's
 /// decoder alike, so every unknown key the doctor reports names the closest key that would work.
-enum KeySuggestion {
+package enum KeySuggestion {
     /// The known key closest to `key`: the same letters in another case or separator style
     /// (`stale_date`, `staleDate` for `stale-date`), else the smallest edit distance within a third
     /// of the key's length (at least 2). Nil when nothing is close.
-    static func nearest(_ key: String, among candidates: some Sequence<String>) -> String? {
+    package static func nearest(_ key: String, among candidates: some Sequence<String>) -> String? {
         let folded = fold(key)
         var best: (candidate: String, distance: Int)? = nil
         for candidate in candidates.sorted() where candidate != key {

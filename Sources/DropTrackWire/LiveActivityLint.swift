@@ -78,7 +78,7 @@ public struct LiveActivityLint: Sendable {
 
     /// Reference seconds (since 2001) for dates from 2001 to about 2040 fall below this; Unix
     /// seconds for recent dates sit far above it.
-    static let latestPlausibleReferenceSeconds: Double = 1.25e9
+    package static let latestPlausibleReferenceSeconds: Double = 1.25e9
 
     /// How far ahead of now `timestamp` may run: a few seconds of monotonic stamping in a burst
     /// is normal, minutes mean a clock or unit problem.
@@ -123,6 +123,15 @@ public struct LiveActivityLint: Sendable {
                     trap: "DT-023", severity: .error, field: "aps.event",
                     message: "aps.event is \"\(event)\"; ActivityKit knows start, update and end",
                     fix: "use \"start\", \"update\" or \"end\""))
+        }
+        // ActivityKit reads the score as a Double; a quoted number is not converted, so the
+        // activity silently loses its place in the Dynamic Island ranking.
+        if let score = aps["relevance-score"], score.numberValue == nil {
+            findings.append(
+                LintFinding(
+                    trap: "DT-023", severity: .error, field: "aps.relevance-score",
+                    message: "aps.relevance-score is a \(score.typeName), not a number, so ActivityKit cannot use it",
+                    fix: "send relevance-score as a JSON number, e.g. 50"))
         }
         findings += checkTimestamps(aps, event: event, context: context)
         findings += checkAlert(aps["alert"], event: event)

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackDoctor
 import DropTrackWire
 import Foundation
 
@@ -13,6 +14,7 @@ enum DoctorCommand: Command {
                  [--contract NAME] [--client activitykit|expo-widgets] [--context FILE] [--json]
                  [--show-request]
                droptrack doctor --checklist [--json]
+               droptrack doctor --explain DT-nnn
 
         Reads one push and lists every trap from the silent-failure catalog (DT-001 … DT-123) that
         it hits: APNs answers 200 and the phone shows nothing, FCM accepts and nothing is promoted.
@@ -44,20 +46,31 @@ enum DoctorCommand: Command {
                                    and credentials as fingerprints); with --json, print
                                    {"request": …, "findings": […]}
           --checklist              print the app-build checklist (traps only the app build shows)
+          --explain DT-nnn         print the catalog's entry for one trap: what goes wrong, why,
+                                   how DropTrack catches it, and the fix (docs/traps.md)
 
         EXIT STATUS:
           0  no error-severity finding (warnings and notes may be listed)
           1  at least one error-severity finding
-          2  a usage mistake (unknown option, unreadable file, bad --context)
+          2  a usage mistake (unknown option, unreadable file, bad --context, unknown trap id)
 
         Every option can also be set as DROPTRACK_DOCTOR_<OPTION>, e.g. DROPTRACK_DOCTOR_CONTEXT.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
-            arguments, valued: ["now", "token-environment", "contract", "client", "context"],
+            arguments, valued: ["now", "token-environment", "contract", "client", "context", "explain"],
             switches: ["json", "checklist", "show-request"], environmentPrefix: "DROPTRACK_DOCTOR_")
         let json = args.flag("json")
+        if let id = args.value("explain") {
+            guard args.positional.isEmpty else { throw UsageError("--explain takes no FILE") }
+            do {
+                print(try TrapCatalog.entry(id))
+            } catch {
+                throw UsageError("--explain: \(error)")
+            }
+            return 0
+        }
         if args.flag("checklist") {
             guard args.positional.isEmpty else { throw UsageError("--checklist takes no FILE") }
             print(json ? checklistJSON() : checklistText())

@@ -533,6 +533,8 @@ struct APITests {
         #expect(
             filledIDs.contains("DT-020"), "older than the activity's last timestamp, known from the store: \(filledIDs)"
         )
+        #expect(
+            !filledIDs.contains("DT-045"), "a token registered for its activity needs no correlation id: \(filledIDs)")
 
         #expect(try server.call("POST", "/v1/doctor", #"{"request":"x","fcm":{"message":{}}}"#).status == 400)
         #expect(try server.call("POST", "/v1/doctor", #"{"request":null}"#).status == 400)

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackDoctor
 import DropTrackWire
 import Foundation
 import Testing
@@ -161,6 +162,24 @@ struct DoctorCLITests {
             in: directory, as: "noauth.http")
         let result = try runDropTrack(["doctor", push, "--now", "\(DoctorFixtures.now)"])
         #expect(result.status == 0 && result.out.contains("DT-063") && result.out.contains("0 errors, 1 warning"))
+    }
+
+    @Test("--explain prints one catalog entry and exits 0; an unknown id exits 2 naming the range")
+    func explain() throws {
+        let entries = Dictionary(uniqueKeysWithValues: TrapCatalog.entries.map { ($0.id, $0.text) })
+        for id in ["DT-001", "DT-017", "DT-063", "DT-123"] {
+            let result = try runDropTrack(["doctor", "--explain", id])
+            #expect(result.status == 0, "\(result.err)")
+            #expect(result.out == entries[id].map { $0 + "\n" }, "\(id): \(result.out)")
+        }
+        let lower = try runDropTrack(["doctor", "--explain", "dt-45"])
+        #expect(lower.status == 0 && lower.out.hasPrefix("### DT-045 — "))
+        for bad in ["DT-124", "DT-000", "DT-17x"] {
+            let result = try runDropTrack(["doctor", "--explain", bad])
+            #expect(result.status == 2 && result.out.isEmpty, "\(bad): \(result.out)")
+            #expect(result.err.contains("DT-001 to DT-123"), "\(bad): \(result.err)")
+        }
+        #expect(try runDropTrack(["doctor", "--explain", "DT-017", "push.http"]).status == 2)
     }
 }
 

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackDoctor
 import DropTrackWire
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ struct DoctorContextTests {
              "device": {"osVersion": "18.1", "areActivitiesEnabled": true, "manufacturer": "samsung"},
              "activity": {"state": "pending", "lastSent": {"aps": {"event": "update"}}, "domainTerminal": false},
              "history": {"priority10LastHour": 4}, "channel": {"storagePolicy": 0, "environment": "unknown"},
-             "config": {"keyEnvironment": "both", "retry": {"retryStatuses": [429]}, "fcmAssertion": {"alg": "RS256"}},
+             "config": {"environment": "prod", "keyEnvironment": "both", "retry": {"retryStatuses": [429]}, "fcmAssertion": {"alg": "RS256"}},
              "response": {"status": 410, "reason": "Unregistered", "timestamp": 1796000000123}}
             """#
         let context = try DoctorContext.decode(from: Array(json.utf8))
@@ -30,6 +31,7 @@ struct DoctorContextTests {
         #expect(context.activity?.state == .pendingStart)
         #expect(context.channel?.storagePolicy == .noMessageStored && context.channel?.environment == nil)
         #expect(context.config?.keyEnvironment == nil && context.config?.retry?.retryStatuses == [429])
+        #expect(context.config?.environment == .production)
         #expect(context.response?.timestamp == 1_796_000_000_123)
     }
 
@@ -70,6 +72,8 @@ struct DoctorContextTests {
         #expect(error(#"{"contract": "NoSuchAttributes"}"#)?.message.contains("no built-in contract") == true)
         #expect(error(#"{"token": {"kind": "voip"}}"#)?.field == "token.kind")
         #expect(error(#"{"token": {"environment": "staging"}}"#)?.message.contains("sandbox or production") == true)
+        #expect(error(#"{"config": {"keyEnvironment": 1}}"#)?.field == "config.keyEnvironment")
+        #expect(error(#"{"channel": {"environment": "both"}}"#)?.field == "channel.environment")
         #expect(error(#"{"now": "today"}"#)?.field == "now")
         #expect(error(#"[1]"#)?.message.contains("object") == true)
         #expect(error(#"{"#)?.message.contains("not JSON") == true)

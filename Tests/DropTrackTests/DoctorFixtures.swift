@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackDoctor
 import DropTrackWire
 import Foundation
 

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackDoctor
 import DropTrackWire
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// An app's Live Activity contract as a field map: what its `ContentState` and static attributes

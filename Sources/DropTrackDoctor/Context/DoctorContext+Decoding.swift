@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// A context document that does not fit, naming the key.
@@ -21,6 +22,9 @@ extension DoctorContext {
     /// Reads a context document strictly: unknown keys (with the nearest known one), wrong types,
     /// unknown field types in contracts, each named by key path. A typo must not switch a check off
     /// without a word.
+    ///
+    /// The key check also reads the environment names people write (`development`, `prod`;
+    /// `unknown`, and `both` for a key, as absent), so the rest is the derived `Decodable`.
     public static func decode(from bytes: [UInt8]) throws(DoctorContextError) -> DoctorContext {
         let value: JSONValue
         do {
@@ -31,14 +35,20 @@ extension DoctorContext {
         guard value.objectValue != nil else {
             throw DoctorContextError(field: nil, message: "the context must be a JSON object")
         }
-        try KeyShape.context.check(value, path: "")
+        let checked = try KeyShape.context.normalized(value, path: "")
+        var context: DoctorContext
         do {
-            return try JSONDecoder().decode(DoctorContext.self, from: Data(bytes))
+            context = try JSONDecoder().decode(DoctorContext.self, from: Data(checked.serialized()))
         } catch let error as DecodingError {
             throw DoctorContextError(decoding: error)
         } catch {
             throw DoctorContextError(field: nil, message: "\(error)")
         }
+        // A field map inside `contracts` is named by its key.
+        for (name, contract) in context.contracts ?? [:] where contract.attributesType == nil {
+            context.contracts?[name]?.attributesType = name
+        }
+        return context
     }
 }
 
@@ -50,7 +60,7 @@ extension DoctorContext.Device {
         guard let object = value.objectValue else {
             throw DoctorContextError(field: path, message: "must be an object, not a \(value.typeName)")
         }
-        try KeyShape.device.check(value, path: path)
+        _ = try KeyShape.device.normalized(value, path: path)
         func present(_ key: CodingKeys) -> JSONValue? {
             guard let member = object[key.rawValue], member != .null else { return nil }
             return member
@@ -107,7 +117,8 @@ extension DoctorContextError {
     }
 }
 
-/// The keys each part of a context document may have.
+/// The keys each part of a context document may have, and the few values read more loosely than
+/// the derived decoders read them.
 private indirect enum KeyShape: Sendable {
     /// Any JSON (a payload, attribute values).
     case any
@@ -119,6 +130,8 @@ private indirect enum KeyShape: Sendable {
     case contract
     /// A field rule; the set holds the types allowed.
     case field(Set<String>)
+    /// An APNs environment name; `allowBoth` for a key, which may be unrestricted.
+    case environment(allowBoth: Bool)
 
     static func plain(_ keys: [String]) -> KeyShape {
         .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, .any) }))
@@ -147,7 +160,9 @@ private indirect enum KeyShape: Sendable {
         DoctorContext.CodingKeys.self,
         except: [
             "contract": .contract, "contracts": .map(.contract),
-            "token": keys(DoctorContext.Token.CodingKeys.self, except: ["dead": plain(["reason", "at"])]),
+            "token": keys(
+                DoctorContext.Token.CodingKeys.self,
+                except: ["dead": plain(["reason", "at"]), "environment": .environment(allowBoth: false)]),
             "device": keys(DoctorContext.Device.CodingKeys.self),
             "activity": keys(DoctorContext.Activity.CodingKeys.self),
             "history": keys(DoctorContext.History.CodingKeys.self),
@@ -156,19 +171,23 @@ private indirect enum KeyShape: Sendable {
                 except: [
                     "fcmAssertion": plain(["alg", "lifetimeSeconds", "audience", "padding"]),
                     "retry": plain(["maxRetries", "retryStatuses", "honorsRetryAfter", "layers"]),
+                    "environment": .environment(allowBoth: false), "keyEnvironment": .environment(allowBoth: true),
                 ]),
-            "channel": keys(DoctorContext.Channel.CodingKeys.self),
+            "channel": keys(
+                DoctorContext.Channel.CodingKeys.self, except: ["environment": .environment(allowBoth: false)]),
             "response": keys(DoctorContext.Response.CodingKeys.self),
         ])
 
-    func check(_ value: JSONValue, path: String) throws(DoctorContextError) {
+    /// `value` with environment names in canonical form (`unknown` as null); throws at the first
+    /// key or value that does not fit, naming its path.
+    func normalized(_ value: JSONValue, path: String) throws(DoctorContextError) -> JSONValue {
         func at(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
         switch self {
         case .any:
-            return
+            return value
         case .object(let shape):
-            guard let object = value.objectValue else {
-                if value == .null { return }
+            guard var object = value.objectValue else {
+                if value == .null { return value }
                 throw DoctorContextError(field: path, message: "must be an object, not a \(value.typeName)")
             }
             for (key, member) in object.sorted(by: { $0.key < $1.key }) {
@@ -178,22 +197,41 @@ private indirect enum KeyShape: Sendable {
                         field: at(key),
                         message: "unknown key\(hint) (known: \(shape.keys.sorted().joined(separator: ", ")))")
                 }
-                try inner.check(member, path: at(key))
+                object[key] = try inner.normalized(member, path: at(key))
             }
+            return .object(object)
         case .map(let inner):
-            guard let object = value.objectValue else {
+            guard var object = value.objectValue else {
                 throw DoctorContextError(field: path, message: "must be an object, not a \(value.typeName)")
             }
-            for (key, member) in object.sorted(by: { $0.key < $1.key }) { try inner.check(member, path: at(key)) }
+            for (key, member) in object.sorted(by: { $0.key < $1.key }) {
+                object[key] = try inner.normalized(member, path: at(key))
+            }
+            return .object(object)
         case .contract:
-            if value.stringValue != nil { return }
-            try KeyShape.schema.check(value, path: path)
+            if value.stringValue != nil { return value }
+            _ = try KeyShape.schema.normalized(value, path: path)
             if let output = value["output"]?.stringValue, !["activitykit", "expo-widgets"].contains(output) {
                 throw DoctorContextError(
                     field: at("output"), message: "'\(output)' is not an output: use activitykit or expo-widgets")
             }
+            return value
+        case .environment(let allowBoth):
+            guard value != .null else { return value }
+            guard let text = value.stringValue else {
+                throw DoctorContextError(
+                    field: path, message: "wrong JSON type: expected a string, not a \(value.typeName)")
+            }
+            if text == "unknown" || (allowBoth && text == "both") { return .null }
+            guard let environment = APNsEnvironment(name: text) else {
+                throw DoctorContextError(
+                    field: path,
+                    message:
+                        "'\(text)' is not an environment: use sandbox or production\(allowBoth ? " (or both)" : "")")
+            }
+            return .string(environment.rawValue)
         case .field(let types):
-            try KeyShape.plain(KeyShape.fieldKeys).check(value, path: path)
+            _ = try KeyShape.plain(KeyShape.fieldKeys).normalized(value, path: path)
             guard let type = value["type"]?.stringValue else {
                 throw DoctorContextError(
                     field: at("type"), message: "required: one of \(types.sorted().joined(separator: ", "))")
@@ -212,6 +250,7 @@ private indirect enum KeyShape: Sendable {
                         "'\(encoding)' is not a date encoding (encodings: \(ContractSchema.Field.dateEncodings.sorted().joined(separator: ", ")))"
                 )
             }
+            return value
         }
     }
 }

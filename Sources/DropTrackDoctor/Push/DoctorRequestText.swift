@@ -1,3 +1,4 @@
+import DropTrackWire
 import Foundation
 
 /// A request text the doctor cannot read (an unterminated quote, a missing flag value).

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// Catalog group 2: the `aps` payload and content-state (DT-013 … DT-033). The checks

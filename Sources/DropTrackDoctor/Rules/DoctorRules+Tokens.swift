@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// Catalog group 3: tokens and the activity's lifecycle (DT-034 … DT-049).
@@ -227,7 +228,9 @@ extension Doctor {
                         fix: "put the domain id into attributes, and have the app report it with every token")
                 }
             }
-            if let token = e.token, token.kind == .perActivity, token.correlationId == nil {
+            // A token registered for its activity is matched by that id: the correlation id is
+            // only needed when the app could not say which activity the token belongs to.
+            if let token = e.token, token.kind == .perActivity, token.correlationId == nil, token.activityId == nil {
                 r.warning(
                     "token.correlationId", "the update token was registered without the \(key) it belongs to",
                     fix: "have the app report the correlation id with every token")

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// Catalog group 4: budgets and rates (DT-050 … DT-058).

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// Catalog group 5: environments and credentials (DT-059 … DT-070). The provider token in the
@@ -84,6 +85,14 @@ extension Doctor {
                         fix: "copy the id from the developer account")
                 }
             }
+            if let variable = ProviderToken.unexpandedVariable(e.header("authorization")) {
+                r.error(
+                    "authorization",
+                    "the provider token is the literal text \(variable): the shell variable was never expanded, so the credentials never reached this process",
+                    fix:
+                        "expand the variable (double quotes, not single) or read the key from the service's configuration, and check it at startup"
+                )
+            }
             if let jwt = ProviderToken(e.header("authorization")) {
                 if let kid = jwt.header["kid"]?.stringValue, kid.count != 10 {
                     r.error(
@@ -105,7 +114,8 @@ extension Doctor {
 
         DoctorRule("DT-064", "Provider JWT rejected (invalid, expired, or key revoked)") { e, r in
             guard e.isAPNs, !e.embedded else { return }
-            if let authorization = e.header("authorization") {
+            // An unexpanded variable is missing credentials (DT-063), not a token APNs rejected.
+            if let authorization = e.header("authorization"), ProviderToken.unexpandedVariable(authorization) == nil {
                 guard let jwt = ProviderToken(authorization) else {
                     r.error(
                         "authorization",
@@ -277,6 +287,16 @@ struct ProviderToken {
         self.header = header
         self.claims = claims
         signature = ProviderToken.base64URL(segments[2])
+    }
+
+    /// The credential of an `authorization` header when it is a shell variable or command
+    /// substitution nobody expanded (`$APNS_AUTH_TOKEN`, `${TOKEN}`, `$(cat token)`), else nil.
+    static func unexpandedVariable(_ authorization: String?) -> String? {
+        guard let authorization else { return nil }
+        let parts = authorization.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+        let credential = parts.count == 2 && parts[0].lowercased() == "bearer" ? parts[1] : parts.first ?? ""
+        let trimmed = credential.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasPrefix("$") ? trimmed : nil
     }
 
     static func json(_ segment: Substring) -> JSONValue? {

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// One push being examined: the request taken apart once, leniently, with the shared analyses

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// Catalog group 1: the APNs request and its headers (DT-001 … DT-012).

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// Catalog group 7: FCM and Android 16 Live Updates, the server-visible part (DT-089 … DT-110).
@@ -8,6 +9,9 @@ extension Doctor {
     static let nonPromotingManufacturers: Set<String> = [
         "samsung", "xiaomi", "redmi", "poco", "oppo", "realme", "oneplus", "vivo",
     ]
+
+    /// The data keys that carry a Live Update's per-activity sequence (DT-097).
+    static let orderingKeys = ["sequence", "seq", "version"]
 
     static let fcmRules: [DoctorRule] = [
         DoctorRule("DT-089", "FCM data values that aren't strings") { e, r in
@@ -104,9 +108,11 @@ extension Doctor {
                     "message.data.event", "no event: the service cannot tell start, update and end apart",
                     fix: "send event in every message")
             }
+            // The ordering key is DT-097's: a message without it is one mistake, reported once.
             let fields = e.stateContract?.schema.androidData ?? [:]
             let missing = fields.filter {
-                $0.value.optional != true && data[$0.key] == nil && !["activityId", "event"].contains($0.key)
+                $0.value.optional != true && data[$0.key] == nil
+                    && !(["activityId", "event"] + Doctor.orderingKeys).contains($0.key)
             }
             for key in missing.keys.sorted() {
                 r.error(
@@ -175,7 +181,7 @@ extension Doctor {
 
         DoctorRule("DT-097", "No ordering guarantee: an older update overwrites a newer one") { e, r in
             guard e.isFCM, let data = e.fcmData else { return }
-            guard let key = ["sequence", "seq", "version"].first(where: { data[$0] != nil }) else {
+            guard let key = Doctor.orderingKeys.first(where: { data[$0] != nil }) else {
                 r.warning(
                     "message.data",
                     "no sequence number: FCM does not keep order, so an older update can overwrite a newer one",

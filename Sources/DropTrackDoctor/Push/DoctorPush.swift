@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackWire
 import Foundation
 
 /// One push as it goes on the wire, for the doctor: an APNs request (method, path with the device
