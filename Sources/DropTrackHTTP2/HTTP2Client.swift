@@ -311,7 +311,7 @@ public final class HTTP2Client: Sendable {
             do {
                 stream = try TLSStream(context: tls, fd: fd, serverName: serverName)
             } catch {
-                close(fd)
+                Socket.closeDiscardingError(fd)
                 self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(error)", unprocessed: true))
                 return
             }
