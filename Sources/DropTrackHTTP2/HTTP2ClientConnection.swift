@@ -86,6 +86,11 @@ final class ClientConnectionHandle: Sendable {
     }
 }
 
+extension ClientConnectionHandle: PoolConnection {
+    var currentLoad: Int { load.load(ordering: .relaxed) }
+    var currentCapacity: Int { capacity.load(ordering: .relaxed) }
+}
+
 /// Callbacks from a connection to its pool, run on the connection's thread.
 struct ClientConnectionEvents: Sendable {
     /// Requests the server never saw; the pool sends them on another connection.
