@@ -50,7 +50,8 @@ class H2Connection {
     func closeSocket() {
         guard socketOpen else { return }
         socketOpen = false
-        close(fd)
+        // Nothing is left to learn from a failed close: the descriptor is released either way.
+        Socket.closeDiscardingError(fd)
     }
 
     // MARK: Hooks for the client and server roles.
@@ -124,7 +125,8 @@ class H2Connection {
         var pfd = pollfd(fd: fd, events: Int16(event), revents: 0)
         let timeout = Socket.pollTimeout(until: deadline, now: .now)
         if timeout == 0 { return false }
-        return poll(&pfd, 1, timeout) > 0
+        // A failed poll ends the wait like a timeout: the handshake or sniffing then fails.
+        return ((try? syscall("poll") { poll(&pfd, 1, timeout) }) ?? 0) > 0
     }
 
     /// Sets up the session and runs until the connection closes. Returns the close reason.
@@ -188,9 +190,10 @@ class H2Connection {
             fds[1].revents = 0
             var timeout = Socket.pollTimeout(until: nextTimerDeadline(), now: .now)
             if endingSince != nil { timeout = timeout < 0 ? 100 : min(timeout, 100) }
-            let ready = poll(&fds, 2, timeout)
-            if ready < 0 && errno != EINTR {
-                finish("poll failed: \(String(cString: strerror(errno)))")
+            do {
+                try syscall("poll") { poll(&fds, 2, timeout) }
+            } catch {
+                finish("\(error)")
                 break
             }
             if fds[1].revents != 0 { wakeup.drain() }
@@ -209,17 +212,26 @@ class H2Connection {
     /// 9113 §6.8 asks senders of GOAWAY to wait), for at most `limit`.
     private func lingerBeforeClosing(upTo limit: Duration) {
         guard socketOpen else { return }
-        shutdown(fd, Int32(SHUT_WR))
+        // If the write side cannot be shut (the peer already reset), draining below ends at once.
+        _ = try? syscall("shutdown(SHUT_WR)") { shutdown(fd, Int32(SHUT_WR)) }
         let deadline = ContinuousClock.now + limit
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while ContinuousClock.now < deadline {
             pfd.revents = 0
-            let ready = poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: .now))
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return }
-            let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 && !(count < 0 && (errno == EAGAIN || errno == EINTR)) { return }
+            // Lingering is a courtesy to the peer: any failure just closes now.
+            let ready = (try? syscall("poll(linger)") { poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: .now)) })
+            guard let ready, ready > 0 else { return }
+            do {
+                let count = try syscall("recv(linger)") {
+                    scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                }
+                if count == 0 { return }
+            } catch  where error.errno == EAGAIN {
+                continue
+            } catch {
+                return
+            }
         }
     }
 
@@ -240,7 +252,11 @@ class H2Connection {
         guard !isClosed else { return }
         aborted = true
         var linger = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        // Without SO_LINGER the close below sends FIN instead of RST: the peer still sees the
+        // connection end, only more politely than the fault asked for.
+        _ = try? syscall("setsockopt(SO_LINGER)") {
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+        }
         isClosed = true
         closeReason = reason
         closeSocket()

@@ -101,11 +101,9 @@ struct HTTP1Fallback {
                 buffer.append(contentsOf: scratch[..<count])
                 return true
             case .wantRead:
-                var pfd = pollfd(fd: session.fd, events: Int16(POLLIN), revents: 0)
-                if poll(&pfd, 1, 30_000) <= 0 { return false }
+                if !HTTP1Fallback.wait(for: POLLIN, on: session.fd) { return false }
             case .wantWrite:
-                var pfd = pollfd(fd: session.fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&pfd, 1, 30_000) <= 0 { return false }
+                if !HTTP1Fallback.wait(for: POLLOUT, on: session.fd) { return false }
             case .closed, .failed: return false
             }
         }
@@ -125,11 +123,16 @@ struct HTTP1Fallback {
             switch result {
             case .bytes(let count): offset += count
             case .wantWrite, .wantRead:
-                var pfd = pollfd(fd: session.fd, events: Int16(POLLOUT | POLLIN), revents: 0)
-                if poll(&pfd, 1, 30_000) <= 0 { return }
+                if !HTTP1Fallback.wait(for: POLLOUT | POLLIN, on: session.fd) { return }
             case .closed, .failed: return
             }
         }
+    }
+
+    /// Waits up to 30 s for `events`; false on timeout or a failed poll, which both end the connection.
+    private static func wait(for events: Int32, on fd: Int32) -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(events), revents: 0)
+        return ((try? syscall("poll") { poll(&pfd, 1, 30_000) }) ?? 0) > 0
     }
 
     static func reasonPhrase(_ status: Int) -> String {

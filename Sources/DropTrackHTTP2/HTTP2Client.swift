@@ -56,28 +56,12 @@ public final class HTTP2Client: Sendable {
         }
     }
 
-    private struct PoolState {
-        var handles: [ClientConnectionHandle] = []
-        var nextID = 0
-        var parked: [PendingRequest] = []
-        var consecutiveFailures = 0
-        var nextConnectAt = ContinuousClock.now
-        var lastConnectError: HTTP2ClientError? = nil
-        var retryScheduledAt: ContinuousClock.Instant? = nil
-        var isShutdown = false
-        var connectionsOpened = 0
-        var endedReasons: [String] = []
-
-        mutating func noteEnded(_ reason: String) {
-            if endedReasons.count == 16 { endedReasons.removeFirst() }
-            endedReasons.append(reason)
-        }
-    }
-
     /// The configuration this client was made with.
     public let configuration: Configuration
     private let tls: TLSContext
-    private let state = Mutex(PoolState())
+    private let state: Mutex<ConnectionPoolStateMachine<ClientConnectionHandle>>
+    /// The time, read in one place so the pool's decisions can be replayed with another.
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let logger: Logger
     private let peerClock: PeerClockWatch
 
@@ -88,6 +72,13 @@ public final class HTTP2Client: Sendable {
         self.tls = tls
         self.logger = logger.with(["http2.origin": "\(configuration.host):\(configuration.port)"])
         peerClock = PeerClockWatch(logger: self.logger)
+        now = { .now }
+        state = Mutex(
+            ConnectionPoolStateMachine(
+                policy: .init(
+                    maxConnections: configuration.maxConnections, reconnectDelay: configuration.reconnectDelay,
+                    maxReconnectDelay: configuration.maxReconnectDelay, requestTimeout: configuration.requestTimeout),
+                now: now()))
     }
 
     /// The peer's clock minus this machine's, in seconds, from the `Date` header of its latest
@@ -101,18 +92,18 @@ public final class HTTP2Client: Sendable {
     public var connectionEndReasons: [String] { state.withLock { $0.endedReasons } }
 
     /// Connections currently open or opening.
-    public var openConnections: Int { state.withLock { $0.handles.count } }
+    public var openConnections: Int { state.withLock { $0.connections.count } }
 
     /// The stream limit the pool counts on for each open connection: the server's
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` once a response has proved it.
-    public var streamLimits: [Int] { state.withLock { $0.handles.map { $0.capacity.load(ordering: .relaxed) } } }
+    public var streamLimits: [Int] { state.withLock { $0.connections.map(\.currentCapacity) } }
 
     /// Sends a request and calls `completion` (on a connection thread) with the response or error.
     public func execute(
         _ request: HTTP2Request, timeout: Duration? = nil,
         completion: @escaping @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
     ) {
-        let deadline = ContinuousClock.now + (timeout ?? configuration.requestTimeout)
+        let deadline = now() + (timeout ?? configuration.requestTimeout)
         let peerClock = self.peerClock
         dispatch(
             PendingRequest(
@@ -135,12 +126,7 @@ public final class HTTP2Client: Sendable {
 
     /// Closes every connection; queued and later requests fail with `.shutdown`.
     public func shutdown() {
-        let (handles, parked) = state.withLock { state in
-            state.isShutdown = true
-            let result = (state.handles, state.parked)
-            state.parked = []
-            return result
-        }
+        let (handles, parked) = state.withLock { $0.shutdown() }
         for pending in parked {
             pending.completion(.failure(HTTP2ClientError(.shutdown, "the client was shut down", unprocessed: true)))
         }
@@ -162,48 +148,22 @@ public final class HTTP2Client: Sendable {
 
     private func dispatch(_ pending: PendingRequest) {
         while true {
-            let choice: Choice = state.withLock { state in
-                if state.isShutdown {
-                    return .fail(HTTP2ClientError(.shutdown, "the client was shut down", unprocessed: true))
-                }
-                state.handles.removeAll { $0.phase == .closed }
-                var best: ClientConnectionHandle? = nil
-                var bestLoad = Int.max
-                for handle in state.handles where handle.acceptsWork {
-                    // A connection still coming up takes everything: its real limit is not known
-                    // yet, and a second connection would not be up any sooner.
-                    if handle.phase == .connecting { return .use(handle) }
-                    let load = handle.load.load(ordering: .relaxed)
-                    if load < handle.capacity.load(ordering: .relaxed) { return .use(handle) }
-                    if load < bestLoad {
-                        best = handle
-                        bestLoad = load
-                    }
-                }
-                if state.handles.count < configuration.maxConnections {
-                    if ContinuousClock.now < state.nextConnectAt {
-                        state.parked.append(pending)
-                        let wakeAt = min(state.nextConnectAt, pending.deadline)
-                        if let scheduled = state.retryScheduledAt, scheduled <= wakeAt {
-                            return .parked(scheduleRetryAt: nil)
-                        }
-                        state.retryScheduledAt = wakeAt
-                        return .parked(scheduleRetryAt: wakeAt)
-                    }
-                    state.nextID += 1
-                    state.connectionsOpened += 1
+            let choice: Choice = state.withLock { pool in
+                switch pool.dispatch(pending, now: now()) {
+                case .use(let handle): return .use(handle)
+                case .parked(let retryAt): return .parked(scheduleRetryAt: retryAt)
+                case .fail(let error): return .fail(error)
+                case .open(let id):
                     guard
                         let handle = try? ClientConnectionHandle(
-                            id: state.nextID, assumedCapacity: configuration.assumedInitialStreams)
+                            id: id, assumedCapacity: configuration.assumedInitialStreams)
                     else {
-                        return .fail(HTTP2ClientError(.connectFailed, "cannot create an eventfd", unprocessed: true))
+                        return .fail(
+                            HTTP2ClientError(.connectFailed, "cannot create a wake-up pipe", unprocessed: true))
                     }
-                    state.handles.append(handle)
+                    pool.opened(handle)
                     return .open(handle)
                 }
-                if let best { return .use(best) }
-                state.parked.append(pending)
-                return .parked(scheduleRetryAt: nil)
             }
             switch choice {
             case .use(let handle):
@@ -223,37 +183,20 @@ public final class HTTP2Client: Sendable {
     }
 
     private func scheduleParkedRetry(at instant: ContinuousClock.Instant) {
-        let delay = max(Duration.zero, instant - .now)
+        let delay = max(Duration.zero, instant - now())
         let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
-            let (parked, lastError) = state.withLock { state in
-                state.retryScheduledAt = nil
-                let parked = state.parked
-                state.parked = []
-                return (parked, state.lastConnectError)
-            }
-            let now = ContinuousClock.now
-            for pending in parked {
-                if pending.deadline <= now {
-                    let message = lastError.map { "no connection before the deadline; last attempt: \($0.message)" }
-                    pending.completion(
-                        .failure(
-                            lastError.map { HTTP2ClientError($0.code, message ?? $0.message, unprocessed: true) }
-                                ?? HTTP2ClientError(
-                                    .deadlineExceeded, "no connection before the deadline", unprocessed: true)))
-                } else {
-                    dispatch(pending)
-                }
-            }
+            let (failed, retry) = state.withLock { $0.retryDue(now: now()) }
+            for (pending, error) in failed { pending.completion(.failure(error)) }
+            for pending in retry { dispatch(pending) }
         }
     }
 
     private func requeue(_ requests: [PendingRequest]) {
-        let now = ContinuousClock.now
+        let now = now()
         for pending in requests {
-            if pending.deadline <= now {
-                pending.completion(
-                    .failure(HTTP2ClientError(.deadlineExceeded, "no response before the deadline", unprocessed: true)))
+            if let error = state.withLock({ $0.requeueVerdict(pending, now: now) }) {
+                pending.completion(.failure(error))
             } else {
                 dispatch(pending)
             }
@@ -261,21 +204,8 @@ public final class HTTP2Client: Sendable {
     }
 
     private func connectionFailed(_ handle: ClientConnectionHandle, _ error: HTTP2ClientError) {
-        let delay: Duration = state.withLock { state in
-            state.handles.removeAll { $0 === handle }
-            state.consecutiveFailures += 1
-            state.lastConnectError = error
-            state.noteEnded("connect failed: \(error.message)")
-            var delay = configuration.reconnectDelay
-            // Never longer than half a request's deadline: a request parked behind a longer wait would
-            // fail without a single connection attempt, so callers (the dispatcher's probe) never
-            // learn that the server is back.
-            let longest = min(configuration.maxReconnectDelay, configuration.requestTimeout / 2)
-            for _ in 1..<min(state.consecutiveFailures, 20) { delay = min(delay * 2, longest) }
-            // Jitter spreads reconnects from many clients so they do not arrive together.
-            delay = delay * Double.random(in: 0.75...1.25)
-            state.nextConnectAt = .now + delay
-            return delay
+        let delay = state.withLock {
+            $0.connectionFailed(handle, error: error, now: now(), jitter: Double.random(in: 0.75...1.25))
         }
         logger.warning("http2.connect_failed", ["error": error.message, "retry_in": "\(delay)"])
         let queued = handle.closeInbox()
@@ -289,13 +219,11 @@ public final class HTTP2Client: Sendable {
         let tls = self.tls
         let events = ClientConnectionEvents(
             unprocessed: { [weak self] in self?.requeue($0) },
-            ready: { [weak self] _ in self?.state.withLock { $0.consecutiveFailures = 0 } },
+            ready: { [weak self] _ in self?.state.withLock { $0.connectionReady() } },
             closed: { [weak self] handle, reason in
                 guard let self else { return }
-                state.withLock { state in
-                    state.handles.removeAll { $0 === handle }
-                    state.noteEnded(reason)
-                }
+                // Requests parked while every connection was draining get the room this one leaves.
+                for pending in state.withLock({ $0.connectionClosed(handle, reason: reason) }) { dispatch(pending) }
             })
         let thread = Thread { [weak self] in
             let serverName = configuration.serverName ?? configuration.host
@@ -311,7 +239,7 @@ public final class HTTP2Client: Sendable {
             do {
                 stream = try TLSStream(context: tls, fd: fd, serverName: serverName)
             } catch {
-                close(fd)
+                Socket.closeDiscardingError(fd)
                 self?.connectionFailed(handle, HTTP2ClientError(.connectFailed, "\(error)", unprocessed: true))
                 return
             }

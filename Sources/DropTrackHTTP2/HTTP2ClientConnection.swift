@@ -86,6 +86,11 @@ final class ClientConnectionHandle: Sendable {
     }
 }
 
+extension ClientConnectionHandle: PoolConnection {
+    var currentLoad: Int { load.load(ordering: .relaxed) }
+    var currentCapacity: Int { capacity.load(ordering: .relaxed) }
+}
+
 /// Callbacks from a connection to its pool, run on the connection's thread.
 struct ClientConnectionEvents: Sendable {
     /// Requests the server never saw; the pool sends them on another connection.
@@ -96,35 +101,29 @@ struct ClientConnectionEvents: Sendable {
     var closed: @Sendable (ClientConnectionHandle, String) -> Void
 }
 
-/// The loop-thread side of a client connection.
+/// The loop-thread side of a client connection: nghttp2's callbacks and the timers become events
+/// for a `ClientConnectionStateMachine`, and its actions become nghttp2 calls and completions.
+/// What is left here is I/O: building request frames and collecting response bytes.
 final class ClientSession: H2Connection {
-    private final class Stream {
-        let pending: PendingRequest
+    typealias Action = ClientConnectionStateMachine.Action
+
+    /// A stream's bytes: the request body nghttp2 reads from, and the response as it arrives.
+    private final class StreamIO {
         let body: BodySource?
         var status = 0
         var headers: [HTTPHeader] = []
         var responseBody: [UInt8] = []
-        var ended = false
-        var completed = false
-        init(pending: PendingRequest) {
-            self.pending = pending
-            self.body = pending.request.body.isEmpty ? nil : BodySource(pending.request.body)
-        }
+        init(body: [UInt8]) { self.body = body.isEmpty ? nil : BodySource(body) }
     }
 
     private let handle: ClientConnectionHandle
     private let events: ClientConnectionEvents
     private let authority: String
-    private let configuration: HTTP2Client.Configuration
-    private var waiting: [PendingRequest] = []
-    private var waitingHead = 0
-    private var streams: [Int32: Stream] = [:]
-    private var remoteSettingsReceived = false
-    private var sawResponse = false
-    private var goAwayLastStreamID: Int32? = nil
-    private var lastActivity = ContinuousClock.now
-    private var pingSentAt: ContinuousClock.Instant? = nil
-    private var nextSweep = ContinuousClock.now + .milliseconds(100)
+    private var machine: ClientConnectionStateMachine
+    private var streamIO: [Int32: StreamIO] = [:]
+    /// Actions not yet executed; events raised while executing append here and run in order.
+    private var actions: [Action] = []
+    private var executing = false
 
     init(
         fd: Int32, tls: TLSStream, handle: ClientConnectionHandle, events: ClientConnectionEvents, authority: String,
@@ -133,7 +132,11 @@ final class ClientSession: H2Connection {
         self.handle = handle
         self.events = events
         self.authority = authority
-        self.configuration = configuration
+        machine = ClientConnectionStateMachine(
+            timing: .init(
+                pingInterval: configuration.pingInterval, pingTimeout: configuration.pingTimeout,
+                assumedInitialStreams: configuration.assumedInitialStreams),
+            now: .now)
         super.init(fd: fd, tls: tls, wakeup: handle.wakeup)
     }
 
@@ -155,39 +158,123 @@ final class ClientSession: H2Connection {
         return session
     }
 
-    private var remoteMaxStreams: Int {
-        guard remoteSettingsReceived else { return 1 }
-        return Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
-    }
+    // MARK: Events in
 
     override func processCommands() {
         let incoming = handle.takeQueued()
-        if !incoming.isEmpty {
-            if goAwayLastStreamID != nil {
-                events.unprocessed(incoming)
-                handle.load.subtract(incoming.count, ordering: .relaxed)
-            } else {
-                waiting.append(contentsOf: incoming)
-            }
+        guard !incoming.isEmpty else { return }
+        machine.requestsEnqueued(incoming, into: &actions)
+        executeActions()
+    }
+
+    override func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streamIO[streamID] else { return }
+        if name.count == 7 && name.elementsEqual(":status".utf8) {
+            stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
+        } else if name.first != UInt8(ascii: ":") {
+            stream.headers.append(
+                HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
-        guard goAwayLastStreamID == nil else { return }
-        let limit = remoteMaxStreams
-        while waitingHead < waiting.count && streams.count < limit {
-            let pending = waiting[waitingHead]
-            waitingHead += 1
-            submit(pending)
+    }
+
+    override func onData(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
+        streamIO[streamID]?.responseBody.append(contentsOf: bytes)
+    }
+
+    override func onHeadersComplete(streamID: Int32, endStream: Bool) {
+        if endStream { responseEnded(streamID) }
+    }
+
+    override func onDataComplete(streamID: Int32) { responseEnded(streamID) }
+
+    private func responseEnded(_ streamID: Int32) {
+        guard let stream = streamIO[streamID], stream.status != 0 else { return }
+        machine.responseReceived(
+            streamID, HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody))
+    }
+
+    override func onStreamClose(streamID: Int32, errorCode: UInt32) {
+        streamIO[streamID] = nil
+        machine.streamClosed(streamID, errorCode: errorCode, now: .now, into: &actions)
+        executeActions()
+    }
+
+    override func onSettings() {
+        let limit = nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+        machine.settingsReceived(maxConcurrentStreams: Int(limit), into: &actions)
+        executeActions()
+    }
+
+    override func onGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
+        machine.goAwayReceived(lastStreamID: lastStreamID, into: &actions)
+        executeActions()
+    }
+
+    override func onPingAck() { machine.pingAcknowledged() }
+
+    override func nextTimerDeadline() -> ContinuousClock.Instant? { machine.nextTimerDeadline }
+
+    override func fireTimers(now: ContinuousClock.Instant) {
+        machine.tick(now: now, into: &actions)
+        executeActions()
+    }
+
+    override func shouldClose() -> Bool { machine.isDrained }
+
+    override func connectionDidClose(reason: String) {
+        handle.setPhase(.closed)
+        machine.connectionClosed(reason: reason, into: &actions)
+        // Work the pool queued since the last loop turn: the machine hands it back, unsent.
+        machine.requestsEnqueued(handle.closeInbox(), into: &actions)
+        executeActions()
+        streamIO.removeAll()
+        events.closed(handle, reason)
+    }
+
+    // MARK: Actions out
+
+    /// Runs queued actions in order, including those that events raised along the way append.
+    private func executeActions() {
+        guard !executing else { return }
+        executing = true
+        var index = 0
+        while index < actions.count {
+            let action = actions[index]
+            index += 1
+            execute(action)
         }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 4096 {
-            waiting.removeFirst(waitingHead)
-            waitingHead = 0
+        actions.removeAll(keepingCapacity: true)
+        executing = false
+    }
+
+    private func execute(_ action: Action) {
+        switch action {
+        case .submit(let pending): submit(pending)
+        case .resetStream(let streamID):
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+        case .sendPing: nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        case .succeed(let pending, let response):
+            handle.load.subtract(1, ordering: .relaxed)
+            pending.completion(.success(response))
+        case .fail(let pending, let error):
+            handle.load.subtract(1, ordering: .relaxed)
+            pending.completion(.failure(error))
+        case .requeue(let requests):
+            handle.load.subtract(requests.count, ordering: .relaxed)
+            events.unprocessed(requests)
+        case .publishCapacity(let capacity): handle.capacity.store(capacity, ordering: .relaxed)
+        case .becameReady:
+            handle.setPhase(.ready)
+            events.ready(handle)
+        case .stopTakingWork:
+            handle.setPhase(.draining)
+            machine.requestsEnqueued(handle.closeInbox(), into: &actions)
+        case .abort(let reason): abortConnection(reason)
         }
     }
 
     private func submit(_ pending: PendingRequest) {
-        let stream = Stream(pending: pending)
+        let stream = StreamIO(body: pending.request.body)
         var fields: [(name: String, value: String, neverIndex: Bool)] = [
             (":method", pending.request.method, false), (":scheme", "https", false), (":authority", authority, false),
             (":path", pending.request.path, pending.request.neverIndexPath),
@@ -204,169 +291,10 @@ final class ClientSession: H2Connection {
             return nghttp2_submit_request(session, nil, nva, count, nil, nil)
         }
         if streamID < 0 {
-            complete(
-                stream,
-                .failure(
-                    HTTP2ClientError(
-                        .streamReset, "cannot open a stream: \(String(cString: nghttp2_strerror(streamID)))",
-                        unprocessed: true)))
+            machine.streamOpenFailed(pending, reason: String(cString: nghttp2_strerror(streamID)), into: &actions)
             return
         }
-        streams[streamID] = stream
-        lastActivity = .now
-    }
-
-    private func complete(_ stream: Stream, _ result: Result<HTTP2Response, HTTP2ClientError>) {
-        guard !stream.completed else { return }
-        stream.completed = true
-        handle.load.subtract(1, ordering: .relaxed)
-        stream.pending.completion(result)
-    }
-
-    override func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID] else { return }
-        if name.count == 7 && name.elementsEqual(":status".utf8) {
-            stream.status = Int(String(decoding: value, as: UTF8.self)) ?? 0
-        } else if name.first != UInt8(ascii: ":") {
-            stream.headers.append(
-                HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-        }
-    }
-
-    override func onData(streamID: Int32, bytes: UnsafeBufferPointer<UInt8>) {
-        streams[streamID]?.responseBody.append(contentsOf: bytes)
-    }
-
-    override func onHeadersComplete(streamID: Int32, endStream: Bool) {
-        if endStream, let stream = streams[streamID], stream.status != 0 { stream.ended = true }
-    }
-
-    override func onDataComplete(streamID: Int32) { streams[streamID]?.ended = true }
-
-    override func onStreamClose(streamID: Int32, errorCode: UInt32) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
-        lastActivity = .now
-        if stream.ended && stream.status != 0 {
-            if !sawResponse {
-                sawResponse = true
-                handle.capacity.store(max(1, remoteMaxStreams), ordering: .relaxed)
-            }
-            complete(
-                stream,
-                .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody)))
-        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            // The server did not process it (RFC 9113 §8.7): send it again elsewhere, deadline unchanged.
-            if !stream.completed {
-                stream.completed = true
-                handle.load.subtract(1, ordering: .relaxed)
-                events.unprocessed([stream.pending])
-            }
-        } else {
-            complete(
-                stream,
-                .failure(HTTP2ClientError(.streamReset, "the server reset the stream (HTTP/2 error \(errorCode))")))
-        }
-    }
-
-    override func onSettings() {
-        let first = !remoteSettingsReceived
-        remoteSettingsReceived = true
-        let capacity = sawResponse ? remoteMaxStreams : max(remoteMaxStreams, configuration.assumedInitialStreams)
-        handle.capacity.store(max(1, capacity), ordering: .relaxed)
-        if first {
-            handle.setPhase(.ready)
-            events.ready(handle)
-        }
-    }
-
-    override func onGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
-        goAwayLastStreamID = lastStreamID
-        handle.setPhase(.draining)
-        // Everything not yet sent goes to another connection now; nghttp2 closes the streams above
-        // lastStreamID with REFUSED_STREAM, which onStreamClose hands back too.
-        var unsent = Array(waiting[waitingHead...])
-        waiting.removeAll()
-        waitingHead = 0
-        unsent.append(contentsOf: handle.closeInbox())
-        if !unsent.isEmpty {
-            handle.load.subtract(unsent.count, ordering: .relaxed)
-            events.unprocessed(unsent)
-        }
-    }
-
-    override func onPingAck() { pingSentAt = nil }
-
-    override func nextTimerDeadline() -> ContinuousClock.Instant? {
-        var next = nextSweep
-        if streams.isEmpty && waiting.count == waitingHead && pingSentAt == nil {
-            next = min(next, lastActivity + configuration.pingInterval)
-        }
-        return next
-    }
-
-    override func fireTimers(now: ContinuousClock.Instant) {
-        if now >= nextSweep {
-            nextSweep = now + .milliseconds(100)
-            sweepDeadlines(now: now)
-            if let sent = pingSentAt, now - sent > configuration.pingTimeout {
-                abortConnection("no PING acknowledgement within \(configuration.pingTimeout)")
-                return
-            }
-        }
-        if streams.isEmpty && pingSentAt == nil && now - lastActivity >= configuration.pingInterval {
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-            pingSentAt = now
-            lastActivity = now
-        }
-    }
-
-    private func sweepDeadlines(now: ContinuousClock.Instant) {
-        for (streamID, stream) in streams where stream.pending.deadline <= now && !stream.completed {
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
-            complete(stream, .failure(HTTP2ClientError(.deadlineExceeded, "no response before the deadline")))
-        }
-        if waitingHead < waiting.count {
-            var kept: [PendingRequest] = []
-            for pending in waiting[waitingHead...] {
-                if pending.deadline <= now {
-                    handle.load.subtract(1, ordering: .relaxed)
-                    pending.completion(
-                        .failure(
-                            HTTP2ClientError(.deadlineExceeded, "no free stream before the deadline", unprocessed: true)
-                        ))
-                } else {
-                    kept.append(pending)
-                }
-            }
-            waiting = kept
-            waitingHead = 0
-        }
-    }
-
-    override func shouldClose() -> Bool { goAwayLastStreamID != nil && streams.isEmpty }
-
-    override func connectionDidClose(reason: String) {
-        handle.setPhase(.closed)
-        var unsent = Array(waiting[waitingHead...])
-        waiting.removeAll()
-        waitingHead = 0
-        unsent.append(contentsOf: handle.closeInbox())
-        for (streamID, stream) in streams where !stream.completed {
-            if let last = goAwayLastStreamID, streamID > last {
-                stream.completed = true
-                unsent.append(stream.pending)
-            } else {
-                complete(
-                    stream,
-                    .failure(HTTP2ClientError(.connectionLost, "connection lost with the request in flight: \(reason)"))
-                )
-            }
-        }
-        streams.removeAll()
-        if !unsent.isEmpty {
-            handle.load.subtract(unsent.count, ordering: .relaxed)
-            events.unprocessed(unsent)
-        }
-        events.closed(handle, reason)
+        streamIO[streamID] = stream
+        machine.streamOpened(streamID, for: pending, now: .now)
     }
 }

@@ -162,8 +162,10 @@ public final class HTTP2Server: Sendable {
             return (fd, Array($0.live.values))
         }
         if fd >= 0 {
-            shutdown(fd, Int32(SHUT_RDWR))
-            close(fd)
+            // shutdown wakes the accept loop's blocked accept; should it fail, the close below
+            // makes accept fail too (EBADF), which also ends the loop.
+            _ = try? syscall("shutdown(listen, SHUT_RDWR)") { shutdown(fd, Int32(SHUT_RDWR)) }
+            Socket.closeDiscardingError(fd)
         }
         for wakeup in live { wakeup.signal() }
         // Give connection threads a moment to send GOAWAY and close.
@@ -177,17 +179,27 @@ public final class HTTP2Server: Sendable {
 
     private func acceptLoop(_ listenFD: Int32) {
         while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
+            let fd: Int32
+            do {
+                fd = try syscall("accept") { accept(listenFD, nil, nil) }
+            } catch  where error.errno == ECONNABORTED {
+                continue  // the client gave up before we accepted; the next one may not
+            } catch {
+                return  // the listening socket was shut down by stop(), or is unusable
             }
             if isStopping {
-                close(fd)
+                Socket.closeDiscardingError(fd)
                 return
             }
-            Socket.setNonBlocking(fd)
-            Socket.setNoDelay(fd)
+            do {
+                try Socket.setNonBlocking(fd)
+            } catch {
+                // A blocking socket would stall its connection thread: refuse this one.
+                Socket.closeDiscardingError(fd)
+                continue
+            }
+            // Nagle only delays small frames; the connection works without TCP_NODELAY.
+            try? Socket.setNoDelay(fd)
             let thread = Thread { [self] in serve(fd) }
             thread.name = "h2-server-conn"
             thread.stackSize = 1 << 20
@@ -197,7 +209,7 @@ public final class HTTP2Server: Sendable {
 
     private func serve(_ fd: Int32) {
         guard let wakeup = try? Wakeup(), let stream = try? TLSStream(context: tls, fd: fd) else {
-            close(fd)
+            Socket.closeDiscardingError(fd)
             return
         }
         let id: Int = state.withLock {

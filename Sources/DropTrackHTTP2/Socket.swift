@@ -13,7 +13,7 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     /// Extra words about the failure.
     public var detail: String
 
-    init(_ call: String, errnoCode: Int32 = errno, detail: String = "") {
+    init(_ call: String, errnoCode: Int32, detail: String = "") {
         self.call = call
         self.errnoCode = errnoCode
         self.detail = detail
@@ -25,21 +25,45 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Thin wrappers over the POSIX calls the HTTP/2 layer needs. Every socket is non-blocking.
+/// Thin wrappers over the POSIX calls the HTTP/2 layer needs. Every socket is non-blocking, and
+/// every result is checked through `syscall`.
 enum Socket {
     static func ignoreSIGPIPE() {
-        // A peer that closed its end would otherwise kill the process inside SSL_write.
+        // A peer that closed its end would otherwise kill the process inside SSL_write. signal(2)
+        // fails only for an invalid signal number, and SIGPIPE is valid.
         signal(SIGPIPE, SIG_IGN)
     }
 
-    static func setNonBlocking(_ fd: Int32) {
-        let flags = fcntl(fd, F_GETFL, 0)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    /// Makes `fd` non-blocking; a descriptor left blocking would stall its whole poll loop, so
+    /// failing here fails the connection.
+    static func setNonBlocking(_ fd: Int32) throws(SystemCallError) {
+        let flags = try syscall("fcntl(F_GETFL)") { fcntl(fd, F_GETFL, 0) }
+        try syscall("fcntl(F_SETFL, O_NONBLOCK)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
-    static func setNoDelay(_ fd: Int32) {
+    /// Turns off Nagle's algorithm, so small frames (PING, a push) leave at once.
+    static func setNoDelay(_ fd: Int32) throws(SystemCallError) {
         var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        try syscall("setsockopt(TCP_NODELAY)") {
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// Closes a descriptor. Never retried: on Linux the descriptor is released even when close
+    /// reports EINTR, and a second close could hit a number another thread was just given.
+    static func close(_ fd: Int32) throws(SystemCallError) {
+        do {
+            try syscall("close", retryOnInterrupt: false) { Glibc.close(fd) }
+        } catch  where error.errno == EINTR {
+            return
+        }
+    }
+
+    /// Closes a descriptor the caller is done with: after close the descriptor is gone whatever
+    /// the result (EIO would concern written data, and these sockets' data is acknowledged by the
+    /// protocol above or no longer wanted), so a failure is not worth more than ignoring.
+    static func closeDiscardingError(_ fd: Int32) {
+        _ = try? close(fd)
     }
 
     /// Resolves `host` (a name or an IPv4/IPv6 literal) to socket addresses, fresh each time, as
@@ -68,71 +92,96 @@ enum Socket {
     static func connect(host: String, port: Int, timeout: Duration) throws -> Int32 {
         var lastError = SocketError("connect", errnoCode: ECONNREFUSED, detail: "\(host):\(port)")
         for (family, address) in try resolve(host: host, port: port) {
-            let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw SocketError("socket") }
-            setNonBlocking(fd)
-            setNoDelay(fd)
-            let rc = address.withUnsafeBytes {
-                Glibc.connect(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
+            let fd = try syscall("socket") { socket(family, Int32(SOCK_STREAM.rawValue), 0) }
+            do {
+                try setNonBlocking(fd)
+            } catch {
+                closeDiscardingError(fd)
+                throw error
             }
-            if rc == 0 { return fd }
-            if errno != EINPROGRESS {
-                lastError = SocketError("connect", detail: "\(host):\(port)")
-                close(fd)
+            // Nagle only delays small frames; a connection without TCP_NODELAY still works.
+            try? setNoDelay(fd)
+            // Not retried on EINTR: the connection attempt goes on in the background (as with
+            // EINPROGRESS) and connecting again would fail with EALREADY.
+            do {
+                try syscall("connect", retryOnInterrupt: false) {
+                    address.withUnsafeBytes {
+                        Glibc.connect(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
+                    }
+                }
+                return fd
+            } catch  where error.errno != EINPROGRESS && error.errno != EINTR {
+                lastError = SocketError("connect", errnoCode: error.errno, detail: "\(host):\(port)")
+                closeDiscardingError(fd)
                 continue
-            }
+            } catch {}
             var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let ms = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-            let ready = poll(&pfd, 1, max(ms, 1))
+            let ready: Int32
+            do {
+                ready = try syscall("poll(connect)") { poll(&pfd, 1, max(ms, 1)) }
+            } catch {
+                closeDiscardingError(fd)
+                throw error
+            }
             if ready == 0 {
                 lastError = SocketError("connect", errnoCode: ETIMEDOUT, detail: "\(host):\(port)")
-                close(fd)
+                closeDiscardingError(fd)
                 continue
             }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
+            do {
+                try syscall("getsockopt(SO_ERROR)") { getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) }
+            } catch {
+                soError = error.errno
+            }
             if soError == 0 { return fd }
             lastError = SocketError("connect", errnoCode: soError, detail: "\(host):\(port)")
-            close(fd)
+            closeDiscardingError(fd)
         }
         throw lastError
     }
 
     /// Listens on an IPv4 address; port 0 picks a free port. Returns the socket and the bound port.
     static func listen(host: String, port: Int, backlog: Int32 = 512) throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SocketError("socket") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            close(fd)
-            throw SocketError("inet_pton", errnoCode: EINVAL, detail: "\(host) is not an IPv4 address")
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let fd = try syscall("socket") { socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0) }
+        do {
+            var one: Int32 = 1
+            // Without SO_REUSEADDR a restart may have to wait out TIME_WAIT: worth failing for.
+            try syscall("setsockopt(SO_REUSEADDR)") {
+                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             }
-        }
-        guard bound == 0 else {
-            let error = SocketError("bind", detail: "\(host):\(port)")
-            close(fd)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+                throw SocketError("inet_pton", errnoCode: EINVAL, detail: "\(host) is not an IPv4 address")
+            }
+            do {
+                try syscall("bind") {
+                    withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        }
+                    }
+                }
+            } catch {
+                throw SocketError("bind", errnoCode: error.errno, detail: "\(host):\(port)")
+            }
+            try syscall("listen") { Glibc.listen(fd, backlog) }
+            var actual = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            try syscall("getsockname") {
+                withUnsafeMutablePointer(to: &actual) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+                }
+            }
+            return (fd, Int(UInt16(bigEndian: actual.sin_port)))
+        } catch {
+            closeDiscardingError(fd)
             throw error
         }
-        guard Glibc.listen(fd, backlog) == 0 else {
-            let error = SocketError("listen")
-            close(fd)
-            throw error
-        }
-        var actual = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
     /// Milliseconds for `poll`, rounded up so a short wait is not a busy loop.
@@ -152,29 +201,37 @@ final class Wakeup: @unchecked Sendable {
     let fd: Int32
     private let writeEnd: Int32
 
-    init() throws {
+    init() throws(SystemCallError) {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw SocketError("pipe") }
+        try syscall("pipe") { pipe(&ends) }
+        do {
+            for end in ends {
+                try Socket.setNonBlocking(end)
+                try syscall("fcntl(F_SETFD, FD_CLOEXEC)") { fcntl(end, F_SETFD, FD_CLOEXEC) }
+            }
+        } catch {
+            for end in ends { Socket.closeDiscardingError(end) }
+            throw error
+        }
         fd = ends[0]
         writeEnd = ends[1]
-        for end in ends {
-            Socket.setNonBlocking(end)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
     }
 
     deinit {
-        close(fd)
-        close(writeEnd)
+        Socket.closeDiscardingError(fd)
+        Socket.closeDiscardingError(writeEnd)
     }
 
     func signal() {
         var one: UInt8 = 1
-        _ = write(writeEnd, &one, 1)
+        // EAGAIN means the pipe is full: a wake-up is already pending, which is all this is for.
+        // Nothing else can fail on a pipe this object owns until deinit.
+        _ = try? syscall("write(wakeup)") { write(writeEnd, &one, 1) }
     }
 
     func drain() {
         var buffer = [UInt8](repeating: 0, count: 256)
-        while read(fd, &buffer, buffer.count) > 0 {}
+        // Stops at EAGAIN (empty): the pipe is non-blocking and only ever holds wake-up bytes.
+        while (try? syscall("read(wakeup)") { read(fd, &buffer, buffer.count) }) ?? 0 > 0 {}
     }
 }
