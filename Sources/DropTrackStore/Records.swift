@@ -272,35 +272,3 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
         self.note = note
     }
 }
-
-/// A storage failure. `conflict` is a unique-constraint violation or another write PostgreSQL
-/// refused because a concurrent transaction won (two writers raced); `unavailable` means the engine
-/// could not be reached; the rest are the engine's own errors, with its message. All but
-/// `schemaTooNew` may succeed when the transaction is tried again.
-public struct StoreError: Error, Equatable, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        /// A unique constraint refused the write.
-        public static let conflict = Code("conflict")
-        /// The engine failed (disk, corruption, a statement it refused).
-        public static let engine = Code("engine")
-        /// The engine could not be reached: the connection was lost (a database restart), or every
-        /// pooled connection stayed busy. Retry later; a reconnect happens on the next transaction.
-        public static let unavailable = Code("unavailable")
-        /// The database schema is newer than this program.
-        public static let schemaTooNew = Code("schemaTooNew")
-        public var description: String { name }
-    }
-
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public static func == (a: StoreError, b: StoreError) -> Bool { a.code == b.code }
-    public var description: String { "\(code): \(message)" }
-}
