@@ -1,56 +1,6 @@
 import DropTrackContract
 import Foundation
 
-/// A value bound to, or read from, a SQL statement.
-public enum SQLValue: Sendable, Equatable {
-    case null
-    case int(Int64)
-    case double(Double)
-    case text(String)
-
-    init(_ text: String?) { self = text.map { .text($0) } ?? .null }
-    init(_ date: Date?) { self = date.map { .double($0.timeIntervalSince1970) } ?? .null }
-    init(_ value: Int64?) { self = value.map { .int($0) } ?? .null }
-    init(_ value: Double?) { self = value.map { .double($0) } ?? .null }
-    init(json: JSONValue?) { self = json.map { .text(String(decoding: $0.serialized(), as: UTF8.self)) } ?? .null }
-}
-
-/// One result row.
-struct SQLRow {
-    var values: [SQLValue]
-
-    func text(_ index: Int) -> String? {
-        switch values[index] {
-        case .text(let value): value
-        case .int(let value): String(value)
-        case .double(let value): String(value)
-        case .null: nil
-        }
-    }
-
-    func int(_ index: Int) -> Int64? {
-        switch values[index] {
-        case .int(let value): value
-        case .double(let value): Int64(value)
-        case .text(let value): Int64(value)
-        case .null: nil
-        }
-    }
-
-    func double(_ index: Int) -> Double? {
-        switch values[index] {
-        case .double(let value): value
-        case .int(let value): Double(value)
-        case .text(let value): Double(value)
-        case .null: nil
-        }
-    }
-
-    func date(_ index: Int) -> Date? { double(index).map { Date(timeIntervalSince1970: $0) } }
-
-    func json(_ index: Int) -> JSONValue? { text(index).flatMap { try? JSONValue.parse($0) } }
-}
-
 /// The SQL engines differ in a few places; everything else is shared.
 enum SQLDialect {
     case sqlite, postgres
@@ -218,26 +168,12 @@ final class SQLTransaction: StoreTransaction {
 
     // MARK: Tokens
 
-    private static let tokenColumns =
-        "app, fingerprint, kind, token, user_id, device_id, attributes_type, activity_id, environment, created_at, last_seen_at, invalidated_at, invalid_reason, device"
-
-    private func token(_ row: SQLRow) -> TokenRecord {
-        var record = TokenRecord(
-            app: row.text(0) ?? "", kind: TokenKind(rawValue: row.text(2) ?? "") ?? .activity, token: row.text(3) ?? "",
-            fingerprint: row.text(1) ?? "", userId: row.text(4), deviceId: row.text(5) ?? "",
-            attributesType: row.text(6), activityId: row.text(7), environment: row.text(8),
-            createdAt: row.date(9) ?? Date(), lastSeenAt: row.date(10) ?? Date(), invalidatedAt: row.date(11),
-            invalidReason: row.text(12))
-        record.deviceText = row.text(13)
-        return record
-    }
-
     func token(app: String, fingerprint: String) throws -> TokenRecord? {
         try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND fingerprint = ?",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND fingerprint = ?",
             [.text(app), .text(fingerprint)]
         )
-        .first.map(token)
+        .first.map(Self.token)
     }
 
     func saveTokens(_ tokens: [TokenRecord]) throws {
@@ -256,7 +192,7 @@ final class SQLTransaction: StoreTransaction {
             }
             try execute(
                 """
-                INSERT INTO tokens (\(Self.tokenColumns))
+                INSERT INTO tokens (\(Self.tokenColumnList))
                 VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
                 ON CONFLICT (app, fingerprint) DO UPDATE SET kind = excluded.kind, token = excluded.token,
                   user_id = excluded.user_id, device_id = excluded.device_id, attributes_type = excluded.attributes_type,
@@ -271,23 +207,23 @@ final class SQLTransaction: StoreTransaction {
         guard !kinds.isEmpty else { return [] }
         let marks = kinds.map { _ in "?" }.joined(separator: ", ")
         return try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY created_at",
             [.text(app), .text(userId)] + kinds.map { .text($0.rawValue) }
-        ).map(token)
+        ).map(Self.token)
     }
 
     func tokens(app: String, activityId: String) throws -> [TokenRecord] {
         try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
             [.text(app), .text(activityId)]
-        ).map(token)
+        ).map(Self.token)
     }
 
     func channelSubscriptions(app: String, activityId: String) throws -> [TokenRecord] {
         try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY created_at",
             [.text(app), .text(activityId)]
-        ).map(token)
+        ).map(Self.token)
     }
 
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
@@ -310,9 +246,9 @@ final class SQLTransaction: StoreTransaction {
         let valid = validOnly ? " AND invalidated_at IS NULL" : ""
         try eachRun(of: values) { marks, run in
             found += try query(
-                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND \(column) IN (\(marks))\(valid)",
+                "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND \(column) IN (\(marks))\(valid)",
                 [.text(app)] + run
-            ).map(token)
+            ).map(Self.token)
         }
         return found
     }
@@ -339,28 +275,6 @@ final class SQLTransaction: StoreTransaction {
 
     // MARK: Activities
 
-    private static let activityColumns = """
-        app, id, user_id, attributes_type, attributes, content_state, state, version, timestamp, event, priority,
-        priority_downgraded, alert, stale_date, dismissal_date, relevance_score, idempotency_key, start_response,
-        priority10_times, created_at, updated_at, start_at, end_at, dismiss_at, schedule, channel_id, mapper_state,
-        channel_policy
-        """
-
-    private func activity(_ row: SQLRow) -> ActivityRecord {
-        let times = row.json(18)?.arrayValue?.compactMap { $0.numberValue.map { Int64($0) } } ?? []
-        return ActivityRecord(
-            app: row.text(0) ?? "", id: row.text(1) ?? "", userId: row.text(2) ?? "", attributesType: row.text(3) ?? "",
-            attributes: row.json(4) ?? .object([:]), contentState: row.json(5) ?? .object([:]),
-            state: ActivityState(rawValue: row.text(6) ?? "") ?? .active, version: row.int(7) ?? 0,
-            timestamp: row.int(8) ?? 0, event: ActivityEvent(rawValue: row.text(9) ?? "") ?? .update,
-            priority: Int(row.int(10) ?? 10), priorityDowngraded: (row.int(11) ?? 0) != 0, alert: row.json(12),
-            staleDate: row.int(13), dismissalDate: row.int(14), relevanceScore: row.double(15),
-            idempotencyKey: row.text(16), startResponse: row.json(17), priority10Times: times,
-            createdAt: row.date(19) ?? Date(), updatedAt: row.date(20) ?? Date(), startAt: row.date(21),
-            endAt: row.date(22), dismissAt: row.date(23), schedule: row.json(24), channelId: row.text(25),
-            channelPolicy: row.int(27).map(Int.init), mapperState: row.json(26))
-    }
-
     private func values(_ activity: ActivityRecord) -> [SQLValue] {
         [
             .text(activity.app), .text(activity.id), .text(activity.userId), .text(activity.attributesType),
@@ -379,34 +293,31 @@ final class SQLTransaction: StoreTransaction {
 
     func activity(app: String, id: String) throws -> ActivityRecord? {
         try query(
-            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?", [.text(app), .text(id)]
-        ).first.map(activity)
+            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ? AND id = ?", [.text(app), .text(id)]
+        ).first.map(Self.activity)
     }
 
     func activityForUpdate(app: String, id: String) throws -> ActivityRecord? {
         try query(
-            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
+            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
             [.text(app), .text(id)]
-        ).first.map(activity)
+        ).first.map(Self.activity)
     }
 
     func activity(app: String, idempotencyKey: String) throws -> ActivityRecord? {
         try query(
-            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND idempotency_key = ?",
+            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ? AND idempotency_key = ?",
             [.text(app), .text(idempotencyKey)]
-        ).first.map(activity)
+        ).first.map(Self.activity)
     }
 
     func insertActivity(_ activity: ActivityRecord) throws {
         let marks = Array(repeating: "?", count: values(activity).count).joined(separator: ", ")
-        try execute("INSERT INTO activities (\(Self.activityColumns)) VALUES (\(marks))", values(activity))
+        try execute("INSERT INTO activities (\(Self.activityColumnList)) VALUES (\(marks))", values(activity))
     }
 
     func updateActivity(_ activity: ActivityRecord) throws {
-        let columns = Self.activityColumns.split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let assignments = columns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
+        let assignments = Self.activityColumns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
         var parameters = Array(values(activity).dropFirst(2))
         parameters += [.text(activity.app), .text(activity.id)]
         try execute("UPDATE activities SET \(assignments) WHERE app = ? AND id = ?", parameters)
@@ -419,7 +330,7 @@ final class SQLTransaction: StoreTransaction {
         let wholeSeconds = Int64(seconds.rounded(.down))
         return try query(
             """
-            SELECT \(Self.activityColumns) FROM activities WHERE
+            SELECT \(Self.activityColumnList) FROM activities WHERE
               (state = 'pending' AND (start_at IS NULL OR start_at <= ?))
               OR (state IN ('active', 'stale') AND end_at IS NOT NULL AND end_at <= ?)
               OR (state = 'active' AND stale_date IS NOT NULL AND stale_date <= ?)
@@ -427,7 +338,7 @@ final class SQLTransaction: StoreTransaction {
               OR (state = 'ended' AND dismiss_at IS NOT NULL AND dismiss_at <= ?)
             ORDER BY created_at
             """, [.double(seconds), .double(seconds), .int(wholeSeconds), .double(seconds)]
-        ).map(activity)
+        ).map(Self.activity)
     }
 
     // MARK: Outbox
@@ -477,18 +388,6 @@ final class SQLTransaction: StoreTransaction {
         }
     }
 
-    private static let outboxColumns =
-        "id, app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at, attempts, claimed_by, claimed_until, last_error, in_doubt"
-
-    private func outbox(_ row: SQLRow) -> OutboxEntry {
-        OutboxEntry(
-            id: row.int(0) ?? 0, app: row.text(1) ?? "", activityId: row.text(2) ?? "",
-            tokenFingerprint: row.text(3) ?? "",
-            requestedVersion: row.int(4) ?? 0, availableAt: row.date(5) ?? Date(), firstQueuedAt: row.date(6) ?? Date(),
-            attempts: Int(row.int(7) ?? 0), claimedBy: row.text(8), claimedUntil: row.date(9), lastError: row.text(10),
-            inDoubt: row.int(11) == 1)
-    }
-
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
         try query(
             """
@@ -496,10 +395,10 @@ final class SQLTransaction: StoreTransaction {
               claimed_until = ?, available_at = ?, attempts = attempts + 1
             WHERE id IN (
               SELECT id FROM outbox WHERE app = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?\(dialect.claimLock))
-            RETURNING \(Self.outboxColumns)
+            RETURNING \(Self.outboxColumnList)
             """,
             [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))]
-        ).map(outbox).sorted { $0.id < $1.id }
+        ).map(Self.outbox).sorted { $0.id < $1.id }
     }
 
     func appsWithDueWork(now: Date) throws -> [String] {
@@ -592,7 +491,14 @@ final class SQLTransaction: StoreTransaction {
     func outboxStats() throws -> OutboxStats {
         let row = try query("SELECT COUNT(*), MIN(first_queued_at) FROM outbox").first
         let dead = try query("SELECT COUNT(*) FROM dead_letters").first?.int(0) ?? 0
-        return OutboxStats(depth: Int(row?.int(0) ?? 0), oldestQueuedAt: row?.date(1), deadLetters: Int(dead))
+        // The oldest time goes to metrics and readiness: a corrupt one must not read as "just now".
+        let oldest = try row.map {
+            try RowReader(
+                row: $0, table: "outbox", columns: ["COUNT(*)", "first_queued_at"], keyColumns: [],
+                keyWithoutColumns: "MIN(first_queued_at)"
+            ).optionalDate(1)
+        }
+        return OutboxStats(depth: Int(row?.int(0) ?? 0), oldestQueuedAt: oldest ?? nil, deadLetters: Int(dead))
     }
 
     // MARK: Timeline
@@ -631,7 +537,8 @@ final class SQLTransaction: StoreTransaction {
     func pruneTimeline(before: Date, limit: Int) throws -> Int {
         // Rows are appended in time order, so the oldest ids are the oldest rows: look at the first
         // one before deleting, so a tick with nothing to delete reads one row, not the table.
-        guard let oldest = try query("SELECT at FROM timeline ORDER BY id LIMIT 1").first?.date(0), oldest < before
+        guard let row = try query("SELECT at, id FROM timeline ORDER BY id LIMIT 1").first,
+            try RowReader(row: row, table: "timeline", columns: ["at", "id"], keyColumns: [1]).date(0) < before
         else { return 0 }
         return try execute(
             "DELETE FROM timeline WHERE id IN (SELECT id FROM timeline ORDER BY id LIMIT ?) AND at < ?",
@@ -641,16 +548,8 @@ final class SQLTransaction: StoreTransaction {
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
         try query(
             """
-            SELECT app, activity_id, at, destination, provider, event, version, status, reason, remedy, latency_ms,
-              priority, attempt, note FROM timeline WHERE app = ? AND activity_id = ? ORDER BY id DESC LIMIT ?
+            SELECT \(Self.timelineColumnList) FROM timeline WHERE app = ? AND activity_id = ? ORDER BY id DESC LIMIT ?
             """, [.text(app), .text(activityId), .int(Int64(limit))]
-        ).reversed().map { row in
-            TimelineEntry(
-                app: row.text(0) ?? "", activityId: row.text(1) ?? "", at: row.date(2) ?? Date(),
-                destination: row.text(3) ?? "", provider: row.text(4) ?? "", event: row.text(5) ?? "",
-                version: row.int(6) ?? 0, status: Int(row.int(7) ?? 0), reason: row.text(8) ?? "",
-                remedy: row.text(9) ?? "", latencyMs: row.double(10) ?? 0, priority: Int(row.int(11) ?? 0),
-                attempt: Int(row.int(12) ?? 0), note: row.text(13))
-        }
+        ).reversed().map(Self.timelineEntry)
     }
 }
