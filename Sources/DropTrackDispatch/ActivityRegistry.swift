@@ -582,9 +582,6 @@ public final class ActivityRegistry: Sendable {
         (try? store.transaction { try $0.activity(app: app, id: activityId)?.channelId }) ?? nil
     }
 
-    /// The outbox destination of an activity's broadcast channel.
-    static func channelDestination(_ id: String) -> String { "channel:" + id }
-
     /// An `alert`: `title` and `body` are text or a localized `{loc-key, loc-args}` object, and at
     /// least one is given (iOS shows nothing for an alert without either).
     static func checkAlert(_ alert: JSONValue) throws(APIError) {
@@ -747,9 +744,10 @@ public final class ActivityRegistry: Sendable {
         destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
         try tx.updateActivity(activity)
         // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
-        let channel = activity.channelId.map { [Self.channelDestination($0)] } ?? []
+        let channel = activity.channelId.map { [OutboxDestination.channel(id: $0)] } ?? []
         try tx.enqueue(
-            app: activity.app, activityId: activity.id, fingerprints: destinations.map(\.fingerprint) + channel,
+            app: activity.app, activityId: activity.id,
+            destinations: destinations.map { .token(fingerprint: $0.fingerprint) } + channel,
             version: activity.version,
             availableAt: now, now: now)
         if !notes.isEmpty {

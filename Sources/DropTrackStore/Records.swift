@@ -181,6 +181,46 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 }
 
+/// Where an outbox row sends: one device token, or an iOS 18 broadcast channel, which reaches every
+/// device subscribed to it with one request.
+public enum OutboxDestination: Sendable, Hashable, CustomStringConvertible {
+    /// A device token, by its fingerprint.
+    case token(fingerprint: String)
+    /// An activity's broadcast channel, by the id APNs gave it.
+    case channel(id: String)
+
+    /// The prefix that marks a channel in the stored form. Fingerprints are hex, so none starts with it.
+    static let channelPrefix = "channel:"
+
+    /// The stored form (the outbox's `token_fingerprint` column) and the timeline's `destination`:
+    /// the fingerprint, or `channel:<id>`. Rows written before this type existed have the same form.
+    public var stored: String {
+        switch self {
+        case .token(let fingerprint): fingerprint
+        case .channel(let id): Self.channelPrefix + id
+        }
+    }
+
+    /// Reads the stored form; nil when it names no token or channel (empty, or `channel:` alone).
+    public init?(stored: String) {
+        if stored.hasPrefix(Self.channelPrefix) {
+            let id = String(stored.dropFirst(Self.channelPrefix.count))
+            guard !id.isEmpty else { return nil }
+            self = .channel(id: id)
+        } else {
+            guard !stored.isEmpty else { return nil }
+            self = .token(fingerprint: stored)
+        }
+    }
+
+    /// The token's fingerprint, or nil for a channel.
+    public var tokenFingerprint: String? {
+        if case .token(let fingerprint) = self { fingerprint } else { nil }
+    }
+
+    public var description: String { stored }
+}
+
 /// "Activity X needs sending to token T": the outbox row. It says what to send to, never what
 /// to send; the sender reads the newest version when it sends.
 public struct OutboxEntry: Sendable, Equatable {
@@ -188,8 +228,8 @@ public struct OutboxEntry: Sendable, Equatable {
     public var id: Int64
     public var app: String
     public var activityId: String
-    /// The destination token's fingerprint.
-    public var tokenFingerprint: String
+    /// The token or broadcast channel it sends to.
+    public var destination: OutboxDestination
     /// The newest version that must reach this token.
     public var requestedVersion: Int64
     /// Not before this time (backoff, scheduled starts).
@@ -208,14 +248,14 @@ public struct OutboxEntry: Sendable, Equatable {
     public var inDoubt: Bool
 
     public init(
-        id: Int64 = 0, app: String, activityId: String, tokenFingerprint: String, requestedVersion: Int64,
+        id: Int64 = 0, app: String, activityId: String, destination: OutboxDestination, requestedVersion: Int64,
         availableAt: Date, firstQueuedAt: Date, attempts: Int = 0, claimedBy: String? = nil, claimedUntil: Date? = nil,
         lastError: String? = nil, inDoubt: Bool = false
     ) {
         self.id = id
         self.app = app
         self.activityId = activityId
-        self.tokenFingerprint = tokenFingerprint
+        self.destination = destination
         self.requestedVersion = requestedVersion
         self.availableAt = availableAt
         self.firstQueuedAt = firstQueuedAt
@@ -232,7 +272,8 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
     public var app: String
     public var activityId: String
     public var at: Date
-    /// The token's fingerprint (or `channel:<id>` for a broadcast).
+    /// The token's fingerprint, `channel:<id>` for a broadcast (`OutboxDestination.stored`), or `-`
+    /// for a note about the activity itself.
     public var destination: String
     /// `apns`, `fcm` or `server`.
     public var provider: String

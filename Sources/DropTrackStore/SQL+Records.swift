@@ -78,10 +78,19 @@ extension SQLTransaction {
     static func outbox(_ row: SQLRow) throws(StoreError) -> OutboxEntry {
         let r = RowReader(row: row, table: "outbox", columns: outboxColumns, keyColumns: [0, 1, 2])
         return OutboxEntry(
-            id: try r.int(0), app: try r.text(1), activityId: try r.text(2), tokenFingerprint: try r.text(3),
+            id: try r.int(0), app: try r.text(1), activityId: try r.text(2), destination: try destination(r, 3),
             requestedVersion: try r.int(4), availableAt: try r.date(5), firstQueuedAt: try r.date(6),
             attempts: Int(try r.int(7)), claimedBy: r.optionalText(8), claimedUntil: try r.optionalDate(9),
             lastError: r.optionalText(10), inDoubt: try r.bool(11))
+    }
+
+    /// The column keeps the form it had before `OutboxDestination`: a fingerprint, or `channel:<id>`.
+    private static func destination(_ r: RowReader, _ index: Int) throws(StoreError) -> OutboxDestination {
+        let stored = try r.text(index)
+        guard let destination = OutboxDestination(stored: stored) else {
+            throw r.corrupt(index, "is \(RowReader.quoted(stored)), which names no token fingerprint or channel")
+        }
+        return destination
     }
 
     // MARK: Timeline

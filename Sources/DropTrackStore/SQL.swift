@@ -114,6 +114,7 @@ enum SQLSchema {
               WHERE idempotency_key IS NOT NULL
             """,
             "CREATE INDEX IF NOT EXISTS activities_state ON activities (state)",
+            // token_fingerprint holds an `OutboxDestination.stored`: a fingerprint, or `channel:<id>`.
             """
             CREATE TABLE IF NOT EXISTS outbox (
               id \(serial), app TEXT NOT NULL, activity_id TEXT NOT NULL, token_fingerprint TEXT NOT NULL,
@@ -357,21 +358,22 @@ final class SQLTransaction: StoreTransaction {
         return runs
     }
 
-    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
-        throws
-    {
+    func enqueue(
+        app: String, activityId: String, destinations: [OutboxDestination], version: Int64, availableAt: Date,
+        now: Date
+    ) throws {
         // Many rows per statement: a fan-out is one round trip per run instead of one per token, which
         // matters for PostgreSQL (the transaction holds the activity's row lock meanwhile). Each token
         // once: PostgreSQL refuses to upsert one row twice in a statement, and coalescing makes
         // duplicates one row anyway.
-        var seen = Set<String>()
-        let unique = fingerprints.filter { seen.insert($0).inserted }
+        var seen = Set<OutboxDestination>()
+        let unique = destinations.filter { seen.insert($0).inserted }
         for run in Self.runs(unique.count) {
             var parameters: [SQLValue] = []
             parameters.reserveCapacity(run.count * 6)
-            for fingerprint in unique[run] {
+            for destination in unique[run] {
                 parameters += [
-                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
+                    .text(app), .text(activityId), .text(destination.stored), .int(version), SQLValue(availableAt),
                     SQLValue(now),
                 ]
             }
