@@ -62,7 +62,7 @@ public final class ActivityRegistry: Sendable {
         var deviceId: String
         var attributesType: String?
         var activityId: String?
-        var environment: String?
+        var environment: TokenEnvironment?
         /// The device facts the app sent, checked, as the store keeps them (JSON text, sorted keys).
         var device: String?
     }
@@ -82,7 +82,7 @@ public final class ActivityRegistry: Sendable {
         let app = try app(appID)
         let reader = try FieldReader(body)
         let device = try Self.deviceFacts(body["device"])
-        var environment: String? = nil
+        var environment: TokenEnvironment? = nil
         var userId: String? = nil
         var attributesType: String? = nil
         var activityId: String? = nil
@@ -128,7 +128,7 @@ public final class ActivityRegistry: Sendable {
                 throw APIError.invalid(
                     "environment", "'environment' must be \"sandbox\" or \"production\", not '\(name)'")
             }
-            environment = parsed.rawValue
+            environment = TokenEnvironment(parsed)
         }
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
@@ -957,7 +957,7 @@ public final class ActivityRegistry: Sendable {
         .object([
             "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
             "deviceId": .string(token.deviceId),
-            "environment": token.environment.map { .string($0) } ?? .null, "valid": .bool(token.isValid),
+            "environment": token.environment.map { .string($0.rawValue) } ?? .null, "valid": .bool(token.isValid),
             "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
             "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
             "device": token.device ?? .null,

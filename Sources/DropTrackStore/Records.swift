@@ -15,6 +15,13 @@ public enum TokenKind: String, Sendable, Codable, CaseIterable {
     case channelSubscription = "channel_subscription"
 }
 
+/// The APNs environment an iOS token was issued for: a sandbox token sent to production (or the
+/// reverse) is refused. The store's own copy of the wire's `APNsEnvironment`, which it does not
+/// import; stored as the raw value.
+public enum TokenEnvironment: String, Sendable, Codable, CaseIterable {
+    case sandbox, production
+}
+
 /// A stored token. The raw token is kept to send to; everywhere else it is named by `fingerprint`.
 public struct TokenRecord: Sendable, Equatable {
     /// The app (tenant) it belongs to.
@@ -34,7 +41,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// For activity tokens: the activity.
     public var activityId: String?
     /// For APNs tokens: sandbox or production.
-    public var environment: String?
+    public var environment: TokenEnvironment?
     /// First registered.
     public var createdAt: Date
     /// Last registered again (or used successfully).
@@ -56,7 +63,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         app: String, kind: TokenKind, token: String, fingerprint: String, userId: String?, deviceId: String,
-        attributesType: String?, activityId: String?, environment: String?, createdAt: Date, lastSeenAt: Date,
+        attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
         invalidatedAt: Date? = nil, invalidReason: String? = nil, device: JSONValue? = nil
     ) {
         self.app = app

@@ -18,7 +18,8 @@ extension SQLTransaction {
         var record = TokenRecord(
             app: try r.text(0), kind: try r.value(2, as: TokenKind.self), token: try r.text(3),
             fingerprint: try r.text(1), userId: r.optionalText(4), deviceId: try r.text(5),
-            attributesType: r.optionalText(6), activityId: r.optionalText(7), environment: r.optionalText(8),
+            attributesType: r.optionalText(6), activityId: r.optionalText(7),
+            environment: try r.optionalValue(8, as: TokenEnvironment.self),
             createdAt: try r.date(9), lastSeenAt: try r.date(10), invalidatedAt: try r.optionalDate(11),
             invalidReason: r.optionalText(12))
         // Kept as text, unparsed: a fan-out reads every token of an activity and needs none of these

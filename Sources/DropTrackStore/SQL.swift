@@ -186,7 +186,7 @@ final class SQLTransaction: StoreTransaction {
                 values += [
                     .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
-                    SQLValue(token.activityId), SQLValue(token.environment), SQLValue(token.createdAt),
+                    SQLValue(token.activityId), SQLValue(token.environment?.rawValue), SQLValue(token.createdAt),
                     SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
                     SQLValue(token.deviceText),
                 ]

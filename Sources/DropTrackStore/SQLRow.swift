@@ -163,7 +163,13 @@ struct RowReader {
     /// A value of a string enum (`TokenKind`, `ActivityState`, …).
     func value<Value: RawRepresentable>(_ index: Int, as type: Value.Type) throws(StoreError) -> Value
     where Value.RawValue == String {
-        let text = try text(index)
+        guard let value = try optionalValue(index, as: type) else { throw nullError(index) }
+        return value
+    }
+
+    func optionalValue<Value: RawRepresentable>(_ index: Int, as type: Value.Type) throws(StoreError) -> Value?
+    where Value.RawValue == String {
+        guard let text = optionalText(index) else { return nil }
         guard let value = Value(rawValue: text) else {
             throw corrupt(index, "is \(Self.quoted(text)), which is no \(Value.self)")
         }

@@ -85,7 +85,9 @@ func expectCorrupt(
 struct CorruptRowTests {
     let now = Date(timeIntervalSince1970: 1_796_000_000)
 
-    @Test("tokens: an unknown kind, a NULL device id, a date that is not a number", arguments: CorruptibleStore.engines)
+    @Test(
+        "tokens: an unknown kind or environment, a NULL device id, a date that is not a number",
+        arguments: CorruptibleStore.engines)
     func tokens(engine: StoreEngine) throws {
         let corruptible = try CorruptibleStore(engine)
         let store = corruptible.store
@@ -103,7 +105,12 @@ struct CorruptRowTests {
             _ = try store.transaction { try $0.tokens(app: "app", fingerprints: [token.fingerprint]) }
         }
 
-        try corruptible.run("UPDATE tokens SET kind = 'activity'")
+        try corruptible.run("UPDATE tokens SET kind = 'activity', environment = 'staging'")
+        expectCorrupt("tokens", "environment", read)
+
+        // environment may be NULL (Android tokens have none); device_id may not.
+        try corruptible.run("UPDATE tokens SET environment = NULL")
+        #expect(try store.transaction { try $0.token(app: "app", fingerprint: token.fingerprint) }?.environment == nil)
         try corruptible.allowNull(table: "tokens", column: "device_id")
         try corruptible.run("UPDATE tokens SET device_id = NULL")
         expectCorrupt("tokens", "device_id", read)

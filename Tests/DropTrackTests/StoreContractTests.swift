@@ -33,7 +33,7 @@ func sampleToken(
 ) -> TokenRecord {
     TokenRecord(
         app: app, kind: kind, token: token, fingerprint: Fingerprint(of: token).value, userId: user, deviceId: device,
-        attributesType: attributesType, activityId: activity, environment: "sandbox", createdAt: at, lastSeenAt: at)
+        attributesType: attributesType, activityId: activity, environment: .sandbox, createdAt: at, lastSeenAt: at)
 }
 
 func sampleActivity(
