@@ -128,7 +128,7 @@ struct DoctorEndpoint: Sendable {
             var record = context.token ?? DoctorContext.Token()
             record.kind =
                 record.kind ?? (token.kind == .pushToStart ? .pushToStart : token.kind == .fcm ? .fcm : .perActivity)
-            record.environment = record.environment ?? token.environment.flatMap { APNsEnvironment(name: $0) }
+            record.environment = record.environment ?? token.environment.map { APNsEnvironment($0) }
             record.attributesType = record.attributesType ?? token.attributesType
             record.activityId = record.activityId ?? token.activityId
             record.deviceId = record.deviceId ?? token.deviceId

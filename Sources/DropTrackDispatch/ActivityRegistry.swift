@@ -63,7 +63,7 @@ public final class ActivityRegistry: Sendable {
         var deviceId: String
         var attributesType: String?
         var activityId: String?
-        var environment: String?
+        var environment: TokenEnvironment?
         /// The device facts the app sent, checked, as the store keeps them (JSON text, sorted keys).
         var device: String?
     }
@@ -83,7 +83,7 @@ public final class ActivityRegistry: Sendable {
         let app = try app(appID)
         let reader = try FieldReader(body)
         let device = try Self.deviceFacts(body["device"])
-        var environment: String? = nil
+        var environment: TokenEnvironment? = nil
         var userId: String? = nil
         var attributesType: String? = nil
         var activityId: String? = nil
@@ -129,7 +129,7 @@ public final class ActivityRegistry: Sendable {
                 throw APIError.invalid(
                     "environment", "'environment' must be \"sandbox\" or \"production\", not '\(name)'")
             }
-            environment = parsed.rawValue
+            environment = TokenEnvironment(parsed)
         }
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
@@ -583,9 +583,6 @@ public final class ActivityRegistry: Sendable {
         (try? store.transaction { try $0.activity(app: app, id: activityId)?.channelId }) ?? nil
     }
 
-    /// The outbox destination of an activity's broadcast channel.
-    static func channelDestination(_ id: String) -> String { "channel:" + id }
-
     /// An `alert`: `title` and `body` are text or a localized `{loc-key, loc-args}` object, and at
     /// least one is given (iOS shows nothing for an alert without either).
     static func checkAlert(_ alert: JSONValue) throws(APIError) {
@@ -748,9 +745,10 @@ public final class ActivityRegistry: Sendable {
         destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
         try tx.updateActivity(activity)
         // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
-        let channel = activity.channelId.map { [Self.channelDestination($0)] } ?? []
+        let channel = activity.channelId.map { [OutboxDestination.channel(id: $0)] } ?? []
         try tx.enqueue(
-            app: activity.app, activityId: activity.id, fingerprints: destinations.map(\.fingerprint) + channel,
+            app: activity.app, activityId: activity.id,
+            destinations: destinations.map { .token(fingerprint: $0.fingerprint) } + channel,
             version: activity.version,
             availableAt: now, now: now)
         if !notes.isEmpty {
@@ -960,7 +958,7 @@ public final class ActivityRegistry: Sendable {
         .object([
             "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
             "deviceId": .string(token.deviceId),
-            "environment": token.environment.map { .string($0) } ?? .null, "valid": .bool(token.isValid),
+            "environment": token.environment.map { .string($0.rawValue) } ?? .null, "valid": .bool(token.isValid),
             "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
             "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
             "device": token.device ?? .null,

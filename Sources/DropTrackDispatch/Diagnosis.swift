@@ -62,7 +62,7 @@ extension ActivityRegistry {
             }
             var context = DoctorContext(now: Int64(now.timeIntervalSince1970))
             context.token = DoctorContext.Token(
-                kind: kind, environment: token.environment.flatMap { APNsEnvironment(name: $0) })
+                kind: kind, environment: token.environment.map { APNsEnvironment($0) })
             context.activity = DoctorContext.Activity(
                 id: activity.id, state: DoctorContext.Activity.State(rawValue: activity.state.rawValue))
             let without = Set(Doctor.examine(push, context: context))
@@ -129,7 +129,7 @@ extension ActivityRegistry {
             // to one server (an emulator): then the app's environment is the only one.
             let expected = configuration.apnsHost == nil ? nil : app.apns?.environment
             for token in startTokens + updateTokens where token.isValid {
-                if let expected, let environment = token.environment, environment != expected {
+                if let expected, let environment = token.environment?.rawValue, environment != expected {
                     finding(
                         "DT-059", "error",
                         "a \(environment) token, but every push goes to the \(expected) host set by apnsHost: it answers BadDeviceToken",

@@ -116,7 +116,7 @@ extension Dispatcher {
             logger.warning(
                 "dispatch.start_in_doubt",
                 [
-                    "app": entry.app, "activityId": entry.activityId, "token": entry.tokenFingerprint,
+                    "app": entry.app, "activityId": entry.activityId, "token": entry.destination.stored,
                     "provider": work.provider, "reason": result.reason,
                     "fix": "none needed: the device shows at most one activity; if it shows none, start it again",
                 ])

@@ -235,10 +235,9 @@ public final class Dispatcher: Service {
                     app: appID, limit: limit, owner: owner, until: now.addingTimeInterval(configuration.leaseSeconds),
                     now: now)
                 guard !rows.isEmpty else { return [] }
+                let fingerprints = Array(Set(rows.compactMap(\.destination.tokenFingerprint)))
                 let tokens = Dictionary(
-                    try tx.tokens(app: appID, fingerprints: Array(Set(rows.map(\.tokenFingerprint)))).map {
-                        ($0.fingerprint, $0)
-                    },
+                    try tx.tokens(app: appID, fingerprints: fingerprints).map { ($0.fingerprint, $0) },
                     uniquingKeysWith: { first, _ in first })
                 var activities: [String: ActivityRecord?] = [:]
                 // One payload per activity version and kind, however many tokens it goes to.
@@ -255,7 +254,7 @@ public final class Dispatcher: Service {
                         try tx.deleteOutbox(id: row.id, owner: owner)
                         skipped.append(
                             TimelineEntry(
-                                app: appID, activityId: row.activityId, at: now, destination: row.tokenFingerprint,
+                                app: appID, activityId: row.activityId, at: now, destination: row.destination.stored,
                                 provider: "server", event: activity?.event.rawValue ?? "-",
                                 version: activity?.version ?? 0,
                                 status: 0, reason: reason, remedy: "none", latencyMs: 0,
@@ -266,8 +265,10 @@ public final class Dispatcher: Service {
                         try tx.deleteOutbox(id: row.id, owner: owner)
                         continue
                     }
-                    if row.tokenFingerprint.hasPrefix("channel:") {
-                        let channel = String(row.tokenFingerprint.dropFirst("channel:".count))
+                    let fingerprint: String
+                    switch row.destination {
+                    case .token(let tokenFingerprint): fingerprint = tokenFingerprint
+                    case .channel(let channel):
                         guard activity.channelId == channel, activity.state != .dismissed else {
                             try skip("channel_replaced", "not sent: the activity no longer uses this channel")
                             continue
@@ -293,10 +294,10 @@ public final class Dispatcher: Service {
                         prepared.append(.apns(work, push))
                         continue
                     }
-                    guard let token = tokens[row.tokenFingerprint], token.isValid else {
+                    guard let token = tokens[fingerprint], token.isValid else {
                         try skip(
                             "token_invalid",
-                            "not sent: the token was invalidated (\(tokens[row.tokenFingerprint]?.invalidReason ?? "gone"))"
+                            "not sent: the token was invalidated (\(tokens[fingerprint]?.invalidReason ?? "gone"))"
                         )
                         continue
                     }
@@ -410,17 +411,18 @@ public final class Dispatcher: Service {
                     let entry = work.entry
                     var remedyTaken = result.remedy.name
                     var note: String? = nil
-                    let lostChannel =
-                        entry.tokenFingerprint.hasPrefix("channel:") && result.reason == "ChannelNotRegistered"
+                    var lostChannel: String? = nil
+                    if case .channel(let id) = entry.destination, result.reason == "ChannelNotRegistered" {
+                        lostChannel = id
+                    }
                     let settled = try settleByReach(
                         tx, work: work, result: result, retryAt: reaches[index].retryAt, now: now, remedy: &remedyTaken,
                         note: &note)
                     if !settled {
-                        switch lostChannel ? PushRemedy.rejectRequest : result.remedy {
-                        case .rejectRequest where lostChannel:
+                        switch lostChannel != nil ? PushRemedy.rejectRequest : result.remedy {
+                        case .rejectRequest where lostChannel != nil:
                             try tx.deleteOutbox(id: entry.id, owner: owner)
-                            lostChannels.append(
-                                (entry.app, entry.activityId, String(entry.tokenFingerprint.dropFirst(8))))
+                            lostChannels.append((entry.app, entry.activityId, lostChannel ?? ""))
                             remedyTaken = "recreate_channel"
                             note = "the channel is gone; a new one is created and this version sent on it"
                         case .none:
@@ -430,8 +432,10 @@ public final class Dispatcher: Service {
                                 entry.app, entry.activityId, work.activityUpdatedAt
                             )
                         case .deleteToken:
+                            // A channel is no token: there is nothing to invalidate, only the row to drop.
                             try tx.invalidateTokens(
-                                app: entry.app, fingerprints: [entry.tokenFingerprint], reason: result.reason, at: now)
+                                app: entry.app, fingerprints: entry.destination.tokenFingerprint.map { [$0] } ?? [],
+                                reason: result.reason, at: now)
                             try tx.deleteOutbox(id: entry.id, owner: owner)
                             metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
                             note = "token invalidated"
@@ -462,7 +466,7 @@ public final class Dispatcher: Service {
                         metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider])
                     }
                     let line = TimelineEntry(
-                        app: entry.app, activityId: entry.activityId, at: now, destination: entry.tokenFingerprint,
+                        app: entry.app, activityId: entry.activityId, at: now, destination: entry.destination.stored,
                         provider: work.provider, event: work.event, version: work.version, status: result.status,
                         reason: result.reason, remedy: remedyTaken, latencyMs: latency * 1000, priority: work.priority,
                         attempt: entry.attempts, note: note)
@@ -529,7 +533,7 @@ public final class Dispatcher: Service {
                     ActivityRegistry.markChannelOwned(&activity)
                     try tx.updateActivity(activity)
                     try tx.enqueue(
-                        app: appID, activityId: activityId, fingerprints: [ActivityRegistry.channelDestination(id)],
+                        app: appID, activityId: activityId, destinations: [.channel(id: id)],
                         version: activity.version, availableAt: now, now: now)
                     note =
                         "channel \(lost) was gone (ChannelNotRegistered); created \(id). Devices on the old channel need a new start to join it"
@@ -538,7 +542,8 @@ public final class Dispatcher: Service {
                 }
                 try tx.appendTimeline([
                     TimelineEntry(
-                        app: appID, activityId: activityId, at: now, destination: "channel:\(lost)", provider: "server",
+                        app: appID, activityId: activityId, at: now,
+                        destination: OutboxDestination.channel(id: lost).stored, provider: "server",
                         event: activity.event.rawValue, version: activity.version, status: 0,
                         reason: "channel_recreated", remedy: "recreate_channel", latencyMs: 0,
                         priority: activity.priority, attempt: 0, note: note)

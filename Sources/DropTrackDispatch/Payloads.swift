@@ -19,7 +19,7 @@ struct PayloadBuilder {
     func apnsPush(payload: [UInt8], priority: Int, token: TokenRecord, bundleId: String) -> APNsPush {
         APNsPush(
             deviceToken: token.token, bundleID: bundleId, payload: payload, priority: priority,
-            tokenEnvironment: token.environment.flatMap { APNsEnvironment(name: $0) })
+            tokenEnvironment: token.environment.map { APNsEnvironment($0) })
     }
 
     /// The APNs payload and priority of an activity's newest version: a start (for push-to-start

@@ -76,10 +76,11 @@ public protocol StoreTransaction {
 
     // MARK: Outbox
 
-    /// Asks for `version` to reach each token: inserts a row, or raises the requested version of
-    /// the row already there (which is how bursts coalesce into one send of the newest state).
-    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
-        throws
+    /// Asks for `version` to reach each destination: inserts a row, or raises the requested version
+    /// of the row already there (which is how bursts coalesce into one send of the newest state).
+    func enqueue(
+        app: String, activityId: String, destinations: [OutboxDestination], version: Int64, availableAt: Date,
+        now: Date) throws
     /// Leases up to `limit` due rows of an app to `owner` until `until` (a claimed row is due again
     /// when its lease ends). A row whose previous lease ran out with no outcome comes back `inDoubt`.
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry]
@@ -123,4 +124,13 @@ public protocol StoreTransaction {
 extension StoreTransaction {
     /// Inserts the token, or replaces the one with the same (app, fingerprint).
     public func saveToken(_ token: TokenRecord) throws { try saveTokens([token]) }
+
+    /// `enqueue` to tokens, by fingerprint.
+    public func enqueue(
+        app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date
+    ) throws {
+        try enqueue(
+            app: app, activityId: activityId, destinations: fingerprints.map { .token(fingerprint: $0) },
+            version: version, availableAt: availableAt, now: now)
+    }
 }

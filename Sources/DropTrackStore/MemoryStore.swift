@@ -167,11 +167,13 @@ final class MemoryTransaction: StoreTransaction {
         }
     }
 
-    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
-        throws
-    {
-        for fingerprint in fingerprints {
-            let key = app + "\u{1F}" + activityId + "\u{1F}" + fingerprint
+    func enqueue(
+        app: String, activityId: String, destinations: [OutboxDestination], version: Int64, availableAt: Date,
+        now: Date
+    ) throws {
+        for destination in destinations {
+            // The stored form, as the SQL engines' unique key has it.
+            let key = app + "\u{1F}" + activityId + "\u{1F}" + destination.stored
             if let id = data.outboxIndex[key], var entry = data.outbox[id] {
                 entry.requestedVersion = max(entry.requestedVersion, version)
                 if entry.claimedBy == nil { entry.availableAt = min(entry.availableAt, availableAt) }
@@ -182,7 +184,7 @@ final class MemoryTransaction: StoreTransaction {
                 setOutbox(
                     id,
                     OutboxEntry(
-                        id: id, app: app, activityId: activityId, tokenFingerprint: fingerprint,
+                        id: id, app: app, activityId: activityId, destination: destination,
                         requestedVersion: version,
                         availableAt: availableAt, firstQueuedAt: now))
                 setOutboxIndex(key, id)
@@ -217,7 +219,7 @@ final class MemoryTransaction: StoreTransaction {
     private func remove(_ id: Int64) {
         guard let entry = data.outbox[id] else { return }
         setOutbox(id, nil)
-        setOutboxIndex(entry.app + "\u{1F}" + entry.activityId + "\u{1F}" + entry.tokenFingerprint, nil)
+        setOutboxIndex(entry.app + "\u{1F}" + entry.activityId + "\u{1F}" + entry.destination.stored, nil)
     }
 
     func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws {

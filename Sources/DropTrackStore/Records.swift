@@ -15,6 +15,13 @@ public enum TokenKind: String, Sendable, Codable, CaseIterable {
     case channelSubscription = "channel_subscription"
 }
 
+/// The APNs environment an iOS token was issued for: a sandbox token sent to production (or the
+/// reverse) is refused. The store's own copy of the wire's `APNsEnvironment`, which it does not
+/// import; stored as the raw value.
+public enum TokenEnvironment: String, Sendable, Codable, CaseIterable {
+    case sandbox, production
+}
+
 /// A stored token. The raw token is kept to send to; everywhere else it is named by `fingerprint`.
 public struct TokenRecord: Sendable, Equatable {
     /// The app (tenant) it belongs to.
@@ -34,7 +41,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// For activity tokens: the activity.
     public var activityId: String?
     /// For APNs tokens: sandbox or production.
-    public var environment: String?
+    public var environment: TokenEnvironment?
     /// First registered.
     public var createdAt: Date
     /// Last registered again (or used successfully).
@@ -56,7 +63,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         app: String, kind: TokenKind, token: String, fingerprint: String, userId: String?, deviceId: String,
-        attributesType: String?, activityId: String?, environment: String?, createdAt: Date, lastSeenAt: Date,
+        attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
         invalidatedAt: Date? = nil, invalidReason: String? = nil, device: JSONValue? = nil
     ) {
         self.app = app
@@ -181,6 +188,46 @@ public struct ActivityRecord: Sendable, Equatable {
     }
 }
 
+/// Where an outbox row sends: one device token, or an iOS 18 broadcast channel, which reaches every
+/// device subscribed to it with one request.
+public enum OutboxDestination: Sendable, Hashable, CustomStringConvertible {
+    /// A device token, by its fingerprint.
+    case token(fingerprint: String)
+    /// An activity's broadcast channel, by the id APNs gave it.
+    case channel(id: String)
+
+    /// The prefix that marks a channel in the stored form. Fingerprints are hex, so none starts with it.
+    static let channelPrefix = "channel:"
+
+    /// The stored form (the outbox's `token_fingerprint` column) and the timeline's `destination`:
+    /// the fingerprint, or `channel:<id>`. Rows written before this type existed have the same form.
+    public var stored: String {
+        switch self {
+        case .token(let fingerprint): fingerprint
+        case .channel(let id): Self.channelPrefix + id
+        }
+    }
+
+    /// Reads the stored form; nil when it names no token or channel (empty, or `channel:` alone).
+    public init?(stored: String) {
+        if stored.hasPrefix(Self.channelPrefix) {
+            let id = String(stored.dropFirst(Self.channelPrefix.count))
+            guard !id.isEmpty else { return nil }
+            self = .channel(id: id)
+        } else {
+            guard !stored.isEmpty else { return nil }
+            self = .token(fingerprint: stored)
+        }
+    }
+
+    /// The token's fingerprint, or nil for a channel.
+    public var tokenFingerprint: String? {
+        if case .token(let fingerprint) = self { fingerprint } else { nil }
+    }
+
+    public var description: String { stored }
+}
+
 /// "Activity X needs sending to token T": the outbox row. It says what to send to, never what
 /// to send; the sender reads the newest version when it sends.
 public struct OutboxEntry: Sendable, Equatable {
@@ -188,8 +235,8 @@ public struct OutboxEntry: Sendable, Equatable {
     public var id: Int64
     public var app: String
     public var activityId: String
-    /// The destination token's fingerprint.
-    public var tokenFingerprint: String
+    /// The token or broadcast channel it sends to.
+    public var destination: OutboxDestination
     /// The newest version that must reach this token.
     public var requestedVersion: Int64
     /// Not before this time (backoff, scheduled starts).
@@ -208,14 +255,14 @@ public struct OutboxEntry: Sendable, Equatable {
     public var inDoubt: Bool
 
     public init(
-        id: Int64 = 0, app: String, activityId: String, tokenFingerprint: String, requestedVersion: Int64,
+        id: Int64 = 0, app: String, activityId: String, destination: OutboxDestination, requestedVersion: Int64,
         availableAt: Date, firstQueuedAt: Date, attempts: Int = 0, claimedBy: String? = nil, claimedUntil: Date? = nil,
         lastError: String? = nil, inDoubt: Bool = false
     ) {
         self.id = id
         self.app = app
         self.activityId = activityId
-        self.tokenFingerprint = tokenFingerprint
+        self.destination = destination
         self.requestedVersion = requestedVersion
         self.availableAt = availableAt
         self.firstQueuedAt = firstQueuedAt
@@ -232,7 +279,8 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
     public var app: String
     public var activityId: String
     public var at: Date
-    /// The token's fingerprint (or `channel:<id>` for a broadcast).
+    /// The token's fingerprint, `channel:<id>` for a broadcast (`OutboxDestination.stored`), or `-`
+    /// for a note about the activity itself.
     public var destination: String
     /// `apns`, `fcm` or `server`.
     public var provider: String
@@ -271,36 +319,4 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
         self.attempt = attempt
         self.note = note
     }
-}
-
-/// A storage failure. `conflict` is a unique-constraint violation or another write PostgreSQL
-/// refused because a concurrent transaction won (two writers raced); `unavailable` means the engine
-/// could not be reached; the rest are the engine's own errors, with its message. All but
-/// `schemaTooNew` may succeed when the transaction is tried again.
-public struct StoreError: Error, Equatable, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        /// A unique constraint refused the write.
-        public static let conflict = Code("conflict")
-        /// The engine failed (disk, corruption, a statement it refused).
-        public static let engine = Code("engine")
-        /// The engine could not be reached: the connection was lost (a database restart), or every
-        /// pooled connection stayed busy. Retry later; a reconnect happens on the next transaction.
-        public static let unavailable = Code("unavailable")
-        /// The database schema is newer than this program.
-        public static let schemaTooNew = Code("schemaTooNew")
-        public var description: String { name }
-    }
-
-    public var code: Code
-    public var message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public static func == (a: StoreError, b: StoreError) -> Bool { a.code == b.code }
-    public var description: String { "\(code): \(message)" }
 }

@@ -1,56 +1,6 @@
 import DropTrackContract
 import Foundation
 
-/// A value bound to, or read from, a SQL statement.
-public enum SQLValue: Sendable, Equatable {
-    case null
-    case int(Int64)
-    case double(Double)
-    case text(String)
-
-    init(_ text: String?) { self = text.map { .text($0) } ?? .null }
-    init(_ date: Date?) { self = date.map { .double($0.timeIntervalSince1970) } ?? .null }
-    init(_ value: Int64?) { self = value.map { .int($0) } ?? .null }
-    init(_ value: Double?) { self = value.map { .double($0) } ?? .null }
-    init(json: JSONValue?) { self = json.map { .text(String(decoding: $0.serialized(), as: UTF8.self)) } ?? .null }
-}
-
-/// One result row.
-struct SQLRow {
-    var values: [SQLValue]
-
-    func text(_ index: Int) -> String? {
-        switch values[index] {
-        case .text(let value): value
-        case .int(let value): String(value)
-        case .double(let value): String(value)
-        case .null: nil
-        }
-    }
-
-    func int(_ index: Int) -> Int64? {
-        switch values[index] {
-        case .int(let value): value
-        case .double(let value): Int64(value)
-        case .text(let value): Int64(value)
-        case .null: nil
-        }
-    }
-
-    func double(_ index: Int) -> Double? {
-        switch values[index] {
-        case .double(let value): value
-        case .int(let value): Double(value)
-        case .text(let value): Double(value)
-        case .null: nil
-        }
-    }
-
-    func date(_ index: Int) -> Date? { double(index).map { Date(timeIntervalSince1970: $0) } }
-
-    func json(_ index: Int) -> JSONValue? { text(index).flatMap { try? JSONValue.parse($0) } }
-}
-
 /// The SQL engines differ in a few places; everything else is shared.
 enum SQLDialect {
     case sqlite, postgres
@@ -88,108 +38,6 @@ protocol SQLConnection: AnyObject {
     func execute(_ sql: String, _ parameters: [SQLValue]) throws -> Int
 }
 
-/// The store's schema in both dialects. `statements` create the version-2 tables and indexes
-/// (each idempotent, so an older store is brought up by running them again); later versions are
-/// `steps` that run once, in order, from the version a store is at.
-enum SQLSchema {
-    static let version = 7
-
-    /// Changes after version 2, by the version they bring a store to.
-    static let steps: [(version: Int, statements: [String])] = [
-        (3, ["ALTER TABLE activities ADD COLUMN channel_policy INTEGER"]),
-        // A claim orders by (available_at, id): without id in the index PostgreSQL sorts every due row
-        // of the app per claim (73 ms per claim of 500 at 100k rows, against 14 ms with it).
-        (
-            4,
-            [
-                "CREATE INDEX IF NOT EXISTS outbox_claim ON outbox (app, available_at, id)",
-                "DROP INDEX IF EXISTS outbox_due",
-            ]
-        ),
-        // What the app reports about the device, for the doctor.
-        (5, ["ALTER TABLE tokens ADD COLUMN device TEXT"]),
-        // Invalidated tokens are deleted after the retention period; valid ones are not in this index.
-        (
-            6,
-            [
-                "CREATE INDEX IF NOT EXISTS tokens_invalidated ON tokens (invalidated_at) WHERE invalidated_at IS NOT NULL"
-            ]
-        ),
-        // A registration reads the device's valid tokens only: with every token of the device in the
-        // index, one device with 5,600 invalidated tokens took 27 ms per registration (SQLite's one
-        // writer held all the while) against 1 ms for a new device.
-        (
-            7,
-            [
-                "CREATE INDEX IF NOT EXISTS tokens_device_valid ON tokens (app, device_id) WHERE invalidated_at IS NULL",
-                "DROP INDEX IF EXISTS tokens_device",
-            ]
-        ),
-    ]
-
-    /// What brings a store at `version` up to date.
-    static func migration(for dialect: SQLDialect, from version: Int) -> [String] {
-        (version < 2 ? statements(for: dialect) : []) + steps.filter { $0.version > version }.flatMap(\.statements)
-    }
-
-    static func statements(for dialect: SQLDialect) -> [String] {
-        let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
-        let serial = dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
-        let big = dialect == .postgres ? "BIGINT" : "INTEGER"
-        return [
-            """
-            CREATE TABLE IF NOT EXISTS tokens (
-              app TEXT NOT NULL, fingerprint TEXT NOT NULL, kind TEXT NOT NULL, token TEXT NOT NULL, user_id TEXT,
-              device_id TEXT NOT NULL, attributes_type TEXT, activity_id TEXT, environment TEXT,
-              created_at \(real) NOT NULL, last_seen_at \(real) NOT NULL, invalidated_at \(real), invalid_reason TEXT,
-              PRIMARY KEY (app, fingerprint))
-            """,
-            "CREATE INDEX IF NOT EXISTS tokens_user ON tokens (app, user_id, kind)",
-            "CREATE INDEX IF NOT EXISTS tokens_activity ON tokens (app, activity_id)",
-            // Version 2: what a new token supersedes is looked up by device.
-            "CREATE INDEX IF NOT EXISTS tokens_device ON tokens (app, device_id)",
-            """
-            CREATE TABLE IF NOT EXISTS activities (
-              app TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL, attributes_type TEXT NOT NULL,
-              attributes TEXT NOT NULL, content_state TEXT NOT NULL, state TEXT NOT NULL, version \(big) NOT NULL,
-              timestamp \(big) NOT NULL, event TEXT NOT NULL, priority INTEGER NOT NULL,
-              priority_downgraded INTEGER NOT NULL, alert TEXT, stale_date \(big), dismissal_date \(big),
-              relevance_score \(real), idempotency_key TEXT, start_response TEXT, priority10_times TEXT NOT NULL,
-              created_at \(real) NOT NULL, updated_at \(real) NOT NULL, start_at \(real), end_at \(real),
-              dismiss_at \(real), schedule TEXT, channel_id TEXT, mapper_state TEXT,
-              PRIMARY KEY (app, id))
-            """,
-            """
-            CREATE UNIQUE INDEX IF NOT EXISTS activities_idempotency ON activities (app, idempotency_key)
-              WHERE idempotency_key IS NOT NULL
-            """,
-            "CREATE INDEX IF NOT EXISTS activities_state ON activities (state)",
-            """
-            CREATE TABLE IF NOT EXISTS outbox (
-              id \(serial), app TEXT NOT NULL, activity_id TEXT NOT NULL, token_fingerprint TEXT NOT NULL,
-              requested_version \(big) NOT NULL, available_at \(real) NOT NULL, first_queued_at \(real) NOT NULL,
-              attempts INTEGER NOT NULL DEFAULT 0, claimed_by TEXT, claimed_until \(real), last_error TEXT,
-              in_doubt INTEGER NOT NULL DEFAULT 0, UNIQUE (app, activity_id, token_fingerprint))
-            """,
-            "CREATE INDEX IF NOT EXISTS outbox_due ON outbox (app, available_at)",
-            """
-            CREATE TABLE IF NOT EXISTS dead_letters (
-              id \(big) PRIMARY KEY, app TEXT NOT NULL, activity_id TEXT NOT NULL, token_fingerprint TEXT NOT NULL,
-              requested_version \(big) NOT NULL, first_queued_at \(real) NOT NULL, attempts INTEGER NOT NULL,
-              last_error TEXT)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS timeline (
-              id \(serial), app TEXT NOT NULL, activity_id TEXT NOT NULL, at \(real) NOT NULL,
-              destination TEXT NOT NULL, provider TEXT NOT NULL, event TEXT NOT NULL, version \(big) NOT NULL,
-              status INTEGER NOT NULL, reason TEXT NOT NULL, remedy TEXT NOT NULL, latency_ms \(real) NOT NULL,
-              priority INTEGER NOT NULL, attempt INTEGER NOT NULL, note TEXT)
-            """,
-            "CREATE INDEX IF NOT EXISTS timeline_activity ON timeline (app, activity_id, id)",
-        ]
-    }
-}
-
 /// `StoreTransaction` in SQL, shared by SQLite and PostgreSQL.
 final class SQLTransaction: StoreTransaction {
     let connection: any SQLConnection
@@ -218,26 +66,12 @@ final class SQLTransaction: StoreTransaction {
 
     // MARK: Tokens
 
-    private static let tokenColumns =
-        "app, fingerprint, kind, token, user_id, device_id, attributes_type, activity_id, environment, created_at, last_seen_at, invalidated_at, invalid_reason, device"
-
-    private func token(_ row: SQLRow) -> TokenRecord {
-        var record = TokenRecord(
-            app: row.text(0) ?? "", kind: TokenKind(rawValue: row.text(2) ?? "") ?? .activity, token: row.text(3) ?? "",
-            fingerprint: row.text(1) ?? "", userId: row.text(4), deviceId: row.text(5) ?? "",
-            attributesType: row.text(6), activityId: row.text(7), environment: row.text(8),
-            createdAt: row.date(9) ?? Date(), lastSeenAt: row.date(10) ?? Date(), invalidatedAt: row.date(11),
-            invalidReason: row.text(12))
-        record.deviceText = row.text(13)
-        return record
-    }
-
     func token(app: String, fingerprint: String) throws -> TokenRecord? {
         try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND fingerprint = ?",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND fingerprint = ?",
             [.text(app), .text(fingerprint)]
         )
-        .first.map(token)
+        .first.map(Self.token)
     }
 
     func saveTokens(_ tokens: [TokenRecord]) throws {
@@ -249,14 +83,14 @@ final class SQLTransaction: StoreTransaction {
                 values += [
                     .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
-                    SQLValue(token.activityId), SQLValue(token.environment), SQLValue(token.createdAt),
+                    SQLValue(token.activityId), SQLValue(token.environment?.rawValue), SQLValue(token.createdAt),
                     SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
                     SQLValue(token.deviceText),
                 ]
             }
             try execute(
                 """
-                INSERT INTO tokens (\(Self.tokenColumns))
+                INSERT INTO tokens (\(Self.tokenColumnList))
                 VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: run.count).joined(separator: ", "))
                 ON CONFLICT (app, fingerprint) DO UPDATE SET kind = excluded.kind, token = excluded.token,
                   user_id = excluded.user_id, device_id = excluded.device_id, attributes_type = excluded.attributes_type,
@@ -271,23 +105,23 @@ final class SQLTransaction: StoreTransaction {
         guard !kinds.isEmpty else { return [] }
         let marks = kinds.map { _ in "?" }.joined(separator: ", ")
         return try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY created_at",
             [.text(app), .text(userId)] + kinds.map { .text($0.rawValue) }
-        ).map(token)
+        ).map(Self.token)
     }
 
     func tokens(app: String, activityId: String) throws -> [TokenRecord] {
         try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
             [.text(app), .text(activityId)]
-        ).map(token)
+        ).map(Self.token)
     }
 
     func channelSubscriptions(app: String, activityId: String) throws -> [TokenRecord] {
         try query(
-            "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY created_at",
             [.text(app), .text(activityId)]
-        ).map(token)
+        ).map(Self.token)
     }
 
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
@@ -310,9 +144,9 @@ final class SQLTransaction: StoreTransaction {
         let valid = validOnly ? " AND invalidated_at IS NULL" : ""
         try eachRun(of: values) { marks, run in
             found += try query(
-                "SELECT \(Self.tokenColumns) FROM tokens WHERE app = ? AND \(column) IN (\(marks))\(valid)",
+                "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND \(column) IN (\(marks))\(valid)",
                 [.text(app)] + run
-            ).map(token)
+            ).map(Self.token)
         }
         return found
     }
@@ -339,28 +173,6 @@ final class SQLTransaction: StoreTransaction {
 
     // MARK: Activities
 
-    private static let activityColumns = """
-        app, id, user_id, attributes_type, attributes, content_state, state, version, timestamp, event, priority,
-        priority_downgraded, alert, stale_date, dismissal_date, relevance_score, idempotency_key, start_response,
-        priority10_times, created_at, updated_at, start_at, end_at, dismiss_at, schedule, channel_id, mapper_state,
-        channel_policy
-        """
-
-    private func activity(_ row: SQLRow) -> ActivityRecord {
-        let times = row.json(18)?.arrayValue?.compactMap { $0.numberValue.map { Int64($0) } } ?? []
-        return ActivityRecord(
-            app: row.text(0) ?? "", id: row.text(1) ?? "", userId: row.text(2) ?? "", attributesType: row.text(3) ?? "",
-            attributes: row.json(4) ?? .object([:]), contentState: row.json(5) ?? .object([:]),
-            state: ActivityState(rawValue: row.text(6) ?? "") ?? .active, version: row.int(7) ?? 0,
-            timestamp: row.int(8) ?? 0, event: ActivityEvent(rawValue: row.text(9) ?? "") ?? .update,
-            priority: Int(row.int(10) ?? 10), priorityDowngraded: (row.int(11) ?? 0) != 0, alert: row.json(12),
-            staleDate: row.int(13), dismissalDate: row.int(14), relevanceScore: row.double(15),
-            idempotencyKey: row.text(16), startResponse: row.json(17), priority10Times: times,
-            createdAt: row.date(19) ?? Date(), updatedAt: row.date(20) ?? Date(), startAt: row.date(21),
-            endAt: row.date(22), dismissAt: row.date(23), schedule: row.json(24), channelId: row.text(25),
-            channelPolicy: row.int(27).map(Int.init), mapperState: row.json(26))
-    }
-
     private func values(_ activity: ActivityRecord) -> [SQLValue] {
         [
             .text(activity.app), .text(activity.id), .text(activity.userId), .text(activity.attributesType),
@@ -379,34 +191,31 @@ final class SQLTransaction: StoreTransaction {
 
     func activity(app: String, id: String) throws -> ActivityRecord? {
         try query(
-            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?", [.text(app), .text(id)]
-        ).first.map(activity)
+            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ? AND id = ?", [.text(app), .text(id)]
+        ).first.map(Self.activity)
     }
 
     func activityForUpdate(app: String, id: String) throws -> ActivityRecord? {
         try query(
-            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
+            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ? AND id = ?\(dialect.rowLock)",
             [.text(app), .text(id)]
-        ).first.map(activity)
+        ).first.map(Self.activity)
     }
 
     func activity(app: String, idempotencyKey: String) throws -> ActivityRecord? {
         try query(
-            "SELECT \(Self.activityColumns) FROM activities WHERE app = ? AND idempotency_key = ?",
+            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ? AND idempotency_key = ?",
             [.text(app), .text(idempotencyKey)]
-        ).first.map(activity)
+        ).first.map(Self.activity)
     }
 
     func insertActivity(_ activity: ActivityRecord) throws {
         let marks = Array(repeating: "?", count: values(activity).count).joined(separator: ", ")
-        try execute("INSERT INTO activities (\(Self.activityColumns)) VALUES (\(marks))", values(activity))
+        try execute("INSERT INTO activities (\(Self.activityColumnList)) VALUES (\(marks))", values(activity))
     }
 
     func updateActivity(_ activity: ActivityRecord) throws {
-        let columns = Self.activityColumns.split(separator: ",").map {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let assignments = columns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
+        let assignments = Self.activityColumns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
         var parameters = Array(values(activity).dropFirst(2))
         parameters += [.text(activity.app), .text(activity.id)]
         try execute("UPDATE activities SET \(assignments) WHERE app = ? AND id = ?", parameters)
@@ -419,7 +228,7 @@ final class SQLTransaction: StoreTransaction {
         let wholeSeconds = Int64(seconds.rounded(.down))
         return try query(
             """
-            SELECT \(Self.activityColumns) FROM activities WHERE
+            SELECT \(Self.activityColumnList) FROM activities WHERE
               (state = 'pending' AND (start_at IS NULL OR start_at <= ?))
               OR (state IN ('active', 'stale') AND end_at IS NOT NULL AND end_at <= ?)
               OR (state = 'active' AND stale_date IS NOT NULL AND stale_date <= ?)
@@ -427,7 +236,7 @@ final class SQLTransaction: StoreTransaction {
               OR (state = 'ended' AND dismiss_at IS NOT NULL AND dismiss_at <= ?)
             ORDER BY created_at
             """, [.double(seconds), .double(seconds), .int(wholeSeconds), .double(seconds)]
-        ).map(activity)
+        ).map(Self.activity)
     }
 
     // MARK: Outbox
@@ -446,21 +255,22 @@ final class SQLTransaction: StoreTransaction {
         return runs
     }
 
-    func enqueue(app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date)
-        throws
-    {
+    func enqueue(
+        app: String, activityId: String, destinations: [OutboxDestination], version: Int64, availableAt: Date,
+        now: Date
+    ) throws {
         // Many rows per statement: a fan-out is one round trip per run instead of one per token, which
         // matters for PostgreSQL (the transaction holds the activity's row lock meanwhile). Each token
         // once: PostgreSQL refuses to upsert one row twice in a statement, and coalescing makes
         // duplicates one row anyway.
-        var seen = Set<String>()
-        let unique = fingerprints.filter { seen.insert($0).inserted }
+        var seen = Set<OutboxDestination>()
+        let unique = destinations.filter { seen.insert($0).inserted }
         for run in Self.runs(unique.count) {
             var parameters: [SQLValue] = []
             parameters.reserveCapacity(run.count * 6)
-            for fingerprint in unique[run] {
+            for destination in unique[run] {
                 parameters += [
-                    .text(app), .text(activityId), .text(fingerprint), .int(version), SQLValue(availableAt),
+                    .text(app), .text(activityId), .text(destination.stored), .int(version), SQLValue(availableAt),
                     SQLValue(now),
                 ]
             }
@@ -477,18 +287,6 @@ final class SQLTransaction: StoreTransaction {
         }
     }
 
-    private static let outboxColumns =
-        "id, app, activity_id, token_fingerprint, requested_version, available_at, first_queued_at, attempts, claimed_by, claimed_until, last_error, in_doubt"
-
-    private func outbox(_ row: SQLRow) -> OutboxEntry {
-        OutboxEntry(
-            id: row.int(0) ?? 0, app: row.text(1) ?? "", activityId: row.text(2) ?? "",
-            tokenFingerprint: row.text(3) ?? "",
-            requestedVersion: row.int(4) ?? 0, availableAt: row.date(5) ?? Date(), firstQueuedAt: row.date(6) ?? Date(),
-            attempts: Int(row.int(7) ?? 0), claimedBy: row.text(8), claimedUntil: row.date(9), lastError: row.text(10),
-            inDoubt: row.int(11) == 1)
-    }
-
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
         try query(
             """
@@ -496,10 +294,10 @@ final class SQLTransaction: StoreTransaction {
               claimed_until = ?, available_at = ?, attempts = attempts + 1
             WHERE id IN (
               SELECT id FROM outbox WHERE app = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?\(dialect.claimLock))
-            RETURNING \(Self.outboxColumns)
+            RETURNING \(Self.outboxColumnList)
             """,
             [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))]
-        ).map(outbox).sorted { $0.id < $1.id }
+        ).map(Self.outbox).sorted { $0.id < $1.id }
     }
 
     func appsWithDueWork(now: Date) throws -> [String] {
@@ -592,7 +390,14 @@ final class SQLTransaction: StoreTransaction {
     func outboxStats() throws -> OutboxStats {
         let row = try query("SELECT COUNT(*), MIN(first_queued_at) FROM outbox").first
         let dead = try query("SELECT COUNT(*) FROM dead_letters").first?.int(0) ?? 0
-        return OutboxStats(depth: Int(row?.int(0) ?? 0), oldestQueuedAt: row?.date(1), deadLetters: Int(dead))
+        // The oldest time goes to metrics and readiness: a corrupt one must not read as "just now".
+        let oldest = try row.map {
+            try RowReader(
+                row: $0, table: "outbox", columns: ["COUNT(*)", "first_queued_at"], keyColumns: [],
+                keyWithoutColumns: "MIN(first_queued_at)"
+            ).optionalDate(1)
+        }
+        return OutboxStats(depth: Int(row?.int(0) ?? 0), oldestQueuedAt: oldest ?? nil, deadLetters: Int(dead))
     }
 
     // MARK: Timeline
@@ -631,7 +436,8 @@ final class SQLTransaction: StoreTransaction {
     func pruneTimeline(before: Date, limit: Int) throws -> Int {
         // Rows are appended in time order, so the oldest ids are the oldest rows: look at the first
         // one before deleting, so a tick with nothing to delete reads one row, not the table.
-        guard let oldest = try query("SELECT at FROM timeline ORDER BY id LIMIT 1").first?.date(0), oldest < before
+        guard let row = try query("SELECT at, id FROM timeline ORDER BY id LIMIT 1").first,
+            try RowReader(row: row, table: "timeline", columns: ["at", "id"], keyColumns: [1]).date(0) < before
         else { return 0 }
         return try execute(
             "DELETE FROM timeline WHERE id IN (SELECT id FROM timeline ORDER BY id LIMIT ?) AND at < ?",
@@ -641,16 +447,8 @@ final class SQLTransaction: StoreTransaction {
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
         try query(
             """
-            SELECT app, activity_id, at, destination, provider, event, version, status, reason, remedy, latency_ms,
-              priority, attempt, note FROM timeline WHERE app = ? AND activity_id = ? ORDER BY id DESC LIMIT ?
+            SELECT \(Self.timelineColumnList) FROM timeline WHERE app = ? AND activity_id = ? ORDER BY id DESC LIMIT ?
             """, [.text(app), .text(activityId), .int(Int64(limit))]
-        ).reversed().map { row in
-            TimelineEntry(
-                app: row.text(0) ?? "", activityId: row.text(1) ?? "", at: row.date(2) ?? Date(),
-                destination: row.text(3) ?? "", provider: row.text(4) ?? "", event: row.text(5) ?? "",
-                version: row.int(6) ?? 0, status: Int(row.int(7) ?? 0), reason: row.text(8) ?? "",
-                remedy: row.text(9) ?? "", latencyMs: row.double(10) ?? 0, priority: Int(row.int(11) ?? 0),
-                attempt: Int(row.int(12) ?? 0), note: row.text(13))
-        }
+        ).reversed().map(Self.timelineEntry)
     }
 }

@@ -285,7 +285,7 @@ struct PostgresStoreTests {
             let queued = try stores[0].transaction {
                 try $0.claim(app: "app1", limit: 1000, owner: "check", until: at + 1, now: at)
             }
-            let mine = queued.filter { $0.tokenFingerprint == Fingerprint(of: token).value }
+            let mine = queued.filter { $0.destination.tokenFingerprint == Fingerprint(of: token).value }
             if mine.map(\.requestedVersion) != [version] { behind.append(round) }
         }
         #expect(behind.isEmpty, "rounds whose new token was not queued for the version committed beside it: \(behind)")

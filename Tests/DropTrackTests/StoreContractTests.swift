@@ -33,7 +33,7 @@ func sampleToken(
 ) -> TokenRecord {
     TokenRecord(
         app: app, kind: kind, token: token, fingerprint: Fingerprint(of: token).value, userId: user, deviceId: device,
-        attributesType: attributesType, activityId: activity, environment: "sandbox", createdAt: at, lastSeenAt: at)
+        attributesType: attributesType, activityId: activity, environment: .sandbox, createdAt: at, lastSeenAt: at)
 }
 
 func sampleActivity(
@@ -165,7 +165,7 @@ struct StoreContractTests {
             try $0.claim(app: "app", limit: 10, owner: "w1", until: now + 30, now: now)
         }
         #expect(first.count == 2)
-        #expect(first.first { $0.tokenFingerprint == "f1" }?.requestedVersion == 3)
+        #expect(first.first { $0.destination.tokenFingerprint == "f1" }?.requestedVersion == 3)
         #expect(first.allSatisfy { $0.attempts == 1 && $0.claimedBy == "w1" })
         #expect(
             try store.transaction { try $0.claim(app: "app", limit: 10, owner: "w2", until: now + 60, now: now + 1) }
@@ -214,7 +214,7 @@ struct StoreContractTests {
         let claimed = try store.transaction {
             try $0.claim(app: "app", limit: 1000, owner: "w", until: now + 30, now: now)
         }
-        #expect(Set(claimed.map(\.tokenFingerprint)) == Set(fingerprints))
+        #expect(Set(claimed.compactMap(\.destination.tokenFingerprint)) == Set(fingerprints))
     }
 
     @Test(
@@ -229,8 +229,8 @@ struct StoreContractTests {
         let claimed = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now)
         }
-        let f1 = try #require(claimed.first { $0.tokenFingerprint == "f1" })
-        let f2 = try #require(claimed.first { $0.tokenFingerprint == "f2" })
+        let f1 = try #require(claimed.first { $0.destination.tokenFingerprint == "f1" })
+        let f2 = try #require(claimed.first { $0.destination.tokenFingerprint == "f2" })
         try store.transaction {
             try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 2, availableAt: now, now: now)
         }
@@ -241,7 +241,7 @@ struct StoreContractTests {
         let again = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now + 1)
         }
-        #expect(again.map(\.tokenFingerprint) == ["f2"] && again[0].requestedVersion == 2)
+        #expect(again.map(\.destination.tokenFingerprint) == ["f2"] && again[0].requestedVersion == 2)
         try store.transaction {
             try $0.rescheduleOutbox(id: again[0].id, owner: "w", availableAt: now + 100, error: "503")
         }
