@@ -83,6 +83,7 @@ public protocol StoreTransaction {
         now: Date) throws
     /// Leases up to `limit` due rows of an app to `owner` until `until` (a claimed row is due again
     /// when its lease ends). A row whose previous lease ran out with no outcome comes back `inDoubt`.
+    /// A row that cannot be read (a corrupt value) moves to the dead letters with the error instead.
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry]
     /// Apps with rows due now.
     func appsWithDueWork(now: Date) throws -> [String]

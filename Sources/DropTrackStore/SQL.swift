@@ -288,7 +288,7 @@ final class SQLTransaction: StoreTransaction {
     }
 
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
-        try query(
+        let rows = try query(
             """
             UPDATE outbox SET in_doubt = CASE WHEN claimed_by IS NULL THEN 0 ELSE 1 END, claimed_by = ?,
               claimed_until = ?, available_at = ?, attempts = attempts + 1
@@ -296,8 +296,33 @@ final class SQLTransaction: StoreTransaction {
               SELECT id FROM outbox WHERE app = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?\(dialect.claimLock))
             RETURNING \(Self.outboxColumnList)
             """,
-            [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))]
-        ).map(Self.outbox).sorted { $0.id < $1.id }
+            [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))])
+        var entries: [OutboxEntry] = []
+        entries.reserveCapacity(rows.count)
+        for row in rows {
+            do {
+                entries.append(try Self.outbox(row))
+            } catch {
+                // One unreadable row must not stop the app's every send: it goes to the dead letters with the
+                // error, where an operator finds it, and the rest of the claim goes on.
+                let failure: StoreError = error
+                guard failure.code == .corruptRow, let id = row.int(0) else { throw failure }
+                try quarantineOutbox(id: id, error: failure.message)
+            }
+        }
+        return entries.sorted { $0.id < $1.id }
+    }
+
+    /// Moves an outbox row that cannot be read into the dead letters, as far as its values allow.
+    private func quarantineOutbox(id: Int64, error: String) throws {
+        try execute(
+            """
+            INSERT INTO dead_letters (id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, last_error)
+            SELECT id, COALESCE(app, ''), COALESCE(activity_id, ''), COALESCE(token_fingerprint, ''),
+              COALESCE(requested_version, 0), COALESCE(first_queued_at, 0), COALESCE(attempts, 0), ?
+            FROM outbox WHERE id = ?
+            """, [.text(error), .int(id)])
+        try execute("DELETE FROM outbox WHERE id = ?", [.int(id)])
     }
 
     func appsWithDueWork(now: Date) throws -> [String] {

@@ -33,11 +33,11 @@ struct CorruptibleStore {
     }
 
     /// Runs `sql` on the store's database, outside the store.
-    func run(_ sql: String) throws {
-        if engine == .postgres {
-            try PostgresTestServer.psql(path, sql)
-            return
-        }
+    func run(_ sql: String) throws { _ = try query(sql) }
+
+    /// Runs `sql` on the store's database, outside the store, and returns what the client printed.
+    func query(_ sql: String) throws -> String {
+        if engine == .postgres { return try PostgresTestServer.psql(path, sql) }
         let client = "/usr/bin/sqlite3"
         guard FileManager.default.isExecutableFile(atPath: client) else {
             throw ClientFailed(description: "\(client) is missing: apt-get install sqlite3")
@@ -46,13 +46,17 @@ struct CorruptibleStore {
         process.executableURL = URL(fileURLWithPath: client)
         process.arguments = ["-cmd", ".timeout 5000", "-bail", path, sql]
         let errors = Pipe()
+        let output = Pipe()
         process.standardError = errors
+        process.standardOutput = output
         try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw ClientFailed(description: "sqlite3 \(path) failed running \(sql): \(problem)")
         }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Drops the NOT NULL constraint of `column`, so a NULL can be written where the store never writes one.
@@ -143,7 +147,9 @@ struct CorruptRowTests {
         }
     }
 
-    @Test("outbox: a first-queued time that is NaN", arguments: CorruptibleStore.engines)
+    @Test(
+        "outbox: a first-queued time that is NaN is an error, and a claim moves the row to the dead letters",
+        arguments: CorruptibleStore.engines)
     func outbox(engine: StoreEngine) throws {
         let corruptible = try CorruptibleStore(engine)
         let store = corruptible.store
@@ -151,11 +157,19 @@ struct CorruptRowTests {
             try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
         }
         try corruptible.run("UPDATE outbox SET first_queued_at = 'NaN'")
-        let error = expectCorrupt("outbox", "first_queued_at") {
-            _ = try store.transaction { try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now) }
-        }
-        #expect(error?.corruptRow?.key.contains("id") == true)
         expectCorrupt("outbox", "first_queued_at") { _ = try store.transaction { try $0.outboxStats() } }
+        try store.transaction {
+            try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 1, availableAt: now, now: now)
+        }
+        // The app's other sends go on: the unreadable row is set aside, named in its dead letter.
+        let claimed = try store.transaction {
+            try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now)
+        }
+        #expect(claimed.map(\.destination.stored) == ["f2"])
+        let stats = try store.transaction { try $0.outboxStats() }
+        #expect(stats.deadLetters == 1 && stats.depth == 1)
+        let reason = try corruptible.query("SELECT last_error FROM dead_letters")
+        #expect(reason.contains("first_queued_at"), "\(reason)")
     }
 
     @Test("timeline: a time that is NaN, a status that is not a number", arguments: CorruptibleStore.engines)
