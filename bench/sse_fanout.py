@@ -66,9 +66,10 @@ with Stack(DROPTRACK, apps=APPS, server_env={"DROPTRACK_LOG_LEVEL": "warning"}) 
 
     stop = threading.Event()
     sockets = []
-    for app in APPS:
+    for number, app in enumerate(APPS):
         for _ in range(10):
-            sock = socket.create_connection(("127.0.0.1", stack.api_port))
+            # Each app's streams from a loopback address of its own: the server allows 64 connections per address.
+            sock = socket.create_connection(("127.0.0.1", stack.api_port), source_address=(f"127.0.1.{number + 1}", 0))
             sock.sendall(f"GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {stack.keys[app]}\r\n\r\n"
                          .encode())
             assert sock.recv(4096).startswith(b"HTTP/1.1 200"), app
