@@ -109,12 +109,55 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        .testTarget(
-            name: "DropTrackTests",
+        // Tests mirror the layers: one test target per layer for its unit suites, `IntegrationTests` for the suites
+        // that run the whole server, the CLI binary or the emulators end to end, and `DropTrackTesting`, a library of
+        // the harnesses and fixtures they share (a regular target living under Tests/).
+        .target(
+            name: "DropTrackTesting",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
-                "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
+                "DropTrackAPI", "DropTrackRuntime",
+            ],
+            path: "Tests/DropTrackTesting", swiftSettings: strict),
+        .testTarget(
+            name: "ContractTests", dependencies: ["DropTrackContract", "DropTrackTesting"], swiftSettings: strict),
+        .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "WireTests", dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DoctorTests",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackTesting",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CryptoTests",
+            dependencies: ["DropTrackCore", "DropTrackCrypto", "DropTrackProviders", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "HTTP2Tests", dependencies: ["DropTrackCrypto", "DropTrackHTTP2", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(name: "HTTP1Tests", dependencies: ["DropTrackHTTP1", "DropTrackTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackStore", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DispatchTests",
+            dependencies: ["DropTrackWire", "DropTrackStore", "DropTrackDispatch", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "EmulatorTests",
+            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackEmulators", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
+                "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo", "DropTrackTesting",
             ],
             swiftSettings: strict),
     ],

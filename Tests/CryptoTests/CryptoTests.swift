@@ -1,0 +1,129 @@
+import DropTrackCore
+import DropTrackCrypto
+import DropTrackProviders
+import DropTrackTesting
+import Foundation
+import Testing
+
+@Suite("Keys, signatures and JWTs")
+struct CryptoTests {
+    @Test("SHA-256 in plain Swift matches the FIPS test vectors")
+    func sha256() {
+        #expect(
+            String(hexEncoding: SHA256.hash(Array("abc".utf8)))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            String(hexEncoding: SHA256.hash([])) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let long = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        #expect(
+            String(hexEncoding: SHA256.hash(long)) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        )
+        #expect(Fingerprint(of: "abc").value == "ba7816bf8f01cfea")
+    }
+
+    @Test("ES256 signatures are raw 64-byte r‖s and verify; 300 of them exercise the zero-padding path")
+    func es256() throws {
+        let key = try PrivateKey.generate(.es256)
+        let publicKey = key.publicKey
+        for index in 0..<300 {
+            let message = Array("message \(index)".utf8)
+            let signature = try key.sign(message)
+            #expect(signature.count == 64)
+            #expect(publicKey.verify(signature: signature, for: message))
+            let der = try ECDSASignature.derFromRaw(signature)
+            #expect(try ECDSASignature.rawFromDER(der) == signature)
+            #expect(publicKey.verify(signature: der, for: message))
+        }
+        var tampered = try key.sign([1, 2, 3])
+        tampered[10] ^= 0xff
+        #expect(!publicKey.verify(signature: tampered, for: [1, 2, 3]))
+    }
+
+    @Test("the provider token has header {alg, kid}, claims {iss, iat as a number}, and verifies")
+    func providerToken() throws {
+        let key = try PrivateKey.generate(.es256)
+        let clock = ManualWallClock(unixSeconds: 1_796_000_000)
+        let tokens = try APNsProviderToken(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456", clock: clock)
+        let jwt = try tokens.current()
+        let parts = try #require(JWS.parse(jwt))
+        #expect(String(decoding: parts.header, as: UTF8.self) == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
+        #expect(String(decoding: parts.claims, as: UTF8.self) == #"{"iat":1796000000,"iss":"TEAM123456"}"#)
+        #expect(parts.signature.count == 64)
+        #expect(parts.verify(with: key.publicKey))
+        #expect(!parts.verify(with: try PrivateKey.generate(.es256).publicKey))
+    }
+
+    @Test("the provider token is reused for 50 minutes, then replaced; an early refresh needs 20 minutes of age")
+    func providerTokenTiming() throws {
+        let clock = ManualWallClock(unixSeconds: 1_796_000_000)
+        let tokens = try APNsProviderToken(key: try PrivateKey.generate(.es256), keyID: "K", teamID: "T", clock: clock)
+        let first = try tokens.current()
+        clock.advance(by: 49 * 60)
+        #expect(try tokens.current() == first)
+        clock.advance(by: 60)
+        let second = try tokens.current()
+        #expect(second != first)
+        #expect(tokens.tokensMinted == 2)
+        // ExpiredProviderToken on a 5-minute-old token is clock skew: no new token.
+        clock.advance(by: 5 * 60)
+        #expect(!tokens.refreshAfterExpired(rejected: second))
+        #expect(try tokens.current() == second)
+        clock.advance(by: 15 * 60)
+        #expect(tokens.refreshAfterExpired(rejected: second))
+        #expect(try tokens.current() != second)
+        #expect(tokens.tokensMinted == 3)
+    }
+
+    @Test("refresh intervals outside 20–59 minutes are clamped")
+    func clamp() throws {
+        let key = try PrivateKey.generate(.es256)
+        #expect(
+            try APNsProviderToken(key: key, keyID: "K", teamID: "T", refreshInterval: 60).refreshInterval == 20 * 60)
+        #expect(
+            try APNsProviderToken(key: key, keyID: "K", teamID: "T", refreshInterval: 7200).refreshInterval == 59 * 60)
+    }
+
+    @Test("key files: unreadable or not P-256 gives an error naming the file")
+    func keyErrors() throws {
+        let directory = makeTemporaryDirectory("keys")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let missing = directory + "/AuthKey_NOPE.p8"
+        #expect {
+            _ = try PrivateKey(pemFile: missing, expected: .es256)
+        } throws: { error in
+            (error as? CryptoError)?.code == .unreadableFile && "\(error)".contains(missing)
+        }
+        let rsaFile = directory + "/rsa.p8"
+        try PrivateKey.generate(.rs256).pkcs8PEM.write(toFile: rsaFile, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try PrivateKey(pemFile: rsaFile, expected: .es256)
+        } throws: { error in
+            (error as? CryptoError)?.code == .wrongKeyType && "\(error)".contains(rsaFile)
+                && "\(error)".contains("P-256")
+        }
+        let garbage = directory + "/garbage.p8"
+        try "not a key".write(toFile: garbage, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try PrivateKey(pemFile: garbage, expected: .es256)
+        } throws: { error in
+            (error as? CryptoError)?.code == .malformedPEM && "\(error)".contains(garbage)
+        }
+    }
+
+    @Test("RS256 signs with PKCS#1 v1.5 and verifies")
+    func rs256() throws {
+        let key = try PrivateKey.generate(.rs256)
+        let signature = try key.sign(Array("x".utf8))
+        #expect(signature.count == 256)
+        #expect(key.publicKey.verify(signature: signature, for: Array("x".utf8)))
+    }
+
+    @Test("PEM round trip: the written key reads back and signs the same way")
+    func pemRoundTrip() throws {
+        let key = try PrivateKey.generate(.es256)
+        let reread = try PrivateKey(pem: Data(key.pkcs8PEM.utf8), expected: .es256)
+        #expect(key.pkcs8PEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
+        let signature = try reread.sign([9])
+        #expect(key.publicKey.verify(signature: signature, for: [9]))
+    }
+}

@@ -1,0 +1,96 @@
+import DropTrackAPI
+import DropTrackContract
+import DropTrackCore
+import DropTrackCrypto
+import DropTrackDispatch
+import DropTrackEmulators
+import DropTrackProviders
+import DropTrackRuntime
+import DropTrackStore
+import Foundation
+
+/// The whole server (`DropTrackServer`: registry, dispatcher, HTTP API on a free port) wired to real
+/// APNs and FCM emulators over TLS, with a SQLite (or memory) store in a temp folder. Two apps,
+/// `app1` and `app2`, whose API keys are `key-app1` and `key-app2`. The scheduler loop runs only
+/// when asked, so tests with a manual clock drive it themselves.
+package final class ServerHarness: Sendable {
+    package let apns: APNsHarness
+    package let fcm: FCMHarness
+    package let directory: String
+    package let configuration: ServerConfiguration
+    package let server: DropTrackServer
+    package let logs = InMemoryLogHandler()
+    package let clock: any WallClock
+    package var store: any DeliveryStore { server.store }
+    package var registry: ActivityRegistry { server.registry }
+    package var dispatcher: Dispatcher { server.dispatcher }
+    package var metrics: MetricsRegistry { server.metrics }
+    package var events: EventBus { server.events }
+    package var port: Int { server.port }
+
+    package init(
+        engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
+        eventStreams: EventStreamLimits = EventStreamLimits(), tweak: (inout ServerConfiguration) -> Void = { _ in }
+    )
+        throws
+    {
+        apns = try APNsHarness()
+        fcm = try FCMHarness()
+        self.clock = clock
+        directory = makeTemporaryDirectory("server")
+        let keyFile = directory + "/AuthKey.p8"
+        try apns.key.pkcs8PEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let accountFile = directory + "/service-account.json"
+        try Data(fcm.accountJSON).write(to: URL(fileURLWithPath: accountFile))
+        func app(_ id: String) -> AppConfiguration {
+            AppConfiguration(
+                id: id, bundleId: APNsHarness.bundleID,
+                apns: .init(
+                    keyFile: keyFile, keyId: APNsHarness.keyID, teamId: APNsHarness.teamID, environment: "sandbox"),
+                fcm: .init(serviceAccountFile: accountFile), apiKeyHashes: [AppConfiguration.hash(of: "key-\(id)")],
+                schemas: [
+                    "ScoreAttributes": AttributesSchema(
+                        contentState: [
+                            "home": .init(type: "integer"), "away": .init(type: "integer"),
+                            "period": .init(type: "string", values: ["first", "second", "final"]),
+                            "kickoff": .init(type: "date", optional: true),
+                        ]),
+                    "TimerAttributes": AttributesSchema(
+                        contentState: ["label": .init(type: "string")], output: "expo-widgets",
+                        widgetName: "TimerWidget"),
+                ])
+        }
+        var configuration = ServerConfiguration(
+            listen: "127.0.0.1:0", store: "memory", apps: [app("app1"), app("app2")],
+            apnsHost: "127.0.0.1:\(apns.port)",
+            fcmBaseURL: "https://127.0.0.1:\(fcm.port)", caFile: TestPKI.shared.caFile, backoffBaseSeconds: 0.05,
+            backoffMaxSeconds: 0.2, schedulerIntervalSeconds: 0.1)
+        tweak(&configuration)
+        self.configuration = configuration
+        server = try DropTrackServer(
+            configuration: configuration, clock: clock,
+            logger: Logger(handler: logs, minimumLevel: .debug), store: try engine.make(), httpThreads: 2,
+            heartbeat: .milliseconds(200), eventStreams: eventStreams)
+        try server.start(scheduler: scheduler)
+    }
+
+    package func stop() {
+        server.shutdown(timeout: .seconds(2))
+        apns.stop()
+        fcm.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Waits until the outbox is empty and nothing is in flight (bounded).
+    package func drain(timeout: Duration = .seconds(20)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let depth = try store.transaction { try $0.outboxStats().depth }
+            if depth == 0 && dispatcher.inFlight == 0 { return }
+            usleep(10_000)
+        }
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the outbox did not drain"])
+    }
+
+    package func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
+}

@@ -1,0 +1,97 @@
+import DropTrackTesting
+import Foundation
+import Testing
+
+/// The architecture as `Package.swift` declares it, held against the sources.
+@Suite("Architecture")
+struct ArchitectureTests {
+    /// Modules every target may import without declaring them: the toolchain's, and Apple's frameworks, which
+    /// sources import only where they exist (`#if canImport`).
+    static let toolchain: Set<String> = [
+        "Foundation", "FoundationNetworking", "Dispatch", "Synchronization", "Glibc", "Testing", "XCTest",
+        "ActivityKit", "SwiftUI", "WidgetKit",
+    ]
+
+    /// Each target's declared dependencies, read from `Package.swift`.
+    static func declaredDependencies() throws -> [String: Set<String>] {
+        let manifest = try String(contentsOfFile: repositoryRoot + "/Package.swift", encoding: .utf8)
+        var targets: [String: Set<String>] = [:]
+        let pattern = try NSRegularExpression(
+            pattern: #"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"(.*?)swiftSettings"#,
+            options: [.dotMatchesLineSeparators])
+        let range = NSRange(manifest.startIndex..., in: manifest)
+        for match in pattern.matches(in: manifest, range: range) {
+            let name = String(manifest[Range(match.range(at: 1), in: manifest)!])
+            let rest = String(manifest[Range(match.range(at: 2), in: manifest)!])
+            let quoted = try NSRegularExpression(pattern: #""([A-Za-z0-9]+)""#)
+            let names = quoted.matches(in: rest, range: NSRange(rest.startIndex..., in: rest)).map {
+                String(rest[Range($0.range(at: 1), in: rest)!])
+            }
+            targets[name] = Set(names)
+        }
+        return targets
+    }
+
+    /// The modules a folder's Swift files import.
+    static func imports(under folder: String) throws -> [String: Set<String>] {
+        var found: [String: Set<String>] = [:]
+        let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ").map(String.init)
+                guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
+                    words[..<index].allSatisfy({ ["@testable", "internal", "public", "package"].contains($0) })
+                else { continue }
+                found[words[index + 1], default: []].insert(file)
+            }
+        }
+        return found
+    }
+
+    @Test("no target imports a module it does not declare")
+    func importsAreDeclared() throws {
+        let declared = try Self.declaredDependencies()
+        #expect(declared.count >= 15, "Package.swift was read: \(declared.keys.sorted())")
+        for (target, dependencies) in declared {
+            // Test targets, and the testing library they share, live under Tests/; the rest under Sources/.
+            let underTests = repositoryRoot + "/Tests/" + target
+            let folder =
+                FileManager.default.fileExists(atPath: underTests) ? underTests : repositoryRoot + "/Sources/" + target
+            for (module, files) in try Self.imports(under: folder)
+            where !Self.toolchain.contains(module) && !dependencies.contains(module) {
+                Issue.record(
+                    "\(target) imports \(module) without declaring it (\(files.sorted().joined(separator: ", ")))")
+            }
+        }
+    }
+
+    @Test("the domain knows no transport: Dispatch depends on no crypto, HTTP/2, providers or HTTP")
+    func domainWithoutTransports() throws {
+        let dispatch = try #require(try Self.declaredDependencies()["DropTrackDispatch"])
+        for forbidden in [
+            "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackHTTP1", "COpenSSL", "CNGHTTP2",
+        ] {
+            #expect(!dispatch.contains(forbidden), "DropTrackDispatch depends on \(forbidden)")
+        }
+    }
+
+    @Test("nothing in the repository points outside it")
+    func selfContained() throws {
+        let outside = ["../shared", "shared/reference", "shared/DESIGN"]
+        var offenders: [String] = []
+        for folder in ["Sources", "Tests", "docs", "checks", "scripts", "bench", "vectors"] {
+            let files =
+                FileManager.default.enumerator(atPath: repositoryRoot + "/" + folder)?.compactMap { $0 as? String }
+                ?? []
+            for file in files where !file.hasSuffix("ArchitectureTests.swift") {
+                guard let text = try? String(contentsOfFile: "\(repositoryRoot)/\(folder)/\(file)", encoding: .utf8)
+                else { continue }
+                if outside.contains(where: text.contains) { offenders.append("\(folder)/\(file)") }
+            }
+        }
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        if outside.contains(where: readme.contains) { offenders.append("README.md") }
+        #expect(offenders.isEmpty, "these point outside the repository: \(offenders)")
+    }
+}

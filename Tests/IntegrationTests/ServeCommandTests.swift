@@ -1,0 +1,166 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Configuration and the serve, apps and tokens commands")
+struct ServeCommandTests {
+    @Test("a misspelt key in the config file is refused with the key named and a suggestion")
+    func unknownKeys() throws {
+        let directory = makeTemporaryDirectory("config")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/droptrack.json"
+        try #"{"listen":"127.0.0.1:0","maxInFlite":10}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            let message = (error as? ConfigurationError)?.message ?? ""
+            return message.contains("maxInFlite") && message.contains("did you mean 'maxInFlight'")
+        }
+        try #"{"apps":[{"id":"a","bundleID":"x","apiKeyHashes":[]}]}"#.write(
+            toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.message.contains("apps[0].bundleID") == true
+        }
+        try #"{"maxInFlight":10}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let loaded = try ServerConfiguration.load(file: file, environment: ["DROPTRACK_MAX_IN_FLIGHT": "20"])
+        #expect(loaded.maxInFlight == 20, "variables win over the file")
+        #expect(throws: ConfigurationError.self) {
+            _ = try ServerConfiguration.load(file: file, environment: ["DROPTRACK_MAX_IN_FLIGHT": "lots"])
+        }
+        try #"{"timelineRetentionDays":-1}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "timelineRetentionDays"
+        }
+        #expect(
+            try ServerConfiguration.load(file: nil, environment: ["DROPTRACK_TOKEN_RETENTION_DAYS": "7"])
+                .tokenRetentionDays == 7)
+        try #"{"tokenRetentionDays":-2}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "tokenRetentionDays"
+        }
+    }
+
+    @Test("the README documents every configuration key and its variable")
+    func readmeListsEveryKey() throws {
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        for entry in ServerConfiguration.keys {
+            #expect(readme.contains("`\(entry.key)`"), "README lacks \(entry.key)")
+            if entry.variable != "-" {
+                #expect(readme.contains("`\(entry.variable)`"), "README lacks \(entry.variable)")
+            }
+        }
+    }
+
+    @Test("apps add stores only a hash; serve answers with that key, refuses others, and exits 0 on SIGTERM")
+    func serveEndToEnd() throws {
+        let directory = makeTemporaryDirectory("serve")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/droptrack.json"
+        let added = try runDropTrack(["apps", "add", "--config", config, "--id", "shop", "--bundle-id", "com.x"])
+        #expect(added.status == 0, "\(added.err)")
+        let key = added.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(key.hasPrefix("dt_shop_"))
+        let stored = try String(contentsOfFile: config, encoding: .utf8)
+        #expect(!stored.contains(key) && stored.contains("sha256:"))
+        let rotated = try runDropTrack(["apps", "add", "--config", config, "--id", "shop"])
+        #expect(rotated.status == 0)
+        let bad = try runDropTrack(["apps", "add", "--config", config, "--id", "bad id"])
+        #expect(bad.status == 1 && bad.err.contains("apps[1].id"))
+        #expect(try String(contentsOfFile: config, encoding: .utf8).contains("sha256:"), "the file is intact")
+
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/droptrack")
+        process.arguments = ["serve", "--config", config, "--listen", "127.0.0.1:\(port)"]
+        process.environment = ["DROPTRACK_STORE": "sqlite:\(directory)/store.sqlite", "PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let banner = out.fileHandleForReading.availableData
+        #expect(String(decoding: banner, as: UTF8.self).contains("droptrack serving on http://127.0.0.1:\(port)"))
+
+        func get(_ path: String, key: String?) throws -> Int {
+            let connection = try RawConnection(port: port)
+            defer { connection.close() }
+            try connection.send(
+                "GET \(path) HTTP/1.1\r\nHost: x\r\n\(key.map { "Authorization: Bearer \($0)\r\n" } ?? "")\r\n")
+            return try connection.readResponse().status
+        }
+        #expect(try get("/readyz", key: nil) == 200)
+        #expect(try get("/v1/activities/none", key: key) == 404)
+        #expect(try get("/v1/activities/none", key: key + "0") == 401)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let logs = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logs.contains("\"msg\":\"server.stopped\""))
+        #expect(!logs.contains(key))
+    }
+
+    @Test("tokens import checks every line first and writes nothing when one is wrong")
+    func tokenImport() throws {
+        let directory = makeTemporaryDirectory("import")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/droptrack.json"
+        _ = try runDropTrack(["apps", "add", "--config", config, "--id", "shop", "--bundle-id", "com.x"])
+        let environment = ["DROPTRACK_STORE": "sqlite:\(directory)/store.sqlite"]
+        let good = (0..<50).map {
+            #"{"kind":"fcm","userId":"u\#($0)","deviceId":"d\#($0)","token":"fcm-token-\#($0)"}"#
+        }
+        try
+            (good + [
+                #"{"kind":"push_to_start","userId":"u","deviceId":"d","token":"xyz","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
+            ])
+            .joined(separator: "\n").write(toFile: directory + "/bad.jsonl", atomically: true, encoding: .utf8)
+        let refused = try runDropTrack(
+            ["tokens", "import", "--config", config, "--app", "shop", "--file", directory + "/bad.jsonl"],
+            environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("line 51: token:"))
+        #expect(refused.err.contains("nothing was written"))
+        try good.joined(separator: "\n").write(toFile: directory + "/good.jsonl", atomically: true, encoding: .utf8)
+        let imported = try runDropTrack(
+            ["tokens", "import", "--config", config, "--app", "shop", "--file", directory + "/good.jsonl"],
+            environment: environment)
+        #expect(imported.status == 0, "\(imported.err)")
+        #expect(imported.out.contains("50 tokens: 50 new, 0 already registered"))
+        let again = try runDropTrack(
+            ["tokens", "import", "--config", config, "--app", "shop", "--file", directory + "/good.jsonl"],
+            environment: environment)
+        #expect(again.out.contains("50 tokens: 0 new, 50 already registered"))
+        #expect(again.err.contains("importing tokens"), "progress lines without a TTY")
+    }
+}
+
+/// A port nothing listens on right now.
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
