@@ -147,6 +147,15 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var maxActiveSeconds: Double
     /// `android.ttl` for Live Update messages.
     public var fcmTTLSeconds: Double
+    /// Open HTTP connections at most; past it new ones get 503 at once.
+    public var maxConnections: Int
+    /// Open HTTP connections from one client address at most; past it new ones get 429 at once. Raise it when a
+    /// reverse proxy on the same host brings every client from one address.
+    public var maxConnectionsPerClient: Int
+    /// `GET /v1/events` streams one API key may hold open; past it 429.
+    public var maxEventStreamsPerKey: Int
+    /// `GET /v1/events` streams open in all; past it 503. Kept below `maxConnections` so streams never take them all.
+    public var maxEventStreams: Int
     /// How long a push waits for the provider's answer. A start still unanswered then is in doubt and
     /// never sent again; an update is retried.
     public var providerTimeoutSeconds: Double
@@ -167,8 +176,14 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         backoffMaxSeconds: Double = 300,
         priority10PerHour: Int = 12, schedulerIntervalSeconds: Double = 60, defaultStaleSeconds: Double = 0,
         maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
-        tokenRetentionDays: Double = 30, logLevel: String = "info", providerTimeoutSeconds: Double = 10
+        tokenRetentionDays: Double = 30, logLevel: String = "info", providerTimeoutSeconds: Double = 10,
+        maxConnections: Int = 1000, maxConnectionsPerClient: Int = 64, maxEventStreamsPerKey: Int = 10,
+        maxEventStreams: Int = 200
     ) {
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerClient = maxConnectionsPerClient
+        self.maxEventStreamsPerKey = maxEventStreamsPerKey
+        self.maxEventStreams = maxEventStreams
         self.providerTimeoutSeconds = providerTimeoutSeconds
         self.listen = listen
         self.store = store
@@ -234,6 +249,22 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             "automatic end after this long (default 28800, iOS's 8 hours)"
         ),
         ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
+        (
+            "maxConnections", "DROPTRACK_MAX_CONNECTIONS",
+            "open HTTP connections at most; past it 503 at once (default 1000)"
+        ),
+        (
+            "maxConnectionsPerClient", "DROPTRACK_MAX_CONNECTIONS_PER_CLIENT",
+            "open HTTP connections from one client address; past it 429 at once (default 64; raise it behind a proxy on the same host)"
+        ),
+        (
+            "maxEventStreamsPerKey", "DROPTRACK_MAX_EVENT_STREAMS_PER_KEY",
+            "GET /v1/events streams one API key may hold open; past it 429 (default 10)"
+        ),
+        (
+            "maxEventStreams", "DROPTRACK_MAX_EVENT_STREAMS",
+            "GET /v1/events streams in all, below maxConnections; past it 503 (default 200)"
+        ),
         (
             "providerTimeoutSeconds", "DROPTRACK_PROVIDER_TIMEOUT_SECONDS",
             "how long a push waits for APNs' or FCM's answer; a start unanswered by then is in doubt and never resent (default 10)"
@@ -304,6 +335,14 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
         if let value = try number("DROPTRACK_PROVIDER_TIMEOUT_SECONDS") { configuration.providerTimeoutSeconds = value }
+        if let value = try number("DROPTRACK_MAX_CONNECTIONS") { configuration.maxConnections = Int(value) }
+        if let value = try number("DROPTRACK_MAX_CONNECTIONS_PER_CLIENT") {
+            configuration.maxConnectionsPerClient = Int(value)
+        }
+        if let value = try number("DROPTRACK_MAX_EVENT_STREAMS_PER_KEY") {
+            configuration.maxEventStreamsPerKey = Int(value)
+        }
+        if let value = try number("DROPTRACK_MAX_EVENT_STREAMS") { configuration.maxEventStreams = Int(value) }
         if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
         if let value = try number("DROPTRACK_TOKEN_RETENTION_DAYS") { configuration.tokenRetentionDays = value }
         try configuration.validate()
@@ -355,6 +394,17 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         guard maxInFlight > 0, claimBatch > 0, maxAttempts > 0, leaseSeconds > 0 else {
             throw ConfigurationError(
                 key: "maxInFlight", "maxInFlight, claimBatch, maxAttempts and leaseSeconds must be positive")
+        }
+        guard maxConnections > 0, maxConnectionsPerClient > 0, maxEventStreamsPerKey > 0, maxEventStreams > 0 else {
+            throw ConfigurationError(
+                key: "maxConnections",
+                "maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey and maxEventStreams must be positive")
+        }
+        guard maxEventStreams < maxConnections else {
+            throw ConfigurationError(
+                key: "maxEventStreams",
+                "maxEventStreams (\(maxEventStreams)) must stay below maxConnections (\(maxConnections)), or event streams could take every connection and shut out every API call"
+            )
         }
         guard providerTimeoutSeconds > 0, providerTimeoutSeconds <= 300 else {
             throw ConfigurationError(
@@ -430,8 +480,8 @@ extension ServerConfiguration {
         case listen, store, apps, apnsHost, fcmBaseURL, caFile, maxBodyBytes, requestsPerSecondPerKey, maxInFlight
         case claimBatch, leaseSeconds, maxAttempts, maxAgeSeconds, backoffBaseSeconds, backoffMaxSeconds
         case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds,
-            providerTimeoutSeconds,
-            timelineRetentionDays, tokenRetentionDays, logLevel
+            providerTimeoutSeconds, timelineRetentionDays, tokenRetentionDays, logLevel
+        case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -472,6 +522,12 @@ extension ServerConfiguration {
                 ?? defaults.tokenRetentionDays,
             logLevel: try c.decodeIfPresent(String.self, forKey: .logLevel) ?? defaults.logLevel,
             providerTimeoutSeconds: try c.decodeIfPresent(Double.self, forKey: .providerTimeoutSeconds)
-                ?? defaults.providerTimeoutSeconds)
+                ?? defaults.providerTimeoutSeconds,
+            maxConnections: try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? defaults.maxConnections,
+            maxConnectionsPerClient: try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerClient)
+                ?? defaults.maxConnectionsPerClient,
+            maxEventStreamsPerKey: try c.decodeIfPresent(Int.self, forKey: .maxEventStreamsPerKey)
+                ?? defaults.maxEventStreamsPerKey,
+            maxEventStreams: try c.decodeIfPresent(Int.self, forKey: .maxEventStreams) ?? defaults.maxEventStreams)
     }
 }

@@ -44,12 +44,13 @@ public final class DropTrackServer: Sendable {
     /// Builds the server. `clock` defaults to the store's clock (`StoreClock`: the machine's,
     /// aligned with PostgreSQL's so replicas agree); a test that injects its own owns time.
     /// `transport` defaults to the real providers (or the emulators the configuration points at);
-    /// `store` defaults to the one `configuration.store` names. `eventStreams` limits `GET /v1/events` streams.
+    /// `store` defaults to the one `configuration.store` names. `eventStreams` limits `GET /v1/events` streams
+    /// (by default as the configuration says).
     public init(
         configuration: ServerConfiguration, clock injectedClock: (any WallClock)? = nil, logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
         heartbeat: Duration = .seconds(5), extensions: [any RouteExtension] = [],
-        diagnosisSources: [any DiagnosisSource] = [], eventStreams: EventStreamLimits = EventStreamLimits()
+        diagnosisSources: [any DiagnosisSource] = [], eventStreams: EventStreamLimits? = nil
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -64,7 +65,9 @@ public final class DropTrackServer: Sendable {
         self.transport = transport
         let metrics = MetricsRegistry()
         self.metrics = metrics
-        let events = EventBus(limits: eventStreams)
+        let events = EventBus(
+            limits: eventStreams
+                ?? EventStreamLimits(perKey: configuration.maxEventStreamsPerKey, total: configuration.maxEventStreams))
         self.events = events
         let dispatcher = Dispatcher(
             store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
@@ -88,7 +91,10 @@ public final class DropTrackServer: Sendable {
             })
         self.router = router
         http = HTTPServer(
-            handler: router, maxBodyBytes: configuration.maxBodyBytes, threads: httpThreads, heartbeat: heartbeat)
+            handler: router, maxBodyBytes: configuration.maxBodyBytes, threads: httpThreads, heartbeat: heartbeat,
+            limits: HTTPServerLimits(
+                maximumConnections: configuration.maxConnections,
+                maximumConnectionsPerAddress: configuration.maxConnectionsPerClient))
         Self.declareStoreGauges(metrics, store: store, clock: clock)
         metrics.declareGauge(
             "droptrack_clock_offset_seconds",

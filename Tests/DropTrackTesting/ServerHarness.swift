@@ -30,7 +30,7 @@ package final class ServerHarness: Sendable {
 
     package init(
         engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
-        eventStreams: EventStreamLimits = EventStreamLimits(), tweak: (inout ServerConfiguration) -> Void = { _ in }
+        eventStreams: EventStreamLimits? = nil, tweak: (inout ServerConfiguration) -> Void = { _ in }
     )
         throws
     {
