@@ -113,13 +113,6 @@ extension Dispatcher {
             remedy = "in_doubt"
             note =
                 "not sent again: the request was written and no answer came (\(result.reason)), so it may have started the activity; a second start would show a second one"
-            logger.warning(
-                "dispatch.start_in_doubt",
-                [
-                    "app": entry.app, "activityId": entry.activityId, "token": entry.destination.stored,
-                    "provider": work.provider, "reason": result.reason,
-                    "fix": "none needed: the device shows at most one activity; if it shows none, start it again",
-                ])
             return true
         }
         guard result.reach == .notSent else { return false }

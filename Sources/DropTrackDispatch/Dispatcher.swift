@@ -400,6 +400,7 @@ public final class Dispatcher: Service {
         var lostChannels: [(app: String, activityId: String, channel: String)] = []
         // Before the transaction, which a store may run more than once.
         let reaches = batch.map { recordReach($0.result, work: $0.work, now: now) }
+        var written: [TimelineEntry] = []
         do {
             try store.transaction { tx in
                 var timeline: [TimelineEntry] = []
@@ -482,6 +483,7 @@ public final class Dispatcher: Service {
                     try tx.completeOutbox(ids: ids, sentVersion: sentVersion, owner: owner, now: now)
                 }
                 try tx.appendTimeline(timeline)
+                written = timeline
                 for (_, activity) in touched where try !tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
                 {
                     lags.append(now.timeIntervalSince(activity.updatedAt))
@@ -499,6 +501,7 @@ public final class Dispatcher: Service {
                 logger.error("dispatcher.expedite_failed", ["app": app, "error": "\(error)"])
             }
         }
+        logFailures(written)
         for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
         // Creating a channel waits on APNs for up to 30 s: never on the dispatcher's thread, whose sends
@@ -574,6 +577,35 @@ public final class Dispatcher: Service {
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
             remedy = "dead_letter"
             note = why
+        }
+    }
+
+    /// Every outcome that needs someone's attention gets a warning once it is committed: a dead letter, a token the
+    /// provider declared dead, a start in doubt. Before, these were only in the timeline, the event stream and the
+    /// metrics, and a server whose every start was refused (a wrong bundle id, say) logged nothing.
+    private func logFailures(_ lines: [TimelineEntry]) {
+        for line in lines {
+            let message: String
+            let fix: String
+            switch line.remedy {
+            case "dead_letter":
+                message = "dispatch.dead_letter"
+                fix = line.note ?? "see the timeline of the activity"
+            case PushRemedy.deleteToken.name:
+                message = "dispatch.token_invalidated"
+                fix = "none needed: the app registers a new token when it next runs"
+            case "in_doubt":
+                message = "dispatch.start_in_doubt"
+                fix = "none needed: the device shows at most one activity; if it shows none, start it again"
+            default:
+                continue
+            }
+            logger.warning(
+                message,
+                [
+                    "app": line.app, "activityId": line.activityId, "token": line.destination,
+                    "provider": line.provider, "status": String(line.status), "reason": line.reason, "fix": fix,
+                ])
         }
     }
 }

@@ -170,6 +170,11 @@ struct DispatchTests {
         #expect(server.apns.emulator.records(forToken: dead).count == 1)
         #expect(server.apns.emulator.records(forToken: alive).count == 2)
         #expect(server.metrics.value("droptrack_tokens_invalidated_total", ["reason": "Unregistered"]) == 1)
+        // The server's log says so too, by fingerprint, with what to do.
+        let line = try #require(server.logs.entries.first { $0.message == "dispatch.token_invalidated" })
+        #expect(line.level == .warning && line.metadata["token"] == Fingerprint(of: dead).value)
+        #expect(line.metadata["reason"] == "Unregistered" && line.metadata["activityId"] == "o-3")
+        #expect(!server.logs.entries.contains { $0.metadata.values.contains { $0.contains(dead) } }, "no raw token")
     }
 
     @Test("a burst of 50 events sends a handful of pushes, the last carrying the newest state")
@@ -452,6 +457,9 @@ struct DispatchTests {
         #expect(server.metrics.value("droptrack_retries_total", ["provider": "apns"]) == 4)
         let timeline = try server.registry.describe(app: "app1", activityId: "o-6")["timeline"]?.arrayValue ?? []
         #expect(timeline.contains { $0["remedy"]?.stringValue == "dead_letter" })
+        let deadLetters = server.logs.entries.filter { $0.message == "dispatch.dead_letter" }
+        #expect(deadLetters.count == 1 && deadLetters.first?.metadata["token"] == Fingerprint(of: broken).value)
+        #expect(deadLetters.first?.metadata["fix"]?.isEmpty == false)
     }
 
     @Test("the scheduler starts at startAt, recomputes a schedule every tick, and ends and dismisses on time")
