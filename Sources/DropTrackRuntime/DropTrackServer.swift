@@ -30,6 +30,7 @@ public final class DropTrackServer: Sendable {
     let http: HTTPServer
     let logger: Logger
     private let lifecycle = Lifecycle()
+    private let sqliteOwnership: SQLiteOwnership?
     /// Started when `start` runs: the transport, the dispatcher, the scheduler (unless tests drive it), the API.
     private let services = Mutex<ServiceGroup?>(nil)
 
@@ -55,6 +56,12 @@ public final class DropTrackServer: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
+        // A store the server opens itself is its own: a second server on the same SQLite file refuses to start.
+        if store == nil, configuration.store.hasPrefix("sqlite:") {
+            sqliteOwnership = try SQLiteOwnership(databasePath: String(configuration.store.dropFirst("sqlite:".count)))
+        } else {
+            sqliteOwnership = nil
+        }
         let store = try store ?? Self.openStore(configuration.store)
         self.store = store
         let storeClock: StoreClock? =
@@ -149,7 +156,12 @@ public final class DropTrackServer: Sendable {
         try group.start()
         let bound = http.port
         lifecycle.phase.withLock { $0 = .running }
-        logger.notice("server.started", ["listen": "\(host):\(bound)", "apps": String(configuration.apps.count)])
+        logger.notice(
+            "server.started",
+            [
+                "listen": "\(host):\(bound)", "apps": String(configuration.apps.count),
+                "store": PostgresStore.redactingPassword(in: configuration.store),
+            ])
         return bound
     }
 

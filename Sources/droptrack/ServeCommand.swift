@@ -62,7 +62,9 @@ enum ServeCommand: Command {
         }
         let port: Int
         do { port = try server.start() } catch { throw CommandFailure("\(error)") }
-        print("droptrack serving on http://\(parseListenAddress(configuration.listen)?.host ?? "127.0.0.1"):\(port)")
+        print(
+            "droptrack serving on http://\(parseListenAddress(configuration.listen)?.host ?? "127.0.0.1"):\(port)"
+                + " (store \(PostgresStore.redactingPassword(in: configuration.store)))")
         fflush(nil)
         await termination.wait()
         let drain = Double(args.value("drain-seconds") ?? "20") ?? 20
