@@ -29,9 +29,9 @@ public final class ActivityRegistry: Sendable {
         self.wake = wake
     }
 
-    func app(_ id: String) throws(APIError) -> AppConfiguration {
+    func app(_ id: String) throws(ActivityError) -> AppConfiguration {
         guard let app = configuration.apps.first(where: { $0.id == id }) else {
-            throw APIError.notFound("no app \(id)")
+            throw ActivityError.notFound("no app \(id)")
         }
         return app
     }
@@ -39,15 +39,17 @@ public final class ActivityRegistry: Sendable {
     func contracts(_ app: AppConfiguration) -> ContractBook { ContractBook(schemas: app.schemas ?? [:]) }
 
     /// Runs a store transaction, turning engine failures into a 503 the caller may retry.
-    func transact<T>(_ body: (any StoreTransaction) throws -> T) throws(APIError) -> T {
+    func transact<T>(_ body: (any StoreTransaction) throws -> T) throws(ActivityError) -> T {
         do {
             return try store.transaction(body)
-        } catch let error as APIError {
+        } catch let error as ActivityError {
             throw error
         } catch let error as StoreError where error.code == .conflict {
-            throw APIError(409, "conflict", "another request changed the same record at the same time; retry")
+            throw ActivityError.conflict(
+                code: "conflict", message: "another request changed the same record at the same time; retry")
         } catch {
-            throw APIError(503, "store_unavailable", "the store failed: \(error); retry shortly")
+            throw ActivityError.unavailable(
+                code: "store_unavailable", message: "the store failed: \(error); retry shortly")
         }
     }
 
@@ -72,14 +74,16 @@ public final class ActivityRegistry: Sendable {
     /// token for the same device supersedes the old one (per attributes type, activity, or app).
     public func registerToken(
         app appID: String, kind: TokenKind, body: JSONValue
-    ) throws(APIError) -> (token: TokenRecord, created: Bool) {
+    ) throws(ActivityError) -> (token: TokenRecord, created: Bool) {
         let registration = try checkToken(app: appID, kind: kind, body: body)
         let now = clock.now()
         return try transact { tx in try self.save([registration], app: appID, tx: tx, now: now)[0] }
     }
 
     /// Checks a registration body without touching the store.
-    public func checkToken(app appID: String, kind: TokenKind, body: JSONValue) throws(APIError) -> TokenRegistration {
+    public func checkToken(app appID: String, kind: TokenKind, body: JSONValue) throws(ActivityError)
+        -> TokenRegistration
+    {
         let app = try app(appID)
         let reader = try FieldReader(body)
         let device = try Self.deviceFacts(body["device"])
@@ -115,18 +119,18 @@ public final class ActivityRegistry: Sendable {
         let token = try reader.string("token", maxLength: 4096) ?? ""
         if kind == .fcm {
             guard FCMMessage.isPlausibleToken(token) else {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "token", "'token' must be an FCM registration token (printable ASCII, no spaces)")
             }
         } else {
             guard APNsPush.isHexToken(token) else {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "token",
                     "'token' must be the hex of the ActivityKit token bytes (an even number of 0-9a-f; lengths vary)")
             }
             let name = try reader.string("environment") ?? ""
             guard let parsed = APNsEnvironment(rawValue: name) else {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "environment", "'environment' must be \"sandbox\" or \"production\", not '\(name)'")
             }
             environment = TokenEnvironment(parsed)
@@ -139,13 +143,13 @@ public final class ActivityRegistry: Sendable {
 
     /// Checks the optional `device` object of a registration: the facts the doctor reads, under the
     /// names of its context document (`osVersion`, `areActivitiesEnabled`, `canPostPromoted`, …).
-    static func deviceFacts(_ value: JSONValue?) throws(APIError) -> String? {
+    static func deviceFacts(_ value: JSONValue?) throws(ActivityError) -> String? {
         guard let value, value != .null else { return nil }
         let device: DoctorContext.Device
         do {
             device = try DoctorContext.Device.decode(value)
         } catch {
-            throw APIError.invalid(
+            throw ActivityError.invalid(
                 error.field ?? "device",
                 "'\(error.field ?? "device")': \(error.message); see the device facts in the README")
         }
@@ -154,7 +158,7 @@ public final class ActivityRegistry: Sendable {
         ] {
             // Counted as JSON Schema counts (code points), so the OpenAPI document and the server agree.
             if let text, text.unicodeScalars.count > 100 {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "device.\(name)",
                     "'device.\(name)' must be at most 100 characters, not \(text.unicodeScalars.count)")
             }
@@ -164,7 +168,7 @@ public final class ActivityRegistry: Sendable {
             ("launchesWithoutPushToStartToken", device.launchesWithoutPushToStartToken),
         ] {
             if let count, !(0...1_000_000).contains(count) {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "device.\(name)", "'device.\(name)' must be a count from 0 to 1000000, not \(count)")
             }
         }
@@ -182,17 +186,18 @@ public final class ActivityRegistry: Sendable {
         // fan out without the new tokens, and the catch-up below would queue an older version.
         for activityId in Set(registrations.compactMap(\.activityId)).sorted() {
             guard let activity = try tx.activityForUpdate(app: appID, id: activityId) else {
-                throw APIError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
+                throw ActivityError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
             }
             guard activity.state != .dismissed else {
-                throw APIError(
-                    409, "activity_over", "activity '\(activityId)' is dismissed; its tokens are discarded",
+                throw ActivityError.activityOver(
+                    message: "activity '\(activityId)' is dismissed; its tokens are discarded",
                     field: "activityId")
             }
             guard activity.channelId != nil || !subscribing.contains(activityId) else {
-                throw APIError(
-                    409, "not_broadcast",
-                    "activity '\(activityId)' has no broadcast channel; start it with 'broadcast' to let devices subscribe, or register an update token",
+                throw ActivityError.conflict(
+                    code: "not_broadcast",
+                    message:
+                        "activity '\(activityId)' has no broadcast channel; start it with 'broadcast' to let devices subscribe, or register an update token",
                     field: "activityId")
             }
             versions[activityId] = activity.version
@@ -315,7 +320,7 @@ public final class ActivityRegistry: Sendable {
     public func importTokens(
         app appID: String, _ registrations: [TokenRegistration], batch: Int = 2000,
         progress: (Int) -> Void = { _ in }
-    ) throws(APIError) -> Int {
+    ) throws(ActivityError) -> Int {
         var created = 0
         for start in stride(from: 0, to: registrations.count, by: batch) {
             let slice = Array(registrations[start..<min(start + batch, registrations.count)])
@@ -329,11 +334,11 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// Unregisters a token by fingerprint.
-    public func deleteToken(app appID: String, fingerprint: String) throws(APIError) {
+    public func deleteToken(app appID: String, fingerprint: String) throws(ActivityError) {
         _ = try app(appID)
         try transact { tx in
             guard try tx.token(app: appID, fingerprint: fingerprint) != nil else {
-                throw APIError.notFound("no token with fingerprint \(fingerprint)", field: "fingerprint")
+                throw ActivityError.notFound("no token with fingerprint \(fingerprint)", field: "fingerprint")
             }
             try tx.invalidateTokens(app: appID, fingerprints: [fingerprint], reason: "deleted", at: clock.now())
         }
@@ -343,7 +348,7 @@ public final class ActivityRegistry: Sendable {
 
     /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
     /// to their Android devices. The same idempotency key gives the same answer and no second send.
-    public func startActivity(app appID: String, body: JSONValue) throws(APIError) -> (
+    public func startActivity(app appID: String, body: JSONValue) throws(ActivityError) -> (
         response: JSONValue, created: Bool
     ) {
         let app = try app(appID)
@@ -355,15 +360,15 @@ public final class ActivityRegistry: Sendable {
         ])
         let key =
             try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
-        // A malformed retry is refused (400) even when its key is known. A well-formed one gets the first
+        // A malformed retry is refused (`invalid`) even when its key is known. A well-formed one gets the first
         // answer even if it would now fail a check that depends on time or configuration (a staleDate that
         // has since passed), since the start it asks for has already happened.
         var built: ActivityRecord
         do {
             built = try buildStart(reader, app: app, contracts: contracts, key: key)
         } catch {
-            guard error.status != 400,
-                let previous = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
+            if case .invalid = error { throw error }
+            guard let previous = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
                 let response = previous.startResponse
             else { throw error }
             return (response, false)
@@ -389,8 +394,9 @@ public final class ActivityRegistry: Sendable {
                     if existing.idempotencyKey == key, let response = existing.startResponse {
                         return (response, false)
                     }
-                    throw APIError(
-                        409, "activity_exists", "activity '\(activityId)' exists with another idempotency key",
+                    throw ActivityError.conflict(
+                        code: "activity_exists",
+                        message: "activity '\(activityId)' exists with another idempotency key",
                         field: "activityId")
                 }
                 var activity = built
@@ -406,7 +412,7 @@ public final class ActivityRegistry: Sendable {
                     availableAt: activity.startAt ?? now, now: now)
                 return (response, true)
             }
-        } catch let error as APIError {
+        } catch let error as ActivityError {
             throw error
         } catch let error as StoreError where error.code == .conflict {
             // A concurrent request with the same key won the race: answer as it did.
@@ -415,16 +421,18 @@ public final class ActivityRegistry: Sendable {
             {
                 return (response, false)
             }
-            throw APIError(409, "activity_exists", "activity '\(activityId)' already exists", field: "activityId")
+            throw ActivityError.conflict(
+                code: "activity_exists", message: "activity '\(activityId)' already exists", field: "activityId")
         } catch {
-            throw APIError(503, "store_unavailable", "the store failed: \(error); retry shortly")
+            throw ActivityError.unavailable(
+                code: "store_unavailable", message: "the store failed: \(error); retry shortly")
         }
     }
 
     /// Reads and checks a start request into the activity it would create. The shape is checked
     /// first (400s), then what depends on the app's contracts and the clock (422s).
     func buildStart(_ reader: FieldReader, app: AppConfiguration, contracts: ContractBook, key: String)
-        throws(APIError) -> ActivityRecord
+        throws(ActivityError) -> ActivityRecord
     {
         let appID = app.id
         let activityId = try reader.identifier("activityId")
@@ -434,7 +442,7 @@ public final class ActivityRegistry: Sendable {
         let givenState = try reader.object("contentState")
         let event = try reader.object("event")
         if givenState != nil && event != nil {
-            throw APIError.invalid("event", "give either 'contentState' or 'event', not both")
+            throw ActivityError.invalid("event", "give either 'contentState' or 'event', not both")
         }
         var eventType = ""
         var eventData = JSONValue.object([:])
@@ -443,7 +451,7 @@ public final class ActivityRegistry: Sendable {
             try eventReader.refuseUnknown(["type", "data"])
             eventType = try eventReader.string("type") ?? ""
             guard DeliveryMapper.eventTypes.contains(eventType) else {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "event.type",
                     "unknown event type '\(eventType)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))"
                 )
@@ -452,11 +460,11 @@ public final class ActivityRegistry: Sendable {
         }
         let rawSchedule = try scheduleShape(reader)
         guard givenState != nil || event != nil || rawSchedule != nil else {
-            throw APIError.missing(
+            throw ActivityError.missing(
                 "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
         }
         guard let alertValue = try reader.object("alert") else {
-            throw APIError.missing(
+            throw ActivityError.missing(
                 "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
         }
         try Self.checkAlert(alertValue)
@@ -471,7 +479,7 @@ public final class ActivityRegistry: Sendable {
         let attributes = try contracts.attributes(givenAttributes, type: type, field: "attributes")
         try requireFuture(staleDate, "staleDate", now: now)
         try requireFuture(endAt.map { Int64($0.timeIntervalSince1970) }, "endAt", now: now)
-        let schedule = try rawSchedule.map { entries throws(APIError) in
+        let schedule = try rawSchedule.map { entries throws(ActivityError) in
             try scheduleStates(entries, type: type, contracts: contracts)
         }
         var state: JSONValue
@@ -480,8 +488,8 @@ public final class ActivityRegistry: Sendable {
             state = try contracts.contentState(givenState, type: type, field: "contentState")
         } else if event != nil {
             guard type == DeliveryAttributes.typeName else {
-                throw APIError(
-                    422, "invalid_content", "events are for DeliveryAttributes; give 'contentState' for \(type)",
+                throw ActivityError.unprocessable(
+                    message: "events are for DeliveryAttributes; give 'contentState' for \(type)",
                     field: "event")
             }
             let mapped = try DeliveryMapper.apply(
@@ -511,7 +519,7 @@ public final class ActivityRegistry: Sendable {
 
     /// `broadcast: {storagePolicy?, channelId?, expiration?}`: deliver updates through an iOS 18
     /// broadcast channel, a new one or one the caller already has.
-    func broadcastOptions(_ reader: FieldReader) throws(APIError) -> (
+    func broadcastOptions(_ reader: FieldReader) throws(ActivityError) -> (
         policy: MessageStoragePolicy, channelId: String?, expiration: Int64?
     )? {
         guard let value = try reader.object("broadcast") else { return nil }
@@ -519,22 +527,22 @@ public final class ActivityRegistry: Sendable {
         try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
         let name = try options.string("storagePolicy", required: false) ?? "most-recent"
         guard let policy = MessageStoragePolicy(name: name) else {
-            throw APIError.invalid(
+            throw ActivityError.invalid(
                 "broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
         }
         let expiration = try options.integer("expiration")
         if let expiration, expiration < 0 || expiration >= 100_000_000_000 {
-            throw APIError.invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
+            throw ActivityError.invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
         }
         if let expiration, expiration != 0, policy == .noMessageStored {
-            throw APIError(
-                422, "invalid_content",
-                "a no-storage channel takes apns-expiration 0 only (APNs answers BadExpirationDate); drop 'expiration' or use \"most-recent\"",
+            throw ActivityError.unprocessable(
+                message:
+                    "a no-storage channel takes apns-expiration 0 only (APNs answers BadExpirationDate); drop 'expiration' or use \"most-recent\"",
                 field: "broadcast.expiration")
         }
         let channelId = try options.string("channelId", required: false, maxLength: 256)
         if let channelId, !APNsPush.isBase64ChannelID(channelId) {
-            throw APIError.invalid(
+            throw ActivityError.invalid(
                 "broadcast.channelId", "'broadcast.channelId' must be the base64 id APNs gave the channel")
         }
         return (policy, channelId, expiration)
@@ -553,13 +561,14 @@ public final class ActivityRegistry: Sendable {
 
     /// Creates the broadcast channel a new activity asked for; returns its id (to delete it if the
     /// activity is not stored after all).
-    func openChannel(_ activity: inout ActivityRecord, app: AppConfiguration) throws(APIError) -> String? {
+    func openChannel(_ activity: inout ActivityRecord, app: AppConfiguration) throws(ActivityError) -> String? {
         guard let raw = activity.channelPolicy, activity.channelId == nil,
             let policy = MessageStoragePolicy(rawValue: raw)
         else { return nil }
         guard let channels, app.apns != nil else {
-            throw APIError(
-                422, "no_credentials", "broadcast activities need the app's APNs credentials", field: "broadcast")
+            throw ActivityError.unprocessable(
+                code: "no_credentials", message: "broadcast activities need the app's APNs credentials",
+                field: "broadcast")
         }
         switch channels.createChannel(app: app.id, policy: policy) {
         case .success(let id):
@@ -567,8 +576,8 @@ public final class ActivityRegistry: Sendable {
             Self.markChannelOwned(&activity)
             return id
         case .failure(let failure):
-            throw APIError(
-                503, "channel_unavailable", "APNs did not create the channel: \(failure.explanation); retry",
+            throw ActivityError.unavailable(
+                code: "channel_unavailable", message: "APNs did not create the channel: \(failure.explanation); retry",
                 field: "broadcast")
         }
     }
@@ -585,19 +594,19 @@ public final class ActivityRegistry: Sendable {
 
     /// An `alert`: `title` and `body` are text or a localized `{loc-key, loc-args}` object, and at
     /// least one is given (iOS shows nothing for an alert without either).
-    static func checkAlert(_ alert: JSONValue) throws(APIError) {
+    static func checkAlert(_ alert: JSONValue) throws(ActivityError) {
         let reader = try FieldReader(alert, prefix: "alert")
         try reader.refuseUnknown(["title", "body", "sound"])
         for key in ["title", "body"] {
             guard let value = reader.object[key] else { continue }
             guard value.stringValue != nil || value.objectValue != nil else {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "alert.\(key)", "'alert.\(key)' is a string or a {\"loc-key\", \"loc-args\"} object")
             }
         }
         _ = try reader.string("sound", required: false)
         guard alert["title"] != nil || alert["body"] != nil else {
-            throw APIError.missing("alert.title", "a title or body for the banner")
+            throw ActivityError.missing("alert.title", "a title or body for the banner")
         }
     }
 
@@ -621,25 +630,26 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// A Unix-seconds field, refusing milliseconds and reference-date seconds (DT-018).
-    func unixSeconds(_ reader: FieldReader, _ key: String) throws(APIError) -> Int64? {
+    func unixSeconds(_ reader: FieldReader, _ key: String) throws(ActivityError) -> Int64? {
         guard let value = try reader.integer(key) else { return nil }
         guard value > 1_000_000_000, value < 100_000_000_000 else {
-            throw APIError.invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
+            throw ActivityError.invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
         }
         return value
     }
 
-    func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(APIError) {
+    func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(ActivityError) {
         if let value, Double(value) < now.timeIntervalSince1970 {
-            throw APIError(422, "invalid_content", "'\(key)' is in the past; iOS would apply it at once", field: key)
+            throw ActivityError.unprocessable(
+                message: "'\(key)' is in the past; iOS would apply it at once", field: key)
         }
     }
 
     /// The schedule's entries, checked for shape: `[{at, contentState}]`, sorted by time.
-    func scheduleShape(_ reader: FieldReader) throws(APIError) -> [(at: Int64, state: JSONValue, field: String)]? {
+    func scheduleShape(_ reader: FieldReader) throws(ActivityError) -> [(at: Int64, state: JSONValue, field: String)]? {
         guard let value = reader.object["schedule"], value != .null else { return nil }
         guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
-            throw APIError.invalid(
+            throw ActivityError.invalid(
                 "schedule", "'schedule' must be a list of 1 to 1000 {\"at\": unix, \"contentState\": {…}} entries")
         }
         var shaped: [(at: Int64, state: JSONValue, field: String)] = []
@@ -647,7 +657,7 @@ public final class ActivityRegistry: Sendable {
             let entryReader = try FieldReader(entry, prefix: "schedule[\(index)]")
             try entryReader.refuseUnknown(["at", "contentState"])
             guard let at = try entryReader.integer("at"), at > 1_000_000_000, at < 100_000_000_000 else {
-                throw APIError.invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
+                throw ActivityError.invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
             }
             let state = try entryReader.object("contentState", required: true) ?? .null
             shaped.append((at, state, "schedule[\(index)].contentState"))
@@ -658,7 +668,7 @@ public final class ActivityRegistry: Sendable {
     /// The schedule with each content-state checked against the contract.
     func scheduleStates(
         _ entries: [(at: Int64, state: JSONValue, field: String)], type: String, contracts: ContractBook
-    ) throws(APIError) -> JSONValue {
+    ) throws(ActivityError) -> JSONValue {
         var checked: [JSONValue] = []
         for entry in entries {
             let state = try contracts.contentState(entry.state, type: type, field: entry.field)
@@ -674,7 +684,7 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// Refuses a version whose APNs payload would exceed 4096 bytes, before anything is stored.
-    func checkSize(_ activity: ActivityRecord, app: AppConfiguration, contracts: ContractBook) throws(APIError) {
+    func checkSize(_ activity: ActivityRecord, app: AppConfiguration, contracts: ContractBook) throws(ActivityError) {
         let builder = PayloadBuilder(contracts: contracts, fcmTTLSeconds: configuration.fcmTTLSeconds)
         let probe = TokenRecord(
             app: app.id, kind: activity.event == .start ? .pushToStart : .activity,
@@ -684,16 +694,17 @@ public final class ActivityRegistry: Sendable {
         if let push = try? builder.apnsPush(activity: activity, token: probe, bundleId: app.bundleId ?? "app"),
             push.payload.count > APNsLimits.devicePayloadBytes
         {
-            throw APIError(
-                422, "payload_too_large",
-                "the APNs payload would be \(push.payload.count) bytes; the limit is 4096. Shorten the content-state or attributes",
+            throw ActivityError.unprocessable(
+                code: "payload_too_large",
+                message:
+                    "the APNs payload would be \(push.payload.count) bytes; the limit is 4096. Shorten the content-state or attributes",
                 field: "contentState")
         }
         let map = builder.dataMap(activity)
         if FCMLimits.size(of: map) > FCMLimits.dataBytes {
-            throw APIError(
-                422, "payload_too_large",
-                "the FCM data map would be \(FCMLimits.size(of: map)) bytes; the limit is 4096",
+            throw ActivityError.unprocessable(
+                code: "payload_too_large",
+                message: "the FCM data map would be \(FCMLimits.size(of: map)) bytes; the limit is 4096",
                 field: "contentState")
         }
     }
@@ -776,12 +787,12 @@ public final class ActivityRegistry: Sendable {
     func mutate(
         app appID: String, activityId: String,
         _ change: (inout ActivityRecord, any StoreTransaction, AppConfiguration, Date) throws -> JSONValue
-    ) throws(APIError) -> JSONValue {
+    ) throws(ActivityError) -> JSONValue {
         let app = try app(appID)
         let now = clock.now()
         let result = try transact { tx in
             guard var activity = try tx.activityForUpdate(app: appID, id: activityId) else {
-                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             return try change(&activity, tx, app, now)
         }
@@ -789,11 +800,12 @@ public final class ActivityRegistry: Sendable {
         return result
     }
 
-    func requireOpen(_ activity: ActivityRecord) throws(APIError) {
+    func requireOpen(_ activity: ActivityRecord) throws(ActivityError) {
         switch activity.state {
         case .ended, .dismissed:
-            throw APIError(
-                409, "activity_ended", "activity '\(activity.id)' has ended; iOS ignores pushes after the end",
+            throw ActivityError.conflict(
+                code: "activity_ended",
+                message: "activity '\(activity.id)' has ended; iOS ignores pushes after the end",
                 field: "activityId")
         case .pending, .active, .stale: break
         }
@@ -801,26 +813,25 @@ public final class ActivityRegistry: Sendable {
 
     /// Applies a domain event through the mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`).
     /// A terminal step ends the activity by default (`"terminal": "end"`), or stays an update (`"update"`).
-    public func applyEvent(app appID: String, activityId: String, body: JSONValue) throws(APIError) -> JSONValue {
+    public func applyEvent(app appID: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["type", "data", "terminal"])
         let type = try reader.string("type", what: "the event type, e.g. delivery.step") ?? ""
         guard DeliveryMapper.eventTypes.contains(type) else {
-            throw APIError.invalid(
+            throw ActivityError.invalid(
                 "type",
                 "unknown event type '\(type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))")
         }
         let data = try reader.object("data") ?? .object([:])
         let terminalMode = try reader.string("terminal", required: false) ?? "end"
         guard terminalMode == "end" || terminalMode == "update" else {
-            throw APIError.invalid("terminal", "'terminal' is \"end\" (default) or \"update\"")
+            throw ActivityError.invalid("terminal", "'terminal' is \"end\" (default) or \"update\"")
         }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
             guard activity.attributesType == DeliveryAttributes.typeName else {
-                throw APIError(
-                    422, "invalid_content",
-                    "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)",
+                throw ActivityError.unprocessable(
+                    message: "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)",
                     field: "type")
             }
             let mapped = try DeliveryMapper.apply(
@@ -838,12 +849,14 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// A direct update: `{contentState, alert?, staleDate?, relevanceScore?, priority?}`.
-    public func updateActivity(app appID: String, activityId: String, body: JSONValue) throws(APIError) -> JSONValue {
+    public func updateActivity(app appID: String, activityId: String, body: JSONValue) throws(ActivityError)
+        -> JSONValue
+    {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["contentState", "alert", "staleDate", "relevanceScore", "priority"])
         let priority = try reader.integer("priority").map(Int.init)
         if let priority, priority != 5 && priority != 10 {
-            throw APIError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
+            throw ActivityError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
         }
         let alert = try reader.object("alert")
         if let alert { try Self.checkAlert(alert) }
@@ -869,7 +882,7 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// Ends an activity: `{contentState?, dismissal: "default" | "immediate" | <unix>}`.
-    public func endActivity(app appID: String, activityId: String, body: JSONValue) throws(APIError) -> JSONValue {
+    public func endActivity(app appID: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["contentState", "dismissal", "alert"])
         let dismissal: DismissalPolicy
@@ -879,7 +892,8 @@ public final class ActivityRegistry: Sendable {
         case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000 && value == value.rounded():
             dismissal = .at(Int64(value))
         default:
-            throw APIError.invalid("dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
+            throw ActivityError.invalid(
+                "dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
         }
         let alert = try reader.object("alert")
         if let alert { try Self.checkAlert(alert) }
@@ -924,12 +938,13 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// State, latest content-state, devices (by fingerprint) and the timeline.
-    public func describe(app appID: String, activityId: String, timelineLimit: Int = 200) throws(APIError) -> JSONValue
+    public func describe(app appID: String, activityId: String, timelineLimit: Int = 200) throws(ActivityError)
+        -> JSONValue
     {
         _ = try app(appID)
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             var devices = try tx.tokens(app: appID, activityId: activityId)
             devices += try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart, .fcm]).filter {
