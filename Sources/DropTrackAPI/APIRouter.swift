@@ -255,7 +255,7 @@ public final class APIRouter: HTTPHandler {
                 }
             let body = try body(request)
             let (token, created) = try domain { () throws(ActivityError) in
-                try registry.registerToken(app: app, kind: kind, body: body)
+                try registry.registerToken(app: app, RegisterToken(kind: kind, json: body))
             }
             return json(
                 created ? 201 : 200,

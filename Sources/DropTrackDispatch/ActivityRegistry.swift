@@ -73,50 +73,34 @@ public final class ActivityRegistry: Sendable {
     /// Registers (or re-registers) a token. The same token again only refreshes `lastSeenAt`; a new
     /// token for the same device supersedes the old one (per attributes type, activity, or app).
     public func registerToken(
-        app appID: String, kind: TokenKind, body: JSONValue
+        app appID: String, _ command: RegisterToken
     ) throws(ActivityError) -> (token: TokenRecord, created: Bool) {
-        let registration = try checkToken(app: appID, kind: kind, body: body)
+        let registration = try checkToken(app: appID, command)
         let now = clock.now()
         return try transact { tx in try self.save([registration], app: appID, tx: tx, now: now)[0] }
     }
 
-    /// Checks a registration body without touching the store.
-    public func checkToken(app appID: String, kind: TokenKind, body: JSONValue) throws(ActivityError)
-        -> TokenRegistration
-    {
+    /// Checks a registration without touching the store: the app's contracts know its attributes
+    /// type, the token has its provider's form, and the device facts read as the doctor reads them.
+    public func checkToken(app appID: String, _ command: RegisterToken) throws(ActivityError) -> TokenRegistration {
         let app = try app(appID)
-        let reader = try FieldReader(body)
-        let device = try Self.deviceFacts(body["device"])
-        var environment: TokenEnvironment? = nil
-        var userId: String? = nil
-        var attributesType: String? = nil
-        var activityId: String? = nil
-        switch kind {
-        case .pushToStart:
-            try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType", "device"])
-            userId = try reader.identifier("userId")
-            attributesType = try reader.string("attributesType")
-            try contracts(app).requireKnown(attributesType!, field: "attributesType")
-        case .activity:
-            try reader.refuseUnknown(["activityId", "deviceId", "token", "environment", "device"])
-            activityId = try reader.identifier("activityId")
-        case .fcm:
-            try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
-            userId = try reader.identifier("userId")
-        case .channelSubscription:
-            try reader.refuseUnknown(["activityId", "deviceId", "device"])
-            activityId = try reader.identifier("activityId")
-            let deviceId = try reader.identifier("deviceId")
+        let device = try Self.deviceFacts(command.device)
+        let kind = command.kind
+        if kind == .pushToStart {
+            try contracts(app).requireKnown(command.attributesType ?? "", field: "attributesType")
+        }
+        if kind == .channelSubscription {
             // Named by what it joins, so subscribing again is the same record; the length keeps
             // ("a:b", "c") and ("a", "b:c") apart.
-            let activity = activityId ?? ""
-            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(deviceId)"
+            let activity = command.activityId ?? ""
+            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(command.deviceId)"
             return TokenRegistration(
-                kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil, deviceId: deviceId,
-                attributesType: nil, activityId: activityId, environment: nil, device: device)
+                kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil,
+                deviceId: command.deviceId, attributesType: nil, activityId: command.activityId, environment: nil,
+                device: device)
         }
-        let deviceId = try reader.identifier("deviceId")
-        let token = try reader.string("token", maxLength: 4096) ?? ""
+        let token = command.token
+        var environment: TokenEnvironment? = nil
         if kind == .fcm {
             guard FCMMessage.isPlausibleToken(token) else {
                 throw ActivityError.invalid(
@@ -128,17 +112,16 @@ public final class ActivityRegistry: Sendable {
                     "token",
                     "'token' must be the hex of the ActivityKit token bytes (an even number of 0-9a-f; lengths vary)")
             }
-            let name = try reader.string("environment") ?? ""
-            guard let parsed = APNsEnvironment(rawValue: name) else {
-                throw ActivityError.invalid(
-                    "environment", "'environment' must be \"sandbox\" or \"production\", not '\(name)'")
+            guard let given = command.environment else {
+                throw ActivityError.missing("environment", "\"sandbox\" or \"production\"")
             }
-            environment = TokenEnvironment(parsed)
+            environment = TokenEnvironment(given)
         }
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
-            kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: userId, deviceId: deviceId,
-            attributesType: attributesType, activityId: activityId, environment: environment, device: device)
+            kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: command.userId,
+            deviceId: command.deviceId, attributesType: command.attributesType, activityId: command.activityId,
+            environment: environment, device: device)
     }
 
     /// Checks the optional `device` object of a registration: the facts the doctor reads, under the

@@ -287,7 +287,8 @@ enum TokensImportCommand: Command {
                 else {
                     throw ActivityError.invalid("kind", "'kind' is \"push-to-start\", \"activity\" or \"fcm\"")
                 }
-                registrations.append(try registry.checkToken(app: appID, kind: kind, body: .object(object)))
+                registrations.append(
+                    try registry.checkToken(app: appID, RegisterToken(kind: kind, json: .object(object))))
             } catch let error as ActivityError {
                 problems.append("line \(lineNumber): \(error.field.map { "\($0): " } ?? "")\(error.message)")
             } catch {

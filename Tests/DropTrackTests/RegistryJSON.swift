@@ -1,0 +1,18 @@
+import DropTrackAPI
+import DropTrackContract
+import DropTrackDispatch
+import DropTrackStore
+
+/// The registry's operations on the JSON bodies clients send, read by the API's own parsers, so a
+/// test states a request as a client would.
+extension ActivityRegistry {
+    func registerToken(app: String, kind: TokenKind, body: JSONValue) throws(ActivityError) -> (
+        token: TokenRecord, created: Bool
+    ) {
+        try registerToken(app: app, RegisterToken(kind: kind, json: body))
+    }
+
+    func checkToken(app: String, kind: TokenKind, body: JSONValue) throws(ActivityError) -> TokenRegistration {
+        try checkToken(app: app, RegisterToken(kind: kind, json: body))
+    }
+}
