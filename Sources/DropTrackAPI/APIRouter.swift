@@ -285,22 +285,22 @@ public final class APIRouter: HTTPHandler {
             return json(
                 200,
                 try domain { () throws(ActivityError) in
-                    try registry.updateActivity(app: app, activityId: parts[2], body: body)
-                })
+                    try registry.updateActivity(app: app, activityId: parts[2], UpdateActivity(json: body))
+                }.json)
         case "/v1/activities/{id}/events":
             let body = try body(request)
             return json(
                 200,
                 try domain { () throws(ActivityError) in
-                    try registry.applyEvent(app: app, activityId: parts[2], body: body)
-                })
+                    try registry.applyEvent(app: app, activityId: parts[2], ApplyEvent(json: body))
+                }.json)
         case "/v1/activities/{id}/end":
             let body = try body(request)
             return json(
                 200,
                 try domain { () throws(ActivityError) in
-                    try registry.endActivity(app: app, activityId: parts[2], body: body)
-                })
+                    try registry.endActivity(app: app, activityId: parts[2], EndActivity(json: body))
+                }.json)
         case "/v1/activities/{id}/diagnosis":
             var diagnosis = try domain { () throws(ActivityError) in
                 try registry.diagnose(app: app, activityId: parts[2])

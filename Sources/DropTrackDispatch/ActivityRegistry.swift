@@ -757,20 +757,10 @@ public final class ActivityRegistry: Sendable {
         return (notes, destinations.count + channel.count)
     }
 
-    func versionResponse(_ activity: ActivityRecord, destinations: Int, notes: [String]) -> JSONValue {
-        .object([
-            "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
-            "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
-            "event": .string(activity.event.rawValue), "priority": .number(Double(activity.priority)),
-            "destinations": .number(Double(destinations)), "notes": .array(notes.map { .string($0) }),
-            "contentState": activity.contentState,
-        ])
-    }
-
     func mutate(
         app appID: String, activityId: String,
-        _ change: (inout ActivityRecord, any StoreTransaction, AppConfiguration, Date) throws -> JSONValue
-    ) throws(ActivityError) -> JSONValue {
+        _ change: (inout ActivityRecord, any StoreTransaction, AppConfiguration, Date) throws -> ActivityVersion
+    ) throws(ActivityError) -> ActivityVersion {
         let app = try app(appID)
         let now = clock.now()
         let result = try transact { tx in
@@ -795,20 +785,15 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// Applies a domain event through the mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`).
-    /// A terminal step ends the activity by default (`"terminal": "end"`), or stays an update (`"update"`).
-    public func applyEvent(app appID: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
-        let reader = try FieldReader(body)
-        try reader.refuseUnknown(["type", "data", "terminal"])
-        let type = try reader.string("type", what: "the event type, e.g. delivery.step") ?? ""
+    /// A terminal step ends the activity unless the event asks to keep it open (`terminal: .update`).
+    public func applyEvent(app appID: String, activityId: String, _ event: ApplyEvent) throws(ActivityError)
+        -> ActivityVersion
+    {
+        let type = event.type
         guard DeliveryMapper.eventTypes.contains(type) else {
             throw ActivityError.invalid(
                 "type",
                 "unknown event type '\(type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))")
-        }
-        let data = try reader.object("data") ?? .object([:])
-        let terminalMode = try reader.string("terminal", required: false) ?? "end"
-        guard terminalMode == "end" || terminalMode == "update" else {
-            throw ActivityError.invalid("terminal", "'terminal' is \"end\" (default) or \"update\"")
         }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
@@ -818,89 +803,65 @@ public final class ActivityRegistry: Sendable {
                     field: "type")
             }
             let mapped = try DeliveryMapper.apply(
-                type: type, data: data, current: activity.contentState, mapperState: activity.mapperState, now: now)
+                type: type, data: event.data, current: activity.contentState, mapperState: activity.mapperState,
+                now: now)
             var memory = mapped.mapperState?.objectValue ?? [:]
             for key in Self.serverMemoryKeys { memory[key] = activity.mapperState?[key] }
             activity.mapperState = .object(memory)
-            let ending = mapped.terminal && terminalMode == "end"
+            let ending = mapped.terminal && event.terminal == .end
             if ending { self.endState(&activity, dismissal: nil, now: now) }
             let (notes, count) = try self.commitVersion(
                 &activity, event: ending ? .end : .update, state: mapped.contentState, alert: mapped.alert,
                 terminal: mapped.terminal, requestedPriority: nil, app: app, tx: tx, now: now)
-            return self.versionResponse(activity, destinations: count, notes: notes)
+            return ActivityVersion(activity, destinations: count, notes: notes)
         }
     }
 
-    /// A direct update: `{contentState, alert?, staleDate?, relevanceScore?, priority?}`.
-    public func updateActivity(app appID: String, activityId: String, body: JSONValue) throws(ActivityError)
-        -> JSONValue
+    /// A direct update of the content-state.
+    public func updateActivity(app appID: String, activityId: String, _ update: UpdateActivity)
+        throws(ActivityError) -> ActivityVersion
     {
-        let reader = try FieldReader(body)
-        try reader.refuseUnknown(["contentState", "alert", "staleDate", "relevanceScore", "priority"])
-        let priority = try reader.integer("priority").map(Int.init)
-        if let priority, priority != 5 && priority != 10 {
+        if let priority = update.priority, priority != 5 && priority != 10 {
             throw ActivityError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
         }
-        let alert = try reader.object("alert")
-        if let alert { try Self.checkAlert(alert) }
+        if let alert = update.alert { try Self.checkAlert(alert) }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
             let contracts = self.contracts(app)
             let state = try contracts.contentState(
-                try reader.object("contentState", required: true) ?? .null, type: activity.attributesType,
-                field: "contentState")
-            if let stale = try self.unixSeconds(reader, "staleDate") {
+                update.contentState, type: activity.attributesType, field: "contentState")
+            if let stale = update.staleDate {
                 try self.requireFuture(stale, "staleDate", now: now)
                 activity.staleDate = stale
             } else if let fallback = self.defaultStale(now) {
                 activity.staleDate = fallback
             }
-            if let relevance = try reader.number("relevanceScore") { activity.relevanceScore = relevance }
+            if let relevance = update.relevanceScore { activity.relevanceScore = relevance }
             let (notes, count) = try self.commitVersion(
-                &activity, event: .update, state: state, alert: alert, terminal: false, requestedPriority: priority,
-                app: app,
-                tx: tx, now: now)
-            return self.versionResponse(activity, destinations: count, notes: notes)
+                &activity, event: .update, state: state, alert: update.alert, terminal: false,
+                requestedPriority: update.priority, app: app, tx: tx, now: now)
+            return ActivityVersion(activity, destinations: count, notes: notes)
         }
     }
 
-    /// Ends an activity: `{contentState?, dismissal: "default" | "immediate" | <unix>}`.
-    public func endActivity(app appID: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
-        let reader = try FieldReader(body)
-        try reader.refuseUnknown(["contentState", "dismissal", "alert"])
-        let dismissal: DismissalPolicy
-        switch reader.object["dismissal"] {
-        case nil, .null, .string("default"): dismissal = .default
-        case .string("immediate"): dismissal = .immediate
-        case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000 && value == value.rounded():
-            dismissal = .at(Int64(value))
-        default:
-            throw ActivityError.invalid(
-                "dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
-        }
-        let alert = try reader.object("alert")
-        if let alert { try Self.checkAlert(alert) }
+    /// Ends an activity, with a final content-state or the current one.
+    public func endActivity(app appID: String, activityId: String, _ end: EndActivity) throws(ActivityError)
+        -> ActivityVersion
+    {
+        if let alert = end.alert { try Self.checkAlert(alert) }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
             var state = activity.contentState
-            if let given = try reader.object("contentState") {
+            if let given = end.contentState {
                 state = try self.contracts(app).contentState(
                     given, type: activity.attributesType, field: "contentState")
             }
-            self.endState(&activity, dismissal: dismissal, now: now)
+            self.endState(&activity, dismissal: end.dismissal, now: now)
             let (notes, count) = try self.commitVersion(
-                &activity, event: .end, state: state, alert: alert, terminal: true, requestedPriority: nil, app: app,
-                tx: tx,
-                now: now)
-            return self.versionResponse(activity, destinations: count, notes: notes)
+                &activity, event: .end, state: state, alert: end.alert, terminal: true, requestedPriority: nil,
+                app: app, tx: tx, now: now)
+            return ActivityVersion(activity, destinations: count, notes: notes)
         }
-    }
-
-    /// How an ended activity leaves the Lock Screen.
-    enum DismissalPolicy {
-        case `default`
-        case immediate
-        case at(Int64)
     }
 
     func endState(_ activity: inout ActivityRecord, dismissal: DismissalPolicy?, now: Date) {

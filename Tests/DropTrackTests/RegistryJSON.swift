@@ -16,3 +16,17 @@ extension ActivityRegistry {
         try checkToken(app: app, RegisterToken(kind: kind, json: body))
     }
 }
+
+extension ActivityRegistry {
+    func applyEvent(app: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
+        try applyEvent(app: app, activityId: activityId, ApplyEvent(json: body)).json
+    }
+
+    func updateActivity(app: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
+        try updateActivity(app: app, activityId: activityId, UpdateActivity(json: body)).json
+    }
+
+    func endActivity(app: String, activityId: String, body: JSONValue) throws(ActivityError) -> JSONValue {
+        try endActivity(app: app, activityId: activityId, EndActivity(json: body)).json
+    }
+}
