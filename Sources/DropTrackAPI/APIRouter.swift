@@ -279,7 +279,7 @@ public final class APIRouter: HTTPHandler {
                     200,
                     try domain { () throws(ActivityError) in
                         try registry.describe(app: app, activityId: parts[2], timelineLimit: limit)
-                    })
+                    }.json)
             }
             let body = try body(request)
             return json(

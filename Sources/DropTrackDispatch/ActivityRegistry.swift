@@ -882,8 +882,8 @@ public final class ActivityRegistry: Sendable {
     }
 
     /// State, latest content-state, devices (by fingerprint) and the timeline.
-    public func describe(app appID: String, activityId: String, timelineLimit: Int = 200) throws(ActivityError)
-        -> JSONValue
+    public func describe(app appID: String, activityId: String, timelineLimit: Int = 200)
+        throws(ActivityError) -> ActivitySnapshot
     {
         _ = try app(appID)
         return try transact { tx in
@@ -897,34 +897,12 @@ public final class ActivityRegistry: Sendable {
             devices += try tx.channelSubscriptions(app: appID, activityId: activityId)
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)
             let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
-            return .object([
-                "activityId": .string(activity.id), "userId": .string(activity.userId),
-                "attributesType": .string(activity.attributesType), "attributes": activity.attributes,
-                "state": .string(activity.state.rawValue), "version": .number(Double(activity.version)),
-                "timestamp": .number(Double(activity.timestamp)), "event": .string(activity.event.rawValue),
-                "priority": .number(Double(activity.priority)), "contentState": activity.contentState,
-                "staleDate": activity.staleDate.map { .number(Double($0)) } ?? .null,
-                "dismissAt": activity.dismissAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
-                "pendingSends": .number(Double(pending)),
-                "channelId": activity.channelId.map { .string($0) } ?? .null,
-                "devices": .array(devices.map(Self.deviceJSON)),
-                "timeline": .array(timeline.map(Self.timelineJSON)),
-            ])
+            return ActivitySnapshot(activity: activity, devices: devices, pendingSends: pending, timeline: timeline)
         }
     }
 
-    static func deviceJSON(_ token: TokenRecord) -> JSONValue {
-        .object([
-            "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
-            "deviceId": .string(token.deviceId),
-            "environment": token.environment.map { .string($0.rawValue) } ?? .null, "valid": .bool(token.isValid),
-            "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
-            "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
-            "device": token.device ?? .null,
-        ])
-    }
-
-    static func timelineJSON(_ entry: TimelineEntry) -> JSONValue {
+    /// A timeline entry as the event stream and `GET /v1/activities/{id}` show it.
+    public static func timelineJSON(_ entry: TimelineEntry) -> JSONValue {
         .object([
             "at": .number((entry.at.timeIntervalSince1970 * 1000).rounded() / 1000),
             "destination": .string(entry.destination),

@@ -144,3 +144,16 @@ public struct ActivityVersion: Sendable, Hashable {
         contentState = activity.contentState
     }
 }
+
+/// What the server knows of an activity: its record (state, latest content-state, version), the
+/// devices it reaches (by fingerprint), the sends still queued and the newest of its timeline.
+public struct ActivitySnapshot: Sendable, Equatable {
+    public var activity: ActivityRecord
+    /// Its update tokens and channel subscriptions, and its user's push-to-start (for its
+    /// attributes type) and FCM tokens, valid or not.
+    public var devices: [TokenRecord]
+    /// Sends queued and not yet done.
+    public var pendingSends: Int
+    /// The newest entries of its timeline, up to the limit asked.
+    public var timeline: [TimelineEntry]
+}

@@ -30,3 +30,8 @@ extension ActivityRegistry {
         try endActivity(app: app, activityId: activityId, EndActivity(json: body)).json
     }
 }
+
+extension ActivitySnapshot {
+    /// A member of the snapshot as `GET /v1/activities/{id}` answers it.
+    subscript(key: String) -> JSONValue? { json[key] }
+}
