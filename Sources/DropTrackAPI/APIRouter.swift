@@ -269,7 +269,7 @@ public final class APIRouter: HTTPHandler {
         case "/v1/activities":
             let body = try body(request)
             let (response, created) = try domain { () throws(ActivityError) in
-                try registry.startActivity(app: app, body: body)
+                try registry.startActivity(app: app, StartActivity(json: body))
             }
             return json(created ? 201 : 200, response)
         case "/v1/activities/{id}":

@@ -107,3 +107,87 @@ extension FieldReader {
         return value
     }
 }
+
+extension StartActivity {
+    /// Reads the body of `POST /v1/activities`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown([
+            "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
+            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast",
+        ])
+        let key =
+            try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
+        let activityId = try reader.identifier("activityId")
+        let userId = try reader.identifier("userId")
+        let type = try reader.string("attributesType") ?? ""
+        let attributes = try reader.object("attributes", required: true) ?? .object([:])
+        let contentState = try reader.object("contentState")
+        let eventValue = try reader.object("event")
+        if contentState != nil && eventValue != nil {
+            throw .invalid("event", "give either 'contentState' or 'event', not both")
+        }
+        var event: InitialEvent? = nil
+        if let eventValue {
+            let eventReader = try FieldReader(eventValue, prefix: "event")
+            try eventReader.refuseUnknown(["type", "data"])
+            event = InitialEvent(
+                type: try eventReader.string("type") ?? "", data: try eventReader.object("data") ?? .object([:]))
+        }
+        let schedule = try Self.schedule(reader)
+        guard contentState != nil || event != nil || schedule != nil else {
+            throw .missing(
+                "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
+        }
+        guard let alert = try reader.object("alert") else {
+            throw .missing(
+                "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
+        }
+        self.init(
+            activityId: activityId, userId: userId, attributesType: type, attributes: attributes,
+            contentState: contentState, event: event, schedule: schedule, alert: alert,
+            staleDate: try reader.unixSeconds("staleDate"), relevanceScore: try reader.number("relevanceScore"),
+            idempotencyKey: key, startAt: try reader.unixSeconds("startAt"), endAt: try reader.unixSeconds("endAt"),
+            broadcast: try Self.broadcast(reader))
+    }
+
+    /// `schedule: [{at, contentState}]`, in the order given.
+    static func schedule(_ reader: FieldReader) throws(ActivityError) -> [ScheduleEntry]? {
+        guard let value = reader.object["schedule"], value != .null else { return nil }
+        guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
+            throw .invalid(
+                "schedule", "'schedule' must be a list of 1 to 1000 {\"at\": unix, \"contentState\": {…}} entries")
+        }
+        var read: [ScheduleEntry] = []
+        for (index, entry) in entries.enumerated() {
+            let entryReader = try FieldReader(entry, prefix: "schedule[\(index)]")
+            try entryReader.refuseUnknown(["at", "contentState"])
+            guard let at = try entryReader.integer("at"), at > 1_000_000_000, at < 100_000_000_000 else {
+                throw .invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
+            }
+            read.append(
+                ScheduleEntry(at: at, contentState: try entryReader.object("contentState", required: true) ?? .null))
+        }
+        return read
+    }
+
+    /// `broadcast: {storagePolicy?, channelId?, expiration?}`.
+    static func broadcast(_ reader: FieldReader) throws(ActivityError) -> Broadcast? {
+        guard let value = try reader.object("broadcast") else { return nil }
+        let options = try FieldReader(value, prefix: "broadcast")
+        try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
+        let name = try options.string("storagePolicy", required: false) ?? "most-recent"
+        guard let policy = MessageStoragePolicy(name: name) else {
+            throw .invalid("broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
+        }
+        let expiration = try options.integer("expiration")
+        if let expiration, expiration < 0 || expiration >= 100_000_000_000 {
+            throw .invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
+        }
+        let channelId = try options.string("channelId", required: false, maxLength: 256)
+        if let channelId, !APNsPush.isBase64ChannelID(channelId) {
+            throw .invalid("broadcast.channelId", "'broadcast.channelId' must be the base64 id APNs gave the channel")
+        }
+        return Broadcast(storagePolicy: policy, channelId: channelId, expiration: expiration)
+    }
+}

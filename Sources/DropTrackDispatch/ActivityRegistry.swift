@@ -331,24 +331,18 @@ public final class ActivityRegistry: Sendable {
 
     /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
     /// to their Android devices. The same idempotency key gives the same answer and no second send.
-    public func startActivity(app appID: String, body: JSONValue) throws(ActivityError) -> (
+    public func startActivity(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
         response: JSONValue, created: Bool
     ) {
         let app = try app(appID)
         let contracts = contracts(app)
-        let reader = try FieldReader(body)
-        try reader.refuseUnknown([
-            "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
-            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast",
-        ])
-        let key =
-            try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
+        let key = start.idempotencyKey
         // A malformed retry is refused (`invalid`) even when its key is known. A well-formed one gets the first
         // answer even if it would now fail a check that depends on time or configuration (a staleDate that
         // has since passed), since the start it asks for has already happened.
         var built: ActivityRecord
         do {
-            built = try buildStart(reader, app: app, contracts: contracts, key: key)
+            built = try buildStart(start, app: app, contracts: contracts)
         } catch {
             if case .invalid = error { throw error }
             guard let previous = try transact({ try $0.activity(app: appID, idempotencyKey: key) }),
@@ -412,71 +406,49 @@ public final class ActivityRegistry: Sendable {
         }
     }
 
-    /// Reads and checks a start request into the activity it would create. The shape is checked
-    /// first (400s), then what depends on the app's contracts and the clock (422s).
-    func buildStart(_ reader: FieldReader, app: AppConfiguration, contracts: ContractBook, key: String)
+    /// Checks a start into the activity it would create: what the request states (400s), then what
+    /// depends on the app's contracts and the clock (422s).
+    func buildStart(_ start: StartActivity, app: AppConfiguration, contracts: ContractBook)
         throws(ActivityError) -> ActivityRecord
     {
         let appID = app.id
-        let activityId = try reader.identifier("activityId")
-        let userId = try reader.identifier("userId")
-        let type = try reader.string("attributesType") ?? ""
-        let givenAttributes = try reader.object("attributes", required: true) ?? .object([:])
-        let givenState = try reader.object("contentState")
-        let event = try reader.object("event")
-        if givenState != nil && event != nil {
-            throw ActivityError.invalid("event", "give either 'contentState' or 'event', not both")
+        let type = start.attributesType
+        if let event = start.event, !DeliveryMapper.eventTypes.contains(event.type) {
+            throw ActivityError.invalid(
+                "event.type",
+                "unknown event type '\(event.type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))"
+            )
         }
-        var eventType = ""
-        var eventData = JSONValue.object([:])
-        if let event {
-            let eventReader = try FieldReader(event, prefix: "event")
-            try eventReader.refuseUnknown(["type", "data"])
-            eventType = try eventReader.string("type") ?? ""
-            guard DeliveryMapper.eventTypes.contains(eventType) else {
-                throw ActivityError.invalid(
-                    "event.type",
-                    "unknown event type '\(eventType)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))"
-                )
-            }
-            eventData = try eventReader.object("data") ?? .object([:])
+        try Self.checkAlert(start.alert)
+        let startAt = start.startAt.map { Date(timeIntervalSince1970: Double($0)) }
+        let endAt = start.endAt.map { Date(timeIntervalSince1970: Double($0)) }
+        let broadcast = start.broadcast
+        if let expiration = broadcast?.expiration, expiration != 0, broadcast?.storagePolicy == .noMessageStored {
+            throw ActivityError.unprocessable(
+                message:
+                    "a no-storage channel takes apns-expiration 0 only (APNs answers BadExpirationDate); drop 'expiration' or use \"most-recent\"",
+                field: "broadcast.expiration")
         }
-        let rawSchedule = try scheduleShape(reader)
-        guard givenState != nil || event != nil || rawSchedule != nil else {
-            throw ActivityError.missing(
-                "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
-        }
-        guard let alertValue = try reader.object("alert") else {
-            throw ActivityError.missing(
-                "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
-        }
-        try Self.checkAlert(alertValue)
-        let staleDate = try unixSeconds(reader, "staleDate")
-        let relevance = try reader.number("relevanceScore")
-        let startAt = try unixSeconds(reader, "startAt").map { Date(timeIntervalSince1970: Double($0)) }
-        let endAt = try unixSeconds(reader, "endAt").map { Date(timeIntervalSince1970: Double($0)) }
-        let broadcast = try broadcastOptions(reader)
 
         let now = clock.now()
         try contracts.requireKnown(type, field: "attributesType")
-        let attributes = try contracts.attributes(givenAttributes, type: type, field: "attributes")
-        try requireFuture(staleDate, "staleDate", now: now)
-        try requireFuture(endAt.map { Int64($0.timeIntervalSince1970) }, "endAt", now: now)
-        let schedule = try rawSchedule.map { entries throws(ActivityError) in
+        let attributes = try contracts.attributes(start.attributes, type: type, field: "attributes")
+        try requireFuture(start.staleDate, "staleDate", now: now)
+        try requireFuture(start.endAt, "endAt", now: now)
+        let schedule = try start.schedule.map { entries throws(ActivityError) in
             try scheduleStates(entries, type: type, contracts: contracts)
         }
         var state: JSONValue
         var mapperState: JSONValue? = nil
-        if let givenState {
+        if let givenState = start.contentState {
             state = try contracts.contentState(givenState, type: type, field: "contentState")
-        } else if event != nil {
+        } else if let event = start.event {
             guard type == DeliveryAttributes.typeName else {
                 throw ActivityError.unprocessable(
-                    message: "events are for DeliveryAttributes; give 'contentState' for \(type)",
-                    field: "event")
+                    message: "events are for DeliveryAttributes; give 'contentState' for \(type)", field: "event")
             }
             let mapped = try DeliveryMapper.apply(
-                type: eventType, data: eventData, current: .null, mapperState: nil, now: now)
+                type: event.type, data: event.data, current: .null, mapperState: nil, now: now)
             state = mapped.contentState
             mapperState = mapped.mapperState
         } else {
@@ -484,51 +456,21 @@ public final class ActivityRegistry: Sendable {
         }
         if let schedule, let first = Self.currentEntry(schedule, at: now) { state = first }
         var memory = mapperState?.objectValue ?? [:]
-        memory["startAlert"] = alertValue
+        memory["startAlert"] = start.alert
         if let expiration = broadcast?.expiration { memory["broadcastExpiration"] = .number(Double(expiration)) }
         let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
         let activity = ActivityRecord(
-            app: appID, id: activityId, userId: userId, attributesType: type, attributes: attributes,
+            app: appID, id: start.activityId, userId: start.userId, attributesType: type, attributes: attributes,
             contentState: state,
             state: startAt.map { $0 > now } == true ? .pending : .active, version: 1, timestamp: nowUnix, event: .start,
-            priority: 10, alert: alertValue, staleDate: staleDate ?? defaultStale(now), relevanceScore: relevance,
-            idempotencyKey: key, priority10Times: [nowUnix], createdAt: now, updatedAt: now, startAt: startAt,
+            priority: 10, alert: start.alert, staleDate: start.staleDate ?? defaultStale(now),
+            relevanceScore: start.relevanceScore, idempotencyKey: start.idempotencyKey, priority10Times: [nowUnix],
+            createdAt: now, updatedAt: now, startAt: startAt,
             endAt: endAt ?? now.addingTimeInterval(configuration.maxActiveSeconds), schedule: schedule,
-            channelId: broadcast?.channelId, channelPolicy: broadcast.map { $0.policy.rawValue },
+            channelId: broadcast?.channelId, channelPolicy: broadcast.map { $0.storagePolicy.rawValue },
             mapperState: .object(memory))
         try checkSize(activity, app: app, contracts: contracts)
         return activity
-    }
-
-    /// `broadcast: {storagePolicy?, channelId?, expiration?}`: deliver updates through an iOS 18
-    /// broadcast channel, a new one or one the caller already has.
-    func broadcastOptions(_ reader: FieldReader) throws(ActivityError) -> (
-        policy: MessageStoragePolicy, channelId: String?, expiration: Int64?
-    )? {
-        guard let value = try reader.object("broadcast") else { return nil }
-        let options = try FieldReader(value, prefix: "broadcast")
-        try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
-        let name = try options.string("storagePolicy", required: false) ?? "most-recent"
-        guard let policy = MessageStoragePolicy(name: name) else {
-            throw ActivityError.invalid(
-                "broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
-        }
-        let expiration = try options.integer("expiration")
-        if let expiration, expiration < 0 || expiration >= 100_000_000_000 {
-            throw ActivityError.invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
-        }
-        if let expiration, expiration != 0, policy == .noMessageStored {
-            throw ActivityError.unprocessable(
-                message:
-                    "a no-storage channel takes apns-expiration 0 only (APNs answers BadExpirationDate); drop 'expiration' or use \"most-recent\"",
-                field: "broadcast.expiration")
-        }
-        let channelId = try options.string("channelId", required: false, maxLength: 256)
-        if let channelId, !APNsPush.isBase64ChannelID(channelId) {
-            throw ActivityError.invalid(
-                "broadcast.channelId", "'broadcast.channelId' must be the base64 id APNs gave the channel")
-        }
-        return (policy, channelId, expiration)
     }
 
     /// What the server keeps in an activity's mapper state for itself; a mapper's new state keeps them.
@@ -612,15 +554,6 @@ public final class ActivityRegistry: Sendable {
             ? Int64(now.timeIntervalSince1970 + configuration.defaultStaleSeconds) : nil
     }
 
-    /// A Unix-seconds field, refusing milliseconds and reference-date seconds (DT-018).
-    func unixSeconds(_ reader: FieldReader, _ key: String) throws(ActivityError) -> Int64? {
-        guard let value = try reader.integer(key) else { return nil }
-        guard value > 1_000_000_000, value < 100_000_000_000 else {
-            throw ActivityError.invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
-        }
-        return value
-    }
-
     func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(ActivityError) {
         if let value, Double(value) < now.timeIntervalSince1970 {
             throw ActivityError.unprocessable(
@@ -628,33 +561,17 @@ public final class ActivityRegistry: Sendable {
         }
     }
 
-    /// The schedule's entries, checked for shape: `[{at, contentState}]`, sorted by time.
-    func scheduleShape(_ reader: FieldReader) throws(ActivityError) -> [(at: Int64, state: JSONValue, field: String)]? {
-        guard let value = reader.object["schedule"], value != .null else { return nil }
-        guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
-            throw ActivityError.invalid(
-                "schedule", "'schedule' must be a list of 1 to 1000 {\"at\": unix, \"contentState\": {…}} entries")
-        }
-        var shaped: [(at: Int64, state: JSONValue, field: String)] = []
-        for (index, entry) in entries.enumerated() {
-            let entryReader = try FieldReader(entry, prefix: "schedule[\(index)]")
-            try entryReader.refuseUnknown(["at", "contentState"])
-            guard let at = try entryReader.integer("at"), at > 1_000_000_000, at < 100_000_000_000 else {
-                throw ActivityError.invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
-            }
-            let state = try entryReader.object("contentState", required: true) ?? .null
-            shaped.append((at, state, "schedule[\(index)].contentState"))
-        }
-        return shaped.sorted { $0.at < $1.at }
-    }
-
-    /// The schedule with each content-state checked against the contract.
+    /// The schedule, sorted by time, with each content-state checked against the contract (an
+    /// entry's errors name its index as given).
     func scheduleStates(
-        _ entries: [(at: Int64, state: JSONValue, field: String)], type: String, contracts: ContractBook
+        _ entries: [StartActivity.ScheduleEntry], type: String, contracts: ContractBook
     ) throws(ActivityError) -> JSONValue {
+        let sorted = entries.enumerated().map { (at: $0.element.at, state: $0.element.contentState, index: $0.offset) }
+            .sorted { $0.at < $1.at }
         var checked: [JSONValue] = []
-        for entry in entries {
-            let state = try contracts.contentState(entry.state, type: type, field: entry.field)
+        for entry in sorted {
+            let state = try contracts.contentState(
+                entry.state, type: type, field: "schedule[\(entry.index)].contentState")
             checked.append(.object(["at": .number(Double(entry.at)), "contentState": state]))
         }
         return .array(checked)

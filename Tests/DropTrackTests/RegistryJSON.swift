@@ -35,3 +35,9 @@ extension ActivitySnapshot {
     /// A member of the snapshot as `GET /v1/activities/{id}` answers it.
     subscript(key: String) -> JSONValue? { json[key] }
 }
+
+extension ActivityRegistry {
+    func startActivity(app: String, body: JSONValue) throws(ActivityError) -> (response: JSONValue, created: Bool) {
+        try startActivity(app: app, StartActivity(json: body))
+    }
+}
