@@ -268,10 +268,10 @@ public final class APIRouter: HTTPHandler {
             return .response(HTTPResponse(status: 204))
         case "/v1/activities":
             let body = try body(request)
-            let (response, created) = try domain { () throws(ActivityError) in
+            let (started, created) = try domain { () throws(ActivityError) in
                 try registry.startActivity(app: app, StartActivity(json: body))
             }
-            return json(created ? 201 : 200, response)
+            return json(created ? 201 : 200, started.json)
         case "/v1/activities/{id}":
             if request.method == "GET" {
                 let limit = try Self.limit(request.query["timelineLimit"])

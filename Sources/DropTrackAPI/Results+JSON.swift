@@ -48,3 +48,19 @@ extension ActivitySnapshot {
         ])
     }
 }
+
+extension ActivityStarted {
+    /// The answer to `POST /v1/activities`: a replay answers as the first start did.
+    public var json: JSONValue {
+        var byKind: [String: JSONValue] = [:]
+        for (kind, count) in destinationsByKind { byKind[kind.rawValue] = .number(Double(count)) }
+        return .object([
+            "activityId": .string(activityId), "state": .string(state.rawValue),
+            "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
+            "destinations": .number(Double(destinations)),
+            "destinationsByKind": .object(byKind),
+            "startAt": startAt.map { .number(Double($0)) } ?? .null,
+            "channelId": channelId.map { .string($0) } ?? .null,
+        ])
+    }
+}

@@ -10,6 +10,14 @@ extension ActivityRegistry {
     /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
     /// to their Android devices. The same idempotency key gives the same answer and no second send.
     public func startActivity(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
+        started: ActivityStarted, created: Bool
+    ) {
+        let (stored, created) = try startKeepingAnswer(app: appID, start)
+        return (ActivityStarted(stored: stored), created)
+    }
+
+    /// Starts an activity and answers with the copy of the answer kept for replays.
+    func startKeepingAnswer(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
         response: JSONValue, created: Bool
     ) {
         let app = try app(appID)
@@ -59,7 +67,7 @@ extension ActivityRegistry {
                 let destinations = try tx.tokens(app: appID, userId: userId, kinds: [.pushToStart, .fcm]).filter {
                     $0.isValid && ($0.kind == .fcm || $0.attributesType == type)
                 }
-                let response = Self.startResponse(activity, destinations: destinations)
+                let response = ActivityStarted(activity, destinations: destinations).stored
                 activity.startResponse = response
                 try tx.insertActivity(activity)
                 try tx.enqueue(
@@ -167,20 +175,6 @@ extension ActivityRegistry {
         guard alert["title"] != nil || alert["body"] != nil else {
             throw ActivityError.missing("alert.title", "a title or body for the banner")
         }
-    }
-
-    /// The answer to a start, kept with the activity for replays. It counts the destinations
-    /// rather than listing them: a start may fan out to 100k devices, and `GET` lists them.
-    static func startResponse(_ activity: ActivityRecord, destinations: [TokenRecord]) -> JSONValue {
-        .object([
-            "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
-            "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
-            "destinations": .number(Double(destinations.count)),
-            "destinationsByKind": .object(
-                Dictionary(grouping: destinations, by: \.kind.rawValue).mapValues { .number(Double($0.count)) }),
-            "startAt": activity.startAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
-            "channelId": activity.channelId.map { .string($0) } ?? .null,
-        ])
     }
 
     func defaultStale(_ now: Date) -> Int64? {

@@ -1,5 +1,7 @@
 import DropTrackContract
+import DropTrackStore
 import DropTrackWire
+import Foundation
 
 /// Starts an activity for a user: push-to-start to their iPhones (for the attributes type) and a
 /// start to their Android devices, now or at `startAt`. The idempotency key makes a retry safe.
@@ -91,5 +93,64 @@ public struct StartActivity: Sendable, Hashable {
         self.startAt = startAt
         self.endAt = endAt
         self.broadcast = broadcast
+    }
+}
+
+/// The answer to a start. It is kept with the activity, so a retry with the same idempotency key
+/// gets the first answer again. It counts the destinations rather than listing them: a start may
+/// fan out to 100k devices, and `describe` lists them.
+public struct ActivityStarted: Sendable, Hashable {
+    public var activityId: String
+    /// `pending` until `startAt`, else `active`.
+    public var state: ActivityState
+    public var version: Int64
+    public var timestamp: Int64
+    /// How many destinations the start was queued for.
+    public var destinations: Int
+    public var destinationsByKind: [TokenKind: Int]
+    /// Unix seconds, for a start sent later.
+    public var startAt: Int64?
+    /// The broadcast channel, for a broadcast activity.
+    public var channelId: String?
+
+    init(_ activity: ActivityRecord, destinations: [TokenRecord]) {
+        activityId = activity.id
+        state = activity.state
+        version = activity.version
+        timestamp = activity.timestamp
+        self.destinations = destinations.count
+        destinationsByKind = Dictionary(grouping: destinations, by: \.kind).mapValues(\.count)
+        startAt = activity.startAt.map { Int64($0.timeIntervalSince1970.rounded()) }
+        channelId = activity.channelId
+    }
+
+    /// Reads the copy kept with the activity.
+    init(stored: JSONValue) {
+        activityId = stored["activityId"]?.stringValue ?? ""
+        state = stored["state"]?.stringValue.flatMap(ActivityState.init(rawValue:)) ?? .active
+        version = Int64(stored["version"]?.numberValue ?? 1)
+        timestamp = Int64(stored["timestamp"]?.numberValue ?? 0)
+        destinations = Int(stored["destinations"]?.numberValue ?? 0)
+        var byKind: [TokenKind: Int] = [:]
+        for (name, count) in stored["destinationsByKind"]?.objectValue ?? [:] {
+            if let kind = TokenKind(rawValue: name), let count = count.numberValue { byKind[kind] = Int(count) }
+        }
+        destinationsByKind = byKind
+        startAt = stored["startAt"]?.numberValue.map { Int64($0) }
+        channelId = stored["channelId"]?.stringValue
+    }
+
+    /// The copy kept with the activity; the API answers with the same members.
+    var stored: JSONValue {
+        var byKind: [String: JSONValue] = [:]
+        for (kind, count) in destinationsByKind { byKind[kind.rawValue] = .number(Double(count)) }
+        return .object([
+            "activityId": .string(activityId), "state": .string(state.rawValue),
+            "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
+            "destinations": .number(Double(destinations)),
+            "destinationsByKind": .object(byKind),
+            "startAt": startAt.map { .number(Double($0)) } ?? .null,
+            "channelId": channelId.map { .string($0) } ?? .null,
+        ])
     }
 }

@@ -38,6 +38,7 @@ extension ActivitySnapshot {
 
 extension ActivityRegistry {
     func startActivity(app: String, body: JSONValue) throws(ActivityError) -> (response: JSONValue, created: Bool) {
-        try startActivity(app: app, StartActivity(json: body))
+        let (started, created) = try startActivity(app: app, StartActivity(json: body))
+        return (started.json, created)
     }
 }
