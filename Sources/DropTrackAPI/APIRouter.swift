@@ -241,7 +241,9 @@ public final class APIRouter: HTTPHandler {
 
     func serve(_ request: HTTPRequest, template: String, parts: [String], app: String) throws(APIError) -> HTTPReply {
         // A path id outside the id rule (a decoded NUL, say) is refused, so it cannot reach another id.
-        if template.hasPrefix("/v1/activities/{id}") { try Identifier.check(parts[2], field: "id") }
+        if template.hasPrefix("/v1/activities/{id}") {
+            try domain { () throws(ActivityError) in try Identifier.check(parts[2], field: "id") }
+        }
         switch template {
         case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription":
             let kind: TokenKind =
@@ -251,7 +253,10 @@ public final class APIRouter: HTTPHandler {
                 case "channel-subscription": .channelSubscription
                 default: .fcm
                 }
-            let (token, created) = try registry.registerToken(app: app, kind: kind, body: try body(request))
+            let body = try body(request)
+            let (token, created) = try domain { () throws(ActivityError) in
+                try registry.registerToken(app: app, RegisterToken(kind: kind, json: body))
+            }
             return json(
                 created ? 201 : 200,
                 .object([
@@ -259,23 +264,47 @@ public final class APIRouter: HTTPHandler {
                     "created": .bool(created),
                 ]))
         case "/v1/tokens/{fingerprint}":
-            try registry.deleteToken(app: app, fingerprint: parts[2])
+            try domain { () throws(ActivityError) in try registry.deleteToken(app: app, fingerprint: parts[2]) }
             return .response(HTTPResponse(status: 204))
         case "/v1/activities":
-            let (response, created) = try registry.startActivity(app: app, body: try body(request))
-            return json(created ? 201 : 200, response)
+            let body = try body(request)
+            let (started, created) = try domain { () throws(ActivityError) in
+                try registry.startActivity(app: app, StartActivity(json: body))
+            }
+            return json(created ? 201 : 200, started.json)
         case "/v1/activities/{id}":
             if request.method == "GET" {
                 let limit = try Self.limit(request.query["timelineLimit"])
-                return json(200, try registry.describe(app: app, activityId: parts[2], timelineLimit: limit))
+                return json(
+                    200,
+                    try domain { () throws(ActivityError) in
+                        try registry.describe(app: app, activityId: parts[2], timelineLimit: limit)
+                    }.json)
             }
-            return json(200, try registry.updateActivity(app: app, activityId: parts[2], body: try body(request)))
+            let body = try body(request)
+            return json(
+                200,
+                try domain { () throws(ActivityError) in
+                    try registry.updateActivity(app: app, activityId: parts[2], UpdateActivity(json: body))
+                }.json)
         case "/v1/activities/{id}/events":
-            return json(200, try registry.applyEvent(app: app, activityId: parts[2], body: try body(request)))
+            let body = try body(request)
+            return json(
+                200,
+                try domain { () throws(ActivityError) in
+                    try registry.applyEvent(app: app, activityId: parts[2], ApplyEvent(json: body))
+                }.json)
         case "/v1/activities/{id}/end":
-            return json(200, try registry.endActivity(app: app, activityId: parts[2], body: try body(request)))
+            let body = try body(request)
+            return json(
+                200,
+                try domain { () throws(ActivityError) in
+                    try registry.endActivity(app: app, activityId: parts[2], EndActivity(json: body))
+                }.json)
         case "/v1/activities/{id}/diagnosis":
-            var diagnosis = try registry.diagnose(app: app, activityId: parts[2])
+            var diagnosis = try domain { () throws(ActivityError) in
+                try registry.diagnose(app: app, activityId: parts[2])
+            }
             let fingerprints = Set(
                 diagnosis["devices"]?.arrayValue?.compactMap { $0["fingerprint"]?.stringValue } ?? [])
             let drops = diagnosisSources.flatMap {

@@ -19,7 +19,7 @@ struct DoctorEndpoint: Sendable {
     let transport: any PushTransport
 
     func examine(app appID: String, body: JSONValue) throws(APIError) -> JSONValue {
-        let reader = try FieldReader(body)
+        let reader = try RequestFields(body)
         try reader.refuseUnknown(["request", "apns", "fcm", "context", "activityId"])
         let push = try Self.push(reader)
         var context = DoctorContext()
@@ -42,7 +42,7 @@ struct DoctorEndpoint: Sendable {
         ])
     }
 
-    static func push(_ reader: FieldReader) throws(APIError) -> DoctorPush {
+    static func push(_ reader: RequestFields) throws(APIError) -> DoctorPush {
         let given = ["request", "apns", "fcm"].filter { reader.object[$0] != nil }
         guard given.count == 1 else {
             throw APIError.invalid(
@@ -58,7 +58,7 @@ struct DoctorEndpoint: Sendable {
                 throw APIError(422, "invalid_content", "cannot read the request: \(error.message)", field: "request")
             }
         case "apns":
-            let apns = try FieldReader(try reader.object("apns") ?? .null, prefix: "apns")
+            let apns = try RequestFields(try reader.object("apns") ?? .null, prefix: "apns")
             try apns.refuseUnknown(["path", "headers", "payload"])
             var headers: [(name: String, value: String)] = []
             for (name, value) in (try apns.object("headers"))?.objectValue ?? [:] {
@@ -72,7 +72,7 @@ struct DoctorEndpoint: Sendable {
                 path: try apns.string("path", required: false, maxLength: 1024) ?? "/3/device/", headers: headers,
                 body: payload.serialized())
         default:
-            let fcm = try FieldReader(try reader.object("fcm") ?? .null, prefix: "fcm")
+            let fcm = try RequestFields(try reader.object("fcm") ?? .null, prefix: "fcm")
             try fcm.refuseUnknown(["message"])
             let message = try fcm.object("message", required: true) ?? .null
             return .fcm(body: JSONValue.object(["message": message]).serialized())
@@ -106,9 +106,11 @@ struct DoctorEndpoint: Sendable {
         context.config = config
         guard let activityId else { return }
         let deviceToken = push.path.hasPrefix("/3/device/") ? String(push.path.dropFirst("/3/device/".count)) : nil
-        let facts = try registry.doctorFacts(
-            app: appID, activityId: activityId,
-            tokenFingerprint: deviceToken.map { Fingerprint(of: $0.lowercased()).value })
+        let facts = try domain { () throws(ActivityError) in
+            try registry.doctorFacts(
+                app: appID, activityId: activityId,
+                tokenFingerprint: deviceToken.map { Fingerprint(of: $0.lowercased()).value })
+        }
         let activity = facts.activity
         var known = context.activity ?? DoctorContext.Activity()
         known.id = known.id ?? activity.id

@@ -26,7 +26,7 @@ struct RawPush: Sendable {
         guard let app = configuration.apps.first(where: { $0.id == appID }) else {
             throw APIError.notFound("no app \(appID)")
         }
-        let reader = try FieldReader(body)
+        let reader = try RequestFields(body)
         let provider = try reader.string("provider", what: "\"apns\" or \"fcm\"") ?? ""
         switch provider {
         case "apns": return try sendAPNs(app: app, reader: reader)
@@ -35,7 +35,7 @@ struct RawPush: Sendable {
         }
     }
 
-    private func sendAPNs(app: AppConfiguration, reader: FieldReader) throws(APIError) -> JSONValue {
+    private func sendAPNs(app: AppConfiguration, reader: RequestFields) throws(APIError) -> JSONValue {
         try reader.refuseUnknown(["provider", "token", "environment", "payload", "priority"])
         guard let bundle = app.bundleId, app.apns != nil else {
             throw APIError(
@@ -74,7 +74,7 @@ struct RawPush: Sendable {
         return .object(answer)
     }
 
-    private func sendFCM(app: AppConfiguration, reader: FieldReader) throws(APIError) -> JSONValue {
+    private func sendFCM(app: AppConfiguration, reader: RequestFields) throws(APIError) -> JSONValue {
         try reader.refuseUnknown(["provider", "token", "data", "priority", "ttlSeconds", "collapseKey"])
         guard app.fcm != nil else {
             throw APIError(

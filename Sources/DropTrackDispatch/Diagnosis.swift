@@ -7,13 +7,13 @@ import Foundation
 
 extension ActivityRegistry {
     /// What the doctor needs from the store about an activity and, when given, one of its tokens.
-    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: String?) throws(APIError) -> (
+    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: String?) throws(ActivityError) -> (
         activity: ActivityRecord, token: TokenRecord?, deviceCount: Int
     ) {
         _ = try app(appID)
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let token = try tokenFingerprint.flatMap { try tx.token(app: appID, fingerprint: $0) }
             let devices = try tx.tokens(app: appID, activityId: activityId).filter(\.isValid).count
@@ -80,12 +80,12 @@ extension ActivityRegistry {
     /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
     /// do not match the app's, no update token after a push-to-start, a stale date passed, and
     /// which version each device last accepted. Each finding names its trap in the catalog.
-    public func diagnose(app appID: String, activityId: String) throws(APIError) -> JSONValue {
+    public func diagnose(app appID: String, activityId: String) throws(ActivityError) -> JSONValue {
         let app = try app(appID)
         let now = clock.now()
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw APIError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let updateTokens = try tx.tokens(app: appID, activityId: activityId)
             let startTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart]).filter {

@@ -13,9 +13,9 @@ public enum Identifier {
     public static func isValid(_ text: String) -> Bool { firstProblem(text) == nil }
 
     /// Refuses (400 `invalid_field`, naming `field`) a text that is not an id by the rule.
-    public static func check(_ text: String, field: String) throws(APIError) {
+    public static func check(_ text: String, field: String) throws(ActivityError) {
         if let problem = firstProblem(text) {
-            throw APIError.invalid(field, "'\(field)' \(problem); an id is \(rule)")
+            throw ActivityError.invalid(field, "'\(field)' \(problem); an id is \(rule)")
         }
     }
 
@@ -41,7 +41,7 @@ public enum Identifier {
 
 extension FieldReader {
     /// A required id field (see `Identifier`): a string by the id rule, refused with the field and the rule.
-    public func identifier(_ key: String) throws(APIError) -> String {
+    public func identifier(_ key: String) throws(ActivityError) -> String {
         let text = try string(key, what: "an id, \(Identifier.rule)", maxLength: Int.max) ?? ""
         try Identifier.check(text, field: path(key))
         return text

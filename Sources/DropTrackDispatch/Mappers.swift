@@ -20,47 +20,50 @@ struct ContractBook {
 
     func isKnown(_ type: String) -> Bool { type == DeliveryAttributes.typeName || schemas[type] != nil }
 
-    func requireKnown(_ type: String, field: String) throws(APIError) {
+    func requireKnown(_ type: String, field: String) throws(ActivityError) {
         guard isKnown(type) else {
-            throw APIError(
-                422, "unknown_attributes_type",
-                "no attributes type '\(type)' is known: use \(knownTypes.joined(separator: " or ")), or register a schema for it in the app's configuration",
+            throw ActivityError.unprocessable(
+                code: "unknown_attributes_type",
+                message:
+                    "no attributes type '\(type)' is known: use \(knownTypes.joined(separator: " or ")), or register a schema for it in the app's configuration",
                 field: field)
         }
     }
 
     /// Checks static attributes; returns them in ActivityKit's form.
-    func attributes(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
-        try unprocessable { () throws(APIError) in try checkedAttributes(value, type: type, field: field) }
+    func attributes(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue {
+        try unprocessable { () throws(ActivityError) in try checkedAttributes(value, type: type, field: field) }
     }
 
-    private func checkedAttributes(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
+    private func checkedAttributes(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue {
         if type == DeliveryAttributes.typeName {
             guard let orderId = value["orderId"]?.stringValue, !orderId.isEmpty else {
-                throw APIError.invalid("\(field).orderId", "DeliveryAttributes needs 'orderId' (a non-empty string)")
+                throw ActivityError.invalid(
+                    "\(field).orderId", "DeliveryAttributes needs 'orderId' (a non-empty string)")
             }
             let reader = try FieldReader(value, prefix: field)
             try reader.refuseUnknown(["orderId"])
             return .object(["orderId": .string(orderId)])
         }
         guard let schema = schemas[type]?.attributes else {
-            guard value.objectValue != nil else { throw APIError.invalid(field, "'\(field)' must be an object") }
+            guard value.objectValue != nil else { throw ActivityError.invalid(field, "'\(field)' must be an object") }
             return value
         }
         return try Self.check(value, against: schema, field: field)
     }
 
     /// Checks a content-state given directly; returns it in ActivityKit's form.
-    func contentState(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
-        try unprocessable { () throws(APIError) in try checkedContentState(value, type: type, field: field) }
+    func contentState(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue {
+        try unprocessable { () throws(ActivityError) in try checkedContentState(value, type: type, field: field) }
     }
 
-    private func checkedContentState(_ value: JSONValue, type: String, field: String) throws(APIError) -> JSONValue {
+    private func checkedContentState(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue
+    {
         if type == DeliveryAttributes.typeName {
             do {
                 let data = value.encoded()
                 if value["eta"]?.numberValue.map({ $0 > LiveActivityLintLimits.latestReferenceSeconds }) == true {
-                    throw APIError.invalid(
+                    throw ActivityError.invalid(
                         "\(field).eta",
                         "'\(field).eta' looks like Unix time; eta is seconds since 2001-01-01 (Swift's Date), or send 'etaEpochMillis' instead"
                     )
@@ -68,15 +71,15 @@ struct ContractBook {
                 let state = try DeliveryAttributes.ContentState.fromFlexibleJSON(data)
                 return try JSONValue.parse(LiveActivityJSON.encode(state))
             } catch let error as ContentStateInputError {
-                throw APIError.invalid(error.field.map { "\(field).\($0)" } ?? field, error.message)
-            } catch let error as APIError {
+                throw ActivityError.invalid(error.field.map { "\(field).\($0)" } ?? field, error.message)
+            } catch let error as ActivityError {
                 throw error
             } catch {
-                throw APIError.invalid(field, "'\(field)' is not a valid DeliveryAttributes.ContentState")
+                throw ActivityError.invalid(field, "'\(field)' is not a valid DeliveryAttributes.ContentState")
             }
         }
         guard let schema = schemas[type] else {
-            throw APIError(422, "unknown_attributes_type", "no schema for '\(type)'")
+            throw ActivityError.unprocessable(code: "unknown_attributes_type", message: "no schema for '\(type)'")
         }
         return try Self.check(value, against: schema.contentState, field: field)
     }
@@ -94,7 +97,7 @@ struct ContractBook {
     /// wrong JSON types, enum values; dates accepted as ISO-8601 strings and converted to seconds
     /// since 2001-01-01.
     static func check(_ value: JSONValue, against fields: [String: AttributesSchema.Field], field: String)
-        throws(APIError)
+        throws(ActivityError)
         -> JSONValue
     {
         let reader = try FieldReader(value, prefix: field)
@@ -104,13 +107,13 @@ struct ContractBook {
             let path = "\(field).\(name)"
             guard let member = reader.object[name], member != .null else {
                 if rule.optional == true { continue }
-                throw APIError.missing(path, "a \(rule.type)")
+                throw ActivityError.missing(path, "a \(rule.type)")
             }
             switch rule.type {
             case "string":
                 guard let text = member.stringValue else { throw typeError(path, rule.type, member) }
                 if let values = rule.values, !values.contains(text) {
-                    throw APIError.invalid(
+                    throw ActivityError.invalid(
                         path, "'\(path)' is '\(text)'; the app knows \(values.joined(separator: ", "))")
                 }
             case "number": guard member.numberValue != nil else { throw typeError(path, rule.type, member) }
@@ -124,14 +127,15 @@ struct ContractBook {
             case "date":
                 if let text = member.stringValue {
                     guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
-                        throw APIError.invalid(path, "'\(path)' must be an ISO-8601 date like 2026-12-01T10:30:00Z")
+                        throw ActivityError.invalid(
+                            path, "'\(path)' must be an ISO-8601 date like 2026-12-01T10:30:00Z")
                     }
                     out[name] = .number(date.timeIntervalSinceReferenceDate.rounded())
                     continue
                 }
                 guard let number = member.numberValue else { throw typeError(path, "date", member) }
                 guard number <= LiveActivityLintLimits.latestReferenceSeconds else {
-                    throw APIError.invalid(
+                    throw ActivityError.invalid(
                         path,
                         "'\(path)' = \(Int64(number)) looks like Unix time; send an ISO-8601 string or seconds since 2001-01-01"
                     )
@@ -143,8 +147,8 @@ struct ContractBook {
         return .object(out)
     }
 
-    private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> APIError {
-        APIError.invalid(path, "'\(path)' must be a \(type), not a \(value.typeName)")
+    private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> ActivityError {
+        ActivityError.invalid(path, "'\(path)' must be a \(type), not a \(value.typeName)")
     }
 }
 
@@ -160,16 +164,16 @@ enum DeliveryMapper {
     /// Applies `delivery.step` (`{"step": "picked_up" | 1…7, "courierName"?}`), `delivery.reassign`
     /// (`{"courierName"}`) or `delivery.eta` (`{"minutes"}` or `{"etaEpochMillis"}`).
     static func apply(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
-        throws(APIError)
+        throws(ActivityError)
         -> MappedState
     {
-        try unprocessable { () throws(APIError) in
+        try unprocessable { () throws(ActivityError) in
             try map(type: type, data: data, current: current, mapperState: mapperState, now: now)
         }
     }
 
     private static func map(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
-        throws(APIError)
+        throws(ActivityError)
         -> MappedState
     {
         let reader = try FieldReader(data, prefix: "data")
@@ -183,11 +187,11 @@ enum DeliveryMapper {
         case "delivery.step":
             try reader.refuseUnknown(["step", "courierName"])
             guard let value = reader.object["step"] else {
-                throw APIError.missing("data.step", "a step name (placed … delivered) or number 1–7")
+                throw ActivityError.missing("data.step", "a step name (placed … delivered) or number 1–7")
             }
             let name = value.stringValue ?? value.numberValue.map { String(Int($0)) } ?? ""
             guard let step = DeliveryStep(name: name) else {
-                throw APIError.invalid(
+                throw ActivityError.invalid(
                     "data.step",
                     "unknown step '\(name)'; steps are \(DeliveryStep.allCases.map(\.name).joined(separator: ", ")) or 1–7"
                 )
@@ -208,20 +212,20 @@ enum DeliveryMapper {
             try reader.refuseUnknown(["minutes", "etaEpochMillis"])
             if let minutes = try reader.number("minutes") {
                 guard minutes >= 0, minutes < 24 * 60 else {
-                    throw APIError.invalid("data.minutes", "'data.minutes' must be 0 to 1440")
+                    throw ActivityError.invalid("data.minutes", "'data.minutes' must be 0 to 1440")
                 }
                 state.eta = now.addingTimeInterval(minutes * 60)
             } else if let millis = try reader.number("etaEpochMillis") {
                 guard millis > 1e12 else {
-                    throw APIError.invalid(
+                    throw ActivityError.invalid(
                         "data.etaEpochMillis", "'data.etaEpochMillis' is Unix milliseconds (13 digits)")
                 }
                 state.eta = Date(timeIntervalSince1970: millis / 1000)
             } else {
-                throw APIError.missing("data.minutes", "'minutes' from now, or 'etaEpochMillis'")
+                throw ActivityError.missing("data.minutes", "'minutes' from now, or 'etaEpochMillis'")
             }
         default:
-            throw APIError.invalid(
+            throw ActivityError.invalid(
                 "type",
                 "unknown event type '\(type)'; DeliveryAttributes events are \(eventTypes.joined(separator: ", "))")
         }

@@ -282,15 +282,16 @@ enum TokensImportCommand: Command {
             do {
                 let value = try JSONValue.parse(bytes: Array(line))
                 guard var object = value.objectValue else {
-                    throw APIError(400, "invalid_body", "each line must be a JSON object")
+                    throw ActivityError.invalid(code: "invalid_body", message: "each line must be a JSON object")
                 }
                 guard case .string(let kindName)? = object.removeValue(forKey: "kind"),
                     let kind = TokenKind(rawValue: kindName)
                 else {
-                    throw APIError.invalid("kind", "'kind' is \"push-to-start\", \"activity\" or \"fcm\"")
+                    throw ActivityError.invalid("kind", "'kind' is \"push-to-start\", \"activity\" or \"fcm\"")
                 }
-                registrations.append(try registry.checkToken(app: appID, kind: kind, body: .object(object)))
-            } catch let error as APIError {
+                registrations.append(
+                    try registry.checkToken(app: appID, RegisterToken(kind: kind, json: .object(object))))
+            } catch let error as ActivityError {
                 problems.append("line \(lineNumber): \(error.field.map { "\($0): " } ?? "")\(error.message)")
             } catch {
                 problems.append("line \(lineNumber): not JSON (\(error))")

@@ -182,7 +182,10 @@ struct BroadcastTests {
             #expect {
                 _ = try audience.start("bad-\(field)", broadcast: broadcast)
             } throws: { error in
-                (error as? APIError)?.field == field && [400, 422].contains((error as? APIError)?.status ?? 0)
+                switch error as? ActivityError {
+                case .invalid(_, _, let at)?, .unprocessable(_, _, let at)?: at == field
+                default: false
+                }
             }
         }
         #expect(audience.server.apns.emulator.channelIDs.isEmpty, "no channel was created for a refused start")
@@ -249,8 +252,13 @@ struct BroadcastTests {
             body: server.json(
                 #"{"activityId":"plain","userId":"fans","attributesType":"DeliveryAttributes","attributes":{"orderId":"p"},"event":{"type":"delivery.step","data":{"step":"placed"}},"alert":{"title":"Hi"},"idempotencyKey":"plain"}"#
             ))
-        let refused = #expect(throws: APIError.self) { try subscribe("plain") }
-        #expect(refused?.code == "not_broadcast" && refused?.status == 409 && refused?.field == "activityId")
+        let refused = #expect(throws: ActivityError.self) { try subscribe("plain") }
+        guard case .conflict(code: "not_broadcast", _, field: "activityId")? = refused else {
+            Issue.record(
+                "a subscription to an activity without a channel is a not_broadcast conflict: \(String(describing: refused))"
+            )
+            return
+        }
 
         _ = try server.registry.endActivity(
             app: "app1", activityId: "match-9", body: server.json(#"{"dismissal":"immediate"}"#))

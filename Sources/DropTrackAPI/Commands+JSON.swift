@@ -1,0 +1,193 @@
+import DropTrackContract
+import DropTrackDispatch
+import DropTrackStore
+import DropTrackWire
+
+// The request bodies of the JSON API read into the domain's commands. These checks are the shape
+// the OpenAPI document publishes (unknown fields, types, ids, lengths; 400s); what depends on the
+// app, its contracts or the clock is the domain's to check.
+
+extension RegisterToken {
+    /// Reads the body of `POST /v1/tokens/{kind}`; `tokens import` reads its lines with it too.
+    public init(kind: TokenKind, json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        var userId: String? = nil
+        var attributesType: String? = nil
+        var activityId: String? = nil
+        switch kind {
+        case .pushToStart:
+            try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType", "device"])
+            userId = try reader.identifier("userId")
+            attributesType = try reader.string("attributesType")
+        case .activity:
+            try reader.refuseUnknown(["activityId", "deviceId", "token", "environment", "device"])
+            activityId = try reader.identifier("activityId")
+        case .fcm:
+            try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
+            userId = try reader.identifier("userId")
+        case .channelSubscription:
+            try reader.refuseUnknown(["activityId", "deviceId", "device"])
+            activityId = try reader.identifier("activityId")
+            self.init(
+                kind: kind, deviceId: try reader.identifier("deviceId"), activityId: activityId,
+                device: reader.object["device"])
+            return
+        }
+        let deviceId = try reader.identifier("deviceId")
+        let token = try reader.string("token", maxLength: 4096) ?? ""
+        var environment: APNsEnvironment? = nil
+        if kind != .fcm {
+            let name = try reader.string("environment") ?? ""
+            guard let parsed = APNsEnvironment(rawValue: name) else {
+                throw .invalid("environment", "'environment' must be \"sandbox\" or \"production\", not '\(name)'")
+            }
+            environment = parsed
+        }
+        self.init(
+            kind: kind, token: token, userId: userId, deviceId: deviceId, activityId: activityId,
+            attributesType: attributesType, environment: environment, device: reader.object["device"])
+    }
+}
+
+extension ApplyEvent {
+    /// Reads the body of `POST /v1/activities/{id}/events`: `{type, data?, terminal?}`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["type", "data", "terminal"])
+        let type = try reader.string("type", what: "the event type, e.g. delivery.step") ?? ""
+        let data = try reader.object("data") ?? .object([:])
+        let name = try reader.string("terminal", required: false) ?? "end"
+        guard let terminal = Terminal(rawValue: name) else {
+            throw .invalid("terminal", "'terminal' is \"end\" (default) or \"update\"")
+        }
+        self.init(type: type, data: data, terminal: terminal)
+    }
+}
+
+extension UpdateActivity {
+    /// Reads the body of `PATCH /v1/activities/{id}`: `{contentState, alert?, staleDate?, relevanceScore?, priority?}`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["contentState", "alert", "staleDate", "relevanceScore", "priority"])
+        let priority = try reader.integer("priority").map(Int.init)
+        let alert = try reader.object("alert")
+        self.init(
+            contentState: try reader.object("contentState", required: true) ?? .null, alert: alert,
+            staleDate: try reader.unixSeconds("staleDate"), relevanceScore: try reader.number("relevanceScore"),
+            priority: priority)
+    }
+}
+
+extension EndActivity {
+    /// Reads the body of `POST /v1/activities/{id}/end`: `{contentState?, dismissal?, alert?}`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["contentState", "dismissal", "alert"])
+        let dismissal: DismissalPolicy
+        switch reader.object["dismissal"] {
+        case nil, .null, .string("default"): dismissal = .default
+        case .string("immediate"): dismissal = .immediate
+        case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000 && value == value.rounded():
+            dismissal = .at(Int64(value))
+        default:
+            throw .invalid("dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
+        }
+        let alert = try reader.object("alert")
+        self.init(contentState: try reader.object("contentState"), dismissal: dismissal, alert: alert)
+    }
+}
+
+extension FieldReader {
+    /// A Unix-seconds field, refusing milliseconds and reference-date seconds (DT-018).
+    func unixSeconds(_ key: String) throws(ActivityError) -> Int64? {
+        guard let value = try integer(key) else { return nil }
+        guard value > 1_000_000_000, value < 100_000_000_000 else {
+            throw .invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
+        }
+        return value
+    }
+}
+
+extension StartActivity {
+    /// Reads the body of `POST /v1/activities`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown([
+            "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
+            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast",
+        ])
+        let key =
+            try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
+        let activityId = try reader.identifier("activityId")
+        let userId = try reader.identifier("userId")
+        let type = try reader.string("attributesType") ?? ""
+        let attributes = try reader.object("attributes", required: true) ?? .object([:])
+        let contentState = try reader.object("contentState")
+        let eventValue = try reader.object("event")
+        if contentState != nil && eventValue != nil {
+            throw .invalid("event", "give either 'contentState' or 'event', not both")
+        }
+        var event: InitialEvent? = nil
+        if let eventValue {
+            let eventReader = try FieldReader(eventValue, prefix: "event")
+            try eventReader.refuseUnknown(["type", "data"])
+            event = InitialEvent(
+                type: try eventReader.string("type") ?? "", data: try eventReader.object("data") ?? .object([:]))
+        }
+        let schedule = try Self.schedule(reader)
+        guard contentState != nil || event != nil || schedule != nil else {
+            throw .missing(
+                "contentState", "the initial content-state (or an 'event' for DeliveryAttributes, or a 'schedule')")
+        }
+        guard let alert = try reader.object("alert") else {
+            throw .missing(
+                "alert", "{\"title\": …, \"body\": …}; iOS accepts a push-to-start without an alert and never shows it")
+        }
+        self.init(
+            activityId: activityId, userId: userId, attributesType: type, attributes: attributes,
+            contentState: contentState, event: event, schedule: schedule, alert: alert,
+            staleDate: try reader.unixSeconds("staleDate"), relevanceScore: try reader.number("relevanceScore"),
+            idempotencyKey: key, startAt: try reader.unixSeconds("startAt"), endAt: try reader.unixSeconds("endAt"),
+            broadcast: try Self.broadcast(reader))
+    }
+
+    /// `schedule: [{at, contentState}]`, in the order given.
+    static func schedule(_ reader: FieldReader) throws(ActivityError) -> [ScheduleEntry]? {
+        guard let value = reader.object["schedule"], value != .null else { return nil }
+        guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
+            throw .invalid(
+                "schedule", "'schedule' must be a list of 1 to 1000 {\"at\": unix, \"contentState\": {…}} entries")
+        }
+        var read: [ScheduleEntry] = []
+        for (index, entry) in entries.enumerated() {
+            let entryReader = try FieldReader(entry, prefix: "schedule[\(index)]")
+            try entryReader.refuseUnknown(["at", "contentState"])
+            guard let at = try entryReader.integer("at"), at > 1_000_000_000, at < 100_000_000_000 else {
+                throw .invalid("schedule[\(index)].at", "'schedule[\(index)].at' must be Unix seconds")
+            }
+            read.append(
+                ScheduleEntry(at: at, contentState: try entryReader.object("contentState", required: true) ?? .null))
+        }
+        return read
+    }
+
+    /// `broadcast: {storagePolicy?, channelId?, expiration?}`.
+    static func broadcast(_ reader: FieldReader) throws(ActivityError) -> Broadcast? {
+        guard let value = try reader.object("broadcast") else { return nil }
+        let options = try FieldReader(value, prefix: "broadcast")
+        try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
+        let name = try options.string("storagePolicy", required: false) ?? "most-recent"
+        guard let policy = MessageStoragePolicy(name: name) else {
+            throw .invalid("broadcast.storagePolicy", "'broadcast.storagePolicy' is \"most-recent\" or \"no-storage\"")
+        }
+        let expiration = try options.integer("expiration")
+        if let expiration, expiration < 0 || expiration >= 100_000_000_000 {
+            throw .invalid("broadcast.expiration", "'broadcast.expiration' is Unix seconds, or 0")
+        }
+        let channelId = try options.string("channelId", required: false, maxLength: 256)
+        if let channelId, !APNsPush.isBase64ChannelID(channelId) {
+            throw .invalid("broadcast.channelId", "'broadcast.channelId' must be the base64 id APNs gave the channel")
+        }
+        return Broadcast(storagePolicy: policy, channelId: channelId, expiration: expiration)
+    }
+}

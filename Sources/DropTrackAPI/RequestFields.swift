@@ -1,0 +1,39 @@
+import DropTrackContract
+import DropTrackDispatch
+
+/// The domain's `FieldReader` for the API's own endpoints (`/v1/push`, `/v1/doctor`): the same
+/// reading and messages, with refusals as the API's errors.
+struct RequestFields {
+    let reader: FieldReader
+
+    init(_ value: JSONValue, prefix: String = "") throws(APIError) {
+        reader = try domain { () throws(ActivityError) in try FieldReader(value, prefix: prefix) }
+    }
+
+    /// The object read.
+    var object: [String: JSONValue] { reader.object }
+
+    func string(_ key: String, required: Bool = true, what: String = "a string", maxLength: Int = 200)
+        throws(APIError) -> String?
+    {
+        try domain { () throws(ActivityError) in
+            try reader.string(key, required: required, what: what, maxLength: maxLength)
+        }
+    }
+
+    func number(_ key: String) throws(APIError) -> Double? {
+        try domain { () throws(ActivityError) in try reader.number(key) }
+    }
+
+    func integer(_ key: String) throws(APIError) -> Int64? {
+        try domain { () throws(ActivityError) in try reader.integer(key) }
+    }
+
+    func object(_ key: String, required: Bool = false) throws(APIError) -> JSONValue? {
+        try domain { () throws(ActivityError) in try reader.object(key, required: required) }
+    }
+
+    func refuseUnknown(_ allowed: Set<String>) throws(APIError) {
+        try domain { () throws(ActivityError) in try reader.refuseUnknown(allowed) }
+    }
+}

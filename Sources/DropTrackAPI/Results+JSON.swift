@@ -1,0 +1,66 @@
+import DropTrackContract
+import DropTrackDispatch
+import DropTrackStore
+import Foundation
+
+// The domain's results as the JSON API answers them.
+
+extension ActivityVersion {
+    /// The answer to an event, update or end.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "state": .string(state.rawValue),
+            "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
+            "event": .string(event.rawValue), "priority": .number(Double(priority)),
+            "destinations": .number(Double(destinations)), "notes": .array(notes.map { .string($0) }),
+            "contentState": contentState,
+        ])
+    }
+}
+
+extension ActivitySnapshot {
+    /// The answer to `GET /v1/activities/{id}`.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activity.id), "userId": .string(activity.userId),
+            "attributesType": .string(activity.attributesType), "attributes": activity.attributes,
+            "state": .string(activity.state.rawValue), "version": .number(Double(activity.version)),
+            "timestamp": .number(Double(activity.timestamp)), "event": .string(activity.event.rawValue),
+            "priority": .number(Double(activity.priority)), "contentState": activity.contentState,
+            "staleDate": activity.staleDate.map { .number(Double($0)) } ?? .null,
+            "dismissAt": activity.dismissAt.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+            "pendingSends": .number(Double(pendingSends)),
+            "channelId": activity.channelId.map { .string($0) } ?? .null,
+            "devices": .array(devices.map(Self.deviceJSON)),
+            "timeline": .array(timeline.map(ActivityRegistry.timelineJSON)),
+        ])
+    }
+
+    /// A device by its token's fingerprint (never the token), with what the device reported.
+    static func deviceJSON(_ token: TokenRecord) -> JSONValue {
+        .object([
+            "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
+            "deviceId": .string(token.deviceId),
+            "environment": token.environment.map { .string($0.rawValue) } ?? .null, "valid": .bool(token.isValid),
+            "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
+            "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
+            "device": token.device ?? .null,
+        ])
+    }
+}
+
+extension ActivityStarted {
+    /// The answer to `POST /v1/activities`: a replay answers as the first start did.
+    public var json: JSONValue {
+        var byKind: [String: JSONValue] = [:]
+        for (kind, count) in destinationsByKind { byKind[kind.rawValue] = .number(Double(count)) }
+        return .object([
+            "activityId": .string(activityId), "state": .string(state.rawValue),
+            "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
+            "destinations": .number(Double(destinations)),
+            "destinationsByKind": .object(byKind),
+            "startAt": startAt.map { .number(Double($0)) } ?? .null,
+            "channelId": channelId.map { .string($0) } ?? .null,
+        ])
+    }
+}

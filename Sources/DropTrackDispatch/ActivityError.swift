@@ -1,0 +1,78 @@
+/// Why the domain refused an operation: what is wrong, the field at fault (a dotted path such as
+/// `contentState.eta`) and, in the message, how to fix it. The cases sort refusals by what the
+/// caller can do about them; the API gives each case its HTTP status, and `code` is the stable
+/// machine code clients see, so the domain knows no HTTP and the wire stays as it was.
+public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The request breaks its published shape: a wrong or missing field, or a body that is not an
+    /// object (`invalid_field`, `missing_field`, `invalid_body`). Fix the request.
+    case invalid(code: String = "invalid_field", message: String, field: String? = nil)
+    /// Something that does not exist for this app (`not_found`). Create it first, or fix the id.
+    case notFound(message: String, field: String? = nil)
+    /// The request collides with the current state (`conflict`, `activity_exists`, `activity_ended`,
+    /// `not_broadcast`). Retry, or use another id.
+    case conflict(code: String, message: String, field: String? = nil)
+    /// The activity is dismissed and its tokens discarded (`activity_over`). Start a new activity.
+    case activityOver(message: String, field: String? = nil)
+    /// Well-formed content that breaks a rule the published schema cannot state: the app's
+    /// contracts, its configuration, the clock or payload size (`invalid_content`,
+    /// `unknown_attributes_type`, `payload_too_large`, `no_credentials`). Fix the content.
+    case unprocessable(code: String = "invalid_content", message: String, field: String? = nil)
+    /// The store or a provider failed (`store_unavailable`, `channel_unavailable`). Retry shortly.
+    case unavailable(code: String, message: String, field: String? = nil)
+
+    /// The stable machine code the API sends.
+    public var code: String {
+        switch self {
+        case .invalid(let code, _, _), .conflict(let code, _, _), .unprocessable(let code, _, _),
+            .unavailable(let code, _, _):
+            code
+        case .notFound: "not_found"
+        case .activityOver: "activity_over"
+        }
+    }
+
+    /// What is wrong and how to fix it.
+    public var message: String {
+        switch self {
+        case .invalid(_, let message, _), .conflict(_, let message, _), .unprocessable(_, let message, _),
+            .unavailable(_, let message, _), .notFound(let message, _), .activityOver(let message, _):
+            message
+        }
+    }
+
+    /// The request field at fault, as a dotted path, if one is.
+    public var field: String? {
+        switch self {
+        case .invalid(_, _, let field), .conflict(_, _, let field), .unprocessable(_, _, let field),
+            .unavailable(_, _, let field), .notFound(_, let field), .activityOver(_, let field):
+            field
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// A field with a wrong value or type.
+    public static func invalid(_ field: String, _ message: String) -> ActivityError {
+        .invalid(message: message, field: field)
+    }
+    /// A required field that is absent; `what` says what to send.
+    public static func missing(_ field: String, _ what: String) -> ActivityError {
+        .invalid(code: "missing_field", message: "'\(field)' is required: \(what)", field: field)
+    }
+    /// Something that does not exist for this app.
+    public static func notFound(_ what: String, field: String? = nil) -> ActivityError {
+        .notFound(message: what, field: field)
+    }
+}
+
+/// Runs a check of content whose rules the published schema cannot state (they come from the
+/// app's configuration, the contract, or the clock): its refusals are `unprocessable`, so an
+/// `invalid` refusal always means the request broke the published schema.
+public func unprocessable<T>(_ body: () throws(ActivityError) -> T) throws(ActivityError) -> T {
+    do {
+        return try body()
+    } catch {
+        guard case .invalid(_, let message, let field) = error else { throw error }
+        throw .unprocessable(message: message, field: field)
+    }
+}

@@ -1,0 +1,231 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDoctor
+import DropTrackStore
+import DropTrackWire
+import Foundation
+
+// An activity's versions after the start (events, direct updates, the end) and what the server knows of it.
+extension ActivityRegistry {
+    /// Seconds for the `timestamp` of a new version: the database's clock when replicas share one,
+    /// so a replica whose clock runs ahead cannot stamp versions in the future for all the others.
+    static func pushTimestamp(_ tx: any StoreTransaction, now: Date) throws -> Int64 {
+        Int64((try tx.databaseTime() ?? now).timeIntervalSince1970.rounded(.down))
+    }
+
+    /// A new version of an activity: a newer timestamp, the priority after the budget, and a send
+    /// requested to every live destination. Bursts coalesce: the outbox keeps one row per token
+    /// and the sender reads the newest version.
+    func commitVersion(
+        _ activity: inout ActivityRecord, event: ActivityEvent, state: JSONValue, alert: JSONValue?, terminal: Bool,
+        requestedPriority: Int?, app: AppConfiguration, tx: any StoreTransaction, now: Date
+    ) throws -> (notes: [String], destinations: Int) {
+        var notes: [String] = []
+        let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
+        let unsent = try tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
+        var priority = requestedPriority ?? (event != .update || alert != nil || terminal ? 10 : 5)
+        var carriedAlert = alert
+        if unsent {
+            // The previous version has not reached everyone: its urgency and alert carry over.
+            priority = max(priority, activity.priority)
+            if carriedAlert == nil && activity.event != .start { carriedAlert = activity.alert }
+        }
+        var downgraded = false
+        let cap = app.priority10PerHour ?? configuration.priority10PerHour
+        let recent = activity.priority10Times.filter { $0 > nowUnix - 3600 }
+        if priority == 10 && event == .update && recent.count >= cap {
+            priority = 5
+            downgraded = true
+            notes.append(
+                "priority 10 downgraded to 5: \(recent.count) priority-10 updates in the last hour (cap \(cap))")
+        }
+        activity.priority10Times = priority == 10 ? recent + [nowUnix] : recent
+        activity.version += 1
+        activity.timestamp = max(try Self.pushTimestamp(tx, now: now), activity.timestamp + 1)
+        activity.event = event
+        activity.contentState = state
+        activity.alert = carriedAlert
+        activity.priority = priority
+        activity.priorityDowngraded = downgraded
+        activity.updatedAt = now
+        if activity.state == .stale && event == .update { activity.state = .active }
+        try checkSize(activity, app: app, contracts: contracts(app))
+        var destinations = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
+        destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
+        try tx.updateActivity(activity)
+        // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
+        let channel = activity.channelId.map { [OutboxDestination.channel(id: $0)] } ?? []
+        try tx.enqueue(
+            app: activity.app, activityId: activity.id,
+            destinations: destinations.map { .token(fingerprint: $0.fingerprint) } + channel,
+            version: activity.version,
+            availableAt: now, now: now)
+        if !notes.isEmpty {
+            try tx.appendTimeline(
+                notes.map {
+                    TimelineEntry(
+                        app: activity.app, activityId: activity.id, at: now, destination: "-", provider: "server",
+                        event: event.rawValue, version: activity.version, status: 0, reason: "priority_downgraded",
+                        remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
+                })
+        }
+        return (notes, destinations.count + channel.count)
+    }
+
+    func mutate(
+        app appID: String, activityId: String,
+        _ change: (inout ActivityRecord, any StoreTransaction, AppConfiguration, Date) throws -> ActivityVersion
+    ) throws(ActivityError) -> ActivityVersion {
+        let app = try app(appID)
+        let now = clock.now()
+        let result = try transact { tx in
+            guard var activity = try tx.activityForUpdate(app: appID, id: activityId) else {
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            return try change(&activity, tx, app, now)
+        }
+        wake()
+        return result
+    }
+
+    func requireOpen(_ activity: ActivityRecord) throws(ActivityError) {
+        switch activity.state {
+        case .ended, .dismissed:
+            throw ActivityError.conflict(
+                code: "activity_ended",
+                message: "activity '\(activity.id)' has ended; iOS ignores pushes after the end",
+                field: "activityId")
+        case .pending, .active, .stale: break
+        }
+    }
+
+    /// Applies a domain event through the mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`).
+    /// A terminal step ends the activity unless the event asks to keep it open (`terminal: .update`).
+    public func applyEvent(app appID: String, activityId: String, _ event: ApplyEvent) throws(ActivityError)
+        -> ActivityVersion
+    {
+        let type = event.type
+        guard DeliveryMapper.eventTypes.contains(type) else {
+            throw ActivityError.invalid(
+                "type",
+                "unknown event type '\(type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))")
+        }
+        return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
+            try self.requireOpen(activity)
+            guard activity.attributesType == DeliveryAttributes.typeName else {
+                throw ActivityError.unprocessable(
+                    message: "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)",
+                    field: "type")
+            }
+            let mapped = try DeliveryMapper.apply(
+                type: type, data: event.data, current: activity.contentState, mapperState: activity.mapperState,
+                now: now)
+            var memory = mapped.mapperState?.objectValue ?? [:]
+            for key in Self.serverMemoryKeys { memory[key] = activity.mapperState?[key] }
+            activity.mapperState = .object(memory)
+            let ending = mapped.terminal && event.terminal == .end
+            if ending { self.endState(&activity, dismissal: nil, now: now) }
+            let (notes, count) = try self.commitVersion(
+                &activity, event: ending ? .end : .update, state: mapped.contentState, alert: mapped.alert,
+                terminal: mapped.terminal, requestedPriority: nil, app: app, tx: tx, now: now)
+            return ActivityVersion(activity, destinations: count, notes: notes)
+        }
+    }
+
+    /// A direct update of the content-state.
+    public func updateActivity(app appID: String, activityId: String, _ update: UpdateActivity)
+        throws(ActivityError) -> ActivityVersion
+    {
+        if let priority = update.priority, priority != 5 && priority != 10 {
+            throw ActivityError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
+        }
+        if let alert = update.alert { try Self.checkAlert(alert) }
+        return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
+            try self.requireOpen(activity)
+            let contracts = self.contracts(app)
+            let state = try contracts.contentState(
+                update.contentState, type: activity.attributesType, field: "contentState")
+            if let stale = update.staleDate {
+                try self.requireFuture(stale, "staleDate", now: now)
+                activity.staleDate = stale
+            } else if let fallback = self.defaultStale(now) {
+                activity.staleDate = fallback
+            }
+            if let relevance = update.relevanceScore { activity.relevanceScore = relevance }
+            let (notes, count) = try self.commitVersion(
+                &activity, event: .update, state: state, alert: update.alert, terminal: false,
+                requestedPriority: update.priority, app: app, tx: tx, now: now)
+            return ActivityVersion(activity, destinations: count, notes: notes)
+        }
+    }
+
+    /// Ends an activity, with a final content-state or the current one.
+    public func endActivity(app appID: String, activityId: String, _ end: EndActivity) throws(ActivityError)
+        -> ActivityVersion
+    {
+        if let alert = end.alert { try Self.checkAlert(alert) }
+        return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
+            try self.requireOpen(activity)
+            var state = activity.contentState
+            if let given = end.contentState {
+                state = try self.contracts(app).contentState(
+                    given, type: activity.attributesType, field: "contentState")
+            }
+            self.endState(&activity, dismissal: end.dismissal, now: now)
+            let (notes, count) = try self.commitVersion(
+                &activity, event: .end, state: state, alert: end.alert, terminal: true, requestedPriority: nil,
+                app: app, tx: tx, now: now)
+            return ActivityVersion(activity, destinations: count, notes: notes)
+        }
+    }
+
+    func endState(_ activity: inout ActivityRecord, dismissal: DismissalPolicy?, now: Date) {
+        let nowUnix = now.timeIntervalSince1970
+        activity.state = .ended
+        switch dismissal ?? .default {
+        case .default:
+            activity.dismissalDate = nil
+            activity.dismissAt = now.addingTimeInterval(4 * 3600)
+        case .immediate:
+            activity.dismissalDate = Int64(nowUnix)
+            activity.dismissAt = now
+        case .at(let unix):
+            let capped = min(Double(unix), nowUnix + 4 * 3600)
+            activity.dismissalDate = Int64(capped)
+            activity.dismissAt = Date(timeIntervalSince1970: max(capped, nowUnix))
+        }
+    }
+
+    /// State, latest content-state, devices (by fingerprint) and the timeline.
+    public func describe(app appID: String, activityId: String, timelineLimit: Int = 200)
+        throws(ActivityError) -> ActivitySnapshot
+    {
+        _ = try app(appID)
+        return try transact { tx in
+            guard let activity = try tx.activity(app: appID, id: activityId) else {
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            var devices = try tx.tokens(app: appID, activityId: activityId)
+            devices += try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart, .fcm]).filter {
+                $0.kind == .fcm || $0.attributesType == activity.attributesType
+            }
+            devices += try tx.channelSubscriptions(app: appID, activityId: activityId)
+            let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)
+            let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
+            return ActivitySnapshot(activity: activity, devices: devices, pendingSends: pending, timeline: timeline)
+        }
+    }
+
+    /// A timeline entry as the event stream and `GET /v1/activities/{id}` show it.
+    public static func timelineJSON(_ entry: TimelineEntry) -> JSONValue {
+        .object([
+            "at": .number((entry.at.timeIntervalSince1970 * 1000).rounded() / 1000),
+            "destination": .string(entry.destination),
+            "provider": .string(entry.provider), "event": .string(entry.event),
+            "version": .number(Double(entry.version)),
+            "status": .number(Double(entry.status)), "reason": .string(entry.reason), "remedy": .string(entry.remedy),
+            "latencyMs": .number((entry.latencyMs * 10).rounded() / 10), "priority": .number(Double(entry.priority)),
+            "attempt": .number(Double(entry.attempt)), "note": entry.note.map { .string($0) } ?? .null,
+        ])
+    }
+}

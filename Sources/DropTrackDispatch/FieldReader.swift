@@ -1,0 +1,105 @@
+import DropTrackContract
+import Foundation
+
+/// Reads typed fields from a JSON request body, with errors that name the field.
+public struct FieldReader {
+    /// The object read.
+    public let object: [String: JSONValue]
+    /// The dotted path of the object in the request (`event`), for error fields.
+    public let prefix: String
+
+    /// Refuses anything but a JSON object.
+    public init(_ value: JSONValue, prefix: String = "") throws(ActivityError) {
+        guard let object = value.objectValue else {
+            throw ActivityError.invalid(
+                code: "invalid_body",
+                message: prefix.isEmpty ? "the body must be a JSON object" : "'\(prefix)' must be an object",
+                field: prefix.isEmpty ? nil : prefix)
+        }
+        self.object = object
+        self.prefix = prefix
+    }
+
+    /// The dotted path of a key.
+    public func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+
+    /// A string field of at most `maxLength` characters (Unicode scalars); a required one must not be empty.
+    public func string(_ key: String, required: Bool = true, what: String = "a string", maxLength: Int = 200)
+        throws(ActivityError) -> String?
+    {
+        guard let value = object[key], value != .null else {
+            if required { throw ActivityError.missing(path(key), what) }
+            return nil
+        }
+        guard let text = value.stringValue else {
+            throw ActivityError.invalid(path(key), "'\(path(key))' must be a string, not a \(value.typeName)")
+        }
+        if required && text.isEmpty {
+            throw ActivityError.invalid(path(key), "'\(path(key))' must not be empty")
+        }
+        guard text.unicodeScalars.count <= maxLength else {
+            throw ActivityError.invalid(path(key), "'\(path(key))' is at most \(maxLength) characters")
+        }
+        return text
+    }
+
+    /// A number field, if present.
+    public func number(_ key: String) throws(ActivityError) -> Double? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let number = value.numberValue else {
+            throw ActivityError.invalid(path(key), "'\(path(key))' must be a number, not a \(value.typeName)")
+        }
+        return number
+    }
+
+    /// A whole-number field, if present.
+    public func integer(_ key: String) throws(ActivityError) -> Int64? {
+        guard let number = try number(key) else { return nil }
+        guard number == number.rounded() else {
+            throw ActivityError.invalid(path(key), "'\(path(key))' must be a whole number")
+        }
+        guard abs(number) < 9e15 else {
+            throw ActivityError.invalid(path(key), "'\(path(key))' is out of range")
+        }
+        return Int64(number)
+    }
+
+    /// An object field; a required one must be present.
+    public func object(_ key: String, required: Bool = false) throws(ActivityError) -> JSONValue? {
+        guard let value = object[key], value != .null else {
+            if required { throw ActivityError.missing(path(key), "an object") }
+            return nil
+        }
+        guard value.objectValue != nil else {
+            throw ActivityError.invalid(path(key), "'\(path(key))' must be an object, not a \(value.typeName)")
+        }
+        return value
+    }
+
+    /// Unknown keys are refused, so a misspelt field is an error and not silently ignored.
+    public func refuseUnknown(_ allowed: Set<String>) throws(ActivityError) {
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            let close = allowed.min { distance(key, $0) < distance(key, $1) }
+            let hint = close.map { distance(key, $0) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+            throw ActivityError.invalid(
+                path(key), "unknown field '\(path(key))'\(hint); known: \(allowed.sorted().joined(separator: ", "))")
+        }
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+func distance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.lowercased())
+    let b = Array(b.lowercased())
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
