@@ -97,7 +97,10 @@ public struct APNsSendResult: Sendable {
         switch outcome {
         case .answered(let result): result.explanation
         case .invalid(let error): "not sent: \(error.message)"
-        case .transportFailure(let error): "no answer from APNs: \(error.message). Remedy: \(remedy.advice)"
+        case .transportFailure(let error):
+            TLSFailure.isCertificateVerification(error.message)
+                ? "no answer from APNs: \(error.message). \(TLSFailure.advice)"
+                : "no answer from APNs: \(error.message). Remedy: \(remedy.advice)"
         }
     }
 }

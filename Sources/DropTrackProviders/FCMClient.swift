@@ -94,8 +94,14 @@ public struct FCMSendResult: Sendable {
         switch outcome {
         case .answered(let result): result.explanation
         case .invalid(let error): "not sent: \(error.message) [\(error.field)]"
-        case .authFailure(let error): "no access token: \(error). Remedy: \(remedy.advice)"
-        case .transportFailure(let error): "no answer from FCM: \(error.message). Remedy: \(remedy.advice)"
+        case .authFailure(let error):
+            TLSFailure.isCertificateVerification("\(error)")
+                ? "no access token: \(error). \(TLSFailure.advice)"
+                : "no access token: \(error). Remedy: \(remedy.advice)"
+        case .transportFailure(let error):
+            TLSFailure.isCertificateVerification(error.message)
+                ? "no answer from FCM: \(error.message). \(TLSFailure.advice)"
+                : "no answer from FCM: \(error.message). Remedy: \(remedy.advice)"
         }
     }
 }

@@ -1,3 +1,4 @@
+import DropTrackWire
 import Foundation
 
 /// A usage mistake: printed to stderr with the command's usage, exit code 2.
@@ -56,7 +57,11 @@ struct Arguments {
                     index += 1
                 }
             } else {
-                let known = (valued.union(allowedSwitches)).sorted().map { "--\($0)" }.joined(separator: ", ")
+                let all = valued.union(allowedSwitches)
+                if let nearest = KeySuggestion.nearest(name, among: all) {
+                    throw UsageError("unknown option \(argument); did you mean --\(nearest)?")
+                }
+                let known = all.sorted().map { "--\($0)" }.joined(separator: ", ")
                 throw UsageError("unknown option \(argument); known options: \(known)")
             }
         }

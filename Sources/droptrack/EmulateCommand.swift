@@ -86,7 +86,7 @@ enum EmulateAPNsCommand: Command {
         let bound: Int
         let termination = TerminationSignal()
         do { bound = try emulator.start(tls: tls, host: host, port: port) } catch {
-            throw CommandFailure("cannot listen on \(listen): \(error)")
+            throw CommandFailure("cannot listen on \(listen): \(error)\(listenHint(error))")
         }
         print("APNs emulator listening on \(host):\(bound) (\(environment.rawValue))")
         if let caFile { print("ca-file: \(caFile)") }

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
+import DropTrackDoctor
 import DropTrackEmulators
 import DropTrackProviders
 import DropTrackWire
@@ -16,14 +17,16 @@ enum PushFCMCommand: Command {
                  (--event start|update|end --activity-id ID --state JSON|@FILE [--order-id ID] [--sequence N]
                   | --data JSON|@FILE)
                  [--priority high|normal] [--ttl SECONDS] [--collapse-key K] [--base-url URL] [--ca-file PEM]
-                 [--validate-only] [--dry-run]
+                 [--validate-only] [--dry-run] [--force]
 
         Gets an OAuth2 access token for the service account (RS256 assertion to its token_uri), then
         POSTs {base}/v1/projects/{project}/messages:send. --event builds the DropTrack Live Update data map
         (every value a string; --state takes the contract's content-state, with "eta" or the handbook's
         "etaEpochMillis"). --data sends your own map; every value must be a string.
 
-        On success it prints the message name. On failure it prints the FCM error code and what to do,
+        Before sending (and with --dry-run) it runs the doctor on the message and prints every
+        silent-failure trap it hits, with the trap id and the fix; an error-level finding stops the
+        message (exit 1) unless --force. On success it prints the message name. On failure it prints the FCM error code and what to do,
         and exits 1.
 
         OPTIONS:
@@ -42,6 +45,7 @@ enum PushFCMCommand: Command {
           --ca-file PEM           trust this CA instead of the system store
           --validate-only         ask FCM to validate without delivering
           --dry-run               print the JSON instead of sending
+          --force                 send even when the doctor finds an error
 
         Every option can also be set as DROPTRACK_FCM_<OPTION>, e.g. DROPTRACK_FCM_SERVICE_ACCOUNT.
         """
@@ -53,8 +57,9 @@ enum PushFCMCommand: Command {
                 "token", "service-account", "event", "activity-id", "state", "order-id", "sequence", "data", "priority",
                 "ttl", "collapse-key", "base-url", "ca-file",
             ],
-            switches: ["dry-run", "validate-only"], environmentPrefix: "DROPTRACK_FCM_")
+            switches: ["dry-run", "validate-only", "force"], environmentPrefix: "DROPTRACK_FCM_")
         let token = try args.required("token")
+        if let problem = TokenFormat.fcmProblem(token) { throw problem }
         let data = try dataMap(args)
         let priority: FCMMessage.Priority
         switch (args.value("priority") ?? "high").lowercased() {
@@ -71,12 +76,29 @@ enum PushFCMCommand: Command {
         do throws(FCMRequestError) { try message.validate() } catch {
             throw CommandFailure("not sent: \(error.message) [\(error.field)]")
         }
+        let redact = { (line: String) in line.replacingOccurrences(of: token, with: "<token \(Fingerprint(of: token))>")
+        }
+        // The doctor reads the project from the URL; a dry run may have no service account at hand.
+        let project = args.value("service-account").flatMap { try? GoogleServiceAccount(file: $0).projectID } ?? "-"
+        let findings = Doctor.examine(
+            DoctorPush(message, projectID: project),
+            context: DoctorContext(
+                now: SystemWallClock().unixSeconds(),
+                contract: args.value("event") != nil ? DoctorContract.delivery : nil,
+                contracts: DoctorContract.builtIn))
         if args.flag("dry-run") {
             let body = message.requestBody(validateOnly: args.flag("validate-only"))
-            let shown = String(decoding: body, as: UTF8.self).replacingOccurrences(
-                of: token, with: "<token \(Fingerprint(of: token))>")
-            print(shown)
-            return 0
+            print(redact(String(decoding: body, as: UTF8.self)))
+            fflush(nil)
+            return PushFindings.report(
+                findings, command: "push fcm", force: args.flag("force") || args.value("data") != nil, dryRun: true,
+                redact: redact) ?? 0
+        }
+        if let stop = PushFindings.report(
+            findings, command: "push fcm", force: args.flag("force") || args.value("data") != nil, dryRun: false,
+            redact: redact)
+        {
+            return stop
         }
         let account: GoogleServiceAccount
         do { account = try GoogleServiceAccount(file: try args.required("service-account")) } catch let error
@@ -84,12 +106,20 @@ enum PushFCMCommand: Command {
         {
             throw CommandFailure(error.message)
         }
+        let watch = CertificateFailureWatch()
         let client = try FCMClient(
             configuration: FCMClientConfiguration(
                 account: account, baseURL: args.value("base-url") ?? "https://fcm.googleapis.com",
-                caFile: args.value("ca-file"), maxConnections: 1))
+                caFile: args.value("ca-file"), maxConnections: 1),
+            logger: watch.logger)
         defer { client.shutdown() }
-        let result = await client.send(message, validateOnly: args.flag("validate-only"))
+        let result: FCMSendResult
+        switch await watch.race({ client.send(message, validateOnly: args.flag("validate-only"), completion: $0) }) {
+        case .success(let answer): result = answer
+        case .failure(let failure):
+            printError(failure.explanation)
+            return 1
+        }
         if result.isSuccess, let answer = result.result {
             print("\(answer.status) accepted  name: \(answer.messageName ?? "-")")
             print("latency: \(result.latency)  data: \(FCMLimits.size(of: data)) bytes  priority: \(priority.rawValue)")
@@ -197,7 +227,7 @@ enum EmulateFCMCommand: Command {
         let bound: Int
         let termination = TerminationSignal()
         do { bound = try emulator.start(tls: tls, host: host, port: port) } catch {
-            throw CommandFailure("cannot listen on \(listen): \(error)")
+            throw CommandFailure("cannot listen on \(listen): \(error)\(listenHint(error))")
         }
         print("FCM emulator listening on \(host):\(bound) (project \(emulator.configuration.projectID))")
         if let caFile { print("ca-file: \(caFile)") }

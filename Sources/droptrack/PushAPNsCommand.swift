@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
+import DropTrackDoctor
 import DropTrackProviders
 import DropTrackWire
 import Foundation
@@ -17,11 +18,14 @@ enum PushAPNsCommand: Command {
                  [--input-push-channel ID] [--no-input-push-token] [--token-environment ENV]
                  --key FILE.p8 --key-id ID --team-id ID --bundle-id ID
                  [--env sandbox|production | --host HOST:PORT] [--ca-file PEM] [--timeout SECONDS] [--dry-run]
+                 [--force]
 
         Builds the push exactly as APNs requires (topic <bundle>.push-type.liveactivity, push type
         liveactivity, an integer Unix timestamp, the ES256 provider token), checks it before sending
-        (4096-byte limit, token format, start fields), sends it over HTTP/2, and prints the status and
-        apns-id. On failure it prints the reason and what to do, and exits 1.
+        (4096-byte limit, token format, start fields), runs the doctor on it (the silent-failure traps
+        of `droptrack doctor`, each with its id and fix, also with --dry-run), sends it over HTTP/2, and
+        prints the status and apns-id. An error-level finding stops the push (exit 1) unless --force.
+        On failure it prints the reason and what to do, and exits 1.
 
         --state takes any JSON object. For the DropTrack contract (DeliveryAttributes) it also takes the
         handbook's form with "etaEpochMillis" (Unix ms) and converts it to "eta" in seconds since
@@ -50,6 +54,7 @@ enum PushAPNsCommand: Command {
           --ca-file PEM            trust this CA instead of the system store
           --timeout SECONDS        request deadline (default 10)
           --dry-run                print the headers and JSON instead of sending (secrets shown as fingerprints)
+          --force                  send even when the doctor finds an error
 
         Every option can also be set as DROPTRACK_APNS_<OPTION>, e.g. DROPTRACK_APNS_KEY_ID.
         """
@@ -63,7 +68,7 @@ enum PushAPNsCommand: Command {
                 "input-push-channel", "token-environment", "key", "key-id", "team-id", "bundle-id", "env", "host",
                 "ca-file", "timeout",
             ],
-            switches: ["dry-run", "no-input-push-token"], environmentPrefix: "DROPTRACK_APNS_")
+            switches: ["dry-run", "no-input-push-token", "force"], environmentPrefix: "DROPTRACK_APNS_")
         let token = try args.required("token").lowercased()
         let eventName = try args.required("event")
         guard let event = LiveActivityEvent(rawValue: eventName) else {
@@ -94,6 +99,7 @@ enum PushAPNsCommand: Command {
         } else if args.value("attributes") != nil {
             throw UsageError("--attributes is only for --event start")
         }
+        if let problem = TokenFormat.apnsProblem(token) { throw problem }
         let clock = SystemWallClock()
         let priority = try args.integer("priority") ?? (event == .update && alert == nil ? 5 : 10)
         let tokenEnvironment = try args.value("token-environment").map { name in
@@ -130,8 +136,16 @@ enum PushAPNsCommand: Command {
                 key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"))
         } catch let error as APNsConfigurationError { throw UsageError("--\(error.field): \(error.message)") }
 
+        let jwt = try providerToken.current()
+        let findings = Doctor.examine(
+            DoctorPush(push, authorization: "bearer \(jwt)"),
+            context: doctorContext(
+                push: push, environment: endpoint.environment, tokenEnvironment: tokenEnvironment,
+                contract: usesContract(try args.jsonText("state"), attributesType: attributesType),
+                now: clock.unixSeconds()))
+        let redact = { (line: String) in line.replacingOccurrences(of: token, with: "<token \(Fingerprint(of: token))>")
+        }
         if args.flag("dry-run") {
-            let jwt = try providerToken.current()
             print(":method: POST")
             print(":path: /3/device/<token \(Fingerprint(of: token))>")
             print(":authority: \(endpoint.pushHost):\(endpoint.pushPort)")
@@ -139,16 +153,31 @@ enum PushAPNsCommand: Command {
             for header in push.headers { print("\(header.name): \(header.value)") }
             print("")
             print(String(decoding: push.payload, as: UTF8.self))
-            return 0
+            fflush(nil)
+            return PushFindings.report(
+                findings, command: "push apns", force: args.flag("force"), dryRun: true, redact: redact) ?? 0
+        }
+        if let stop = PushFindings.report(
+            findings, command: "push apns", force: args.flag("force"), dryRun: false, redact: redact)
+        {
+            return stop
         }
         let timeout = try args.integer("timeout") ?? 10
+        let watch = CertificateFailureWatch()
         let client = try APNsClient(
             configuration: APNsClientConfiguration(
                 bundleID: push.bundleID, providerToken: providerToken, endpoint: endpoint,
                 caFile: args.value("ca-file"),
-                requestTimeout: .seconds(timeout), maxConnections: 1))
+                requestTimeout: .seconds(timeout), maxConnections: 1),
+            logger: watch.logger)
         defer { client.shutdown() }
-        let result = await client.send(push)
+        let result: APNsSendResult
+        switch await watch.race({ client.send(push, completion: $0) }) {
+        case .success(let answer): result = answer
+        case .failure(let failure):
+            printError(failure.explanation)
+            return 1
+        }
         if result.isSuccess, let answer = result.result {
             print(
                 "\(answer.status) accepted  apns-id: \(answer.apnsID ?? "-")\(answer.apnsUniqueID.map { "  apns-unique-id: \($0)" } ?? "")"
@@ -159,6 +188,26 @@ enum PushAPNsCommand: Command {
         printError(result.explanation)
         if let id = result.result?.apnsID { printError("apns-id: \(id)") }
         return 1
+    }
+
+    /// Whether the doctor checks `--state` against the DropTrack contract: when the state is the
+    /// contract's (it has "eta" or "etaEpochMillis"), as `contentState` reads it.
+    static func usesContract(_ text: String?, attributesType: String) -> Bool {
+        guard attributesType == DeliveryAttributes.typeName, let text,
+            let object = (try? JSONValue.parse(text))?.objectValue
+        else { return false }
+        return object["etaEpochMillis"] != nil || object["eta"] != nil
+    }
+
+    /// What the doctor knows besides the push: the clock, the app, the environment, the contract.
+    static func doctorContext(
+        push: APNsPush, environment: APNsEnvironment, tokenEnvironment: APNsEnvironment?, contract: Bool, now: Int64
+    ) -> DoctorContext {
+        var context = DoctorContext(
+            now: now, contract: contract ? DoctorContract.delivery : nil, contracts: DoctorContract.builtIn,
+            config: DoctorContext.Configuration(bundleId: push.bundleID, environment: environment, authMode: .token))
+        if let tokenEnvironment { context.token = DoctorContext.Token(environment: tokenEnvironment) }
+        return context
     }
 
     static func int64(_ args: Arguments, _ name: String) throws -> Int64? {

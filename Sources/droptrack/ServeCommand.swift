@@ -43,6 +43,9 @@ enum ServeCommand: Command {
                 "config", "listen", "store", "apns-host", "fcm-base-url", "ca-file", "log-level", "drain-seconds",
             ],
             switches: [], environmentPrefix: "DROPTRACK_")
+        if let listen = args.value("listen"), parseListenAddress(listen) == nil {
+            throw UsageError("--listen must be HOST:PORT, e.g. 127.0.0.1:8787, not '\(listen)'")
+        }
         let configuration = try loadConfiguration(args)
         guard (Double(args.value("drain-seconds") ?? "20") ?? -1) >= 0 else {
             throw UsageError("--drain-seconds must be a number of seconds")
@@ -61,7 +64,7 @@ enum ServeCommand: Command {
             throw CommandFailure("\(error)")
         }
         let port: Int
-        do { port = try server.start() } catch { throw CommandFailure("\(error)") }
+        do { port = try server.start() } catch { throw CommandFailure("\(error)\(listenHint(error))") }
         print(
             "droptrack serving on http://\(parseListenAddress(configuration.listen)?.host ?? "127.0.0.1"):\(port)"
                 + " (store \(PostgresStore.redactingPassword(in: configuration.store)))")

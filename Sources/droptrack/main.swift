@@ -10,7 +10,7 @@ let commands: [any Command.Type] = [
 let overview = """
     droptrack: keeps iOS Live Activities and Android Live Updates current while the app is closed.
 
-    USAGE: droptrack <command> [options]     droptrack <command> --help
+    USAGE: droptrack <command> [options]     droptrack <command> --help     droptrack --version
 
     COMMANDS:
     \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: 16, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
@@ -21,9 +21,13 @@ if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
     print(overview)
     exit(argv.isEmpty ? 2 : 0)
 }
+if argv == ["--version"] || argv == ["-V"] || argv == ["version"] {
+    print("droptrack \(dropTrackVersion)")
+    exit(0)
+}
+for warning in EnvironmentCheck.warnings(ProcessInfo.processInfo.environment) { printError(warning) }
 guard let command = commands.first(where: { Array(argv.prefix($0.path.count)) == $0.path }) else {
-    let words = argv.prefix(2).joined(separator: " ")
-    printError("droptrack: unknown command '\(words)'\n\n\(overview)")
+    printError(CommandWords.unknownCommandMessage(argv))
     exit(2)
 }
 let rest = Array(argv.dropFirst(command.path.count))
