@@ -13,11 +13,12 @@ func lookAlike(_ name: String) -> Target.Dependency { .target(name: name, condit
 
 let package = Package(
     name: "droptrack",
-    // Constrains Apple platforms only: the contract and the app use ActivityKit's iOS 16.2 API.
+    // Constrains Apple platforms only: the contract and the widget use ActivityKit's iOS 16.2 API.
     platforms: [.iOS("16.2")],
     products: [
         .executable(name: "droptrack", targets: ["droptrack"]),
         .library(name: "DropTrackContract", targets: ["DropTrackContract"]),
+        .library(name: "DropTrackWidgets", targets: ["DropTrackWidgets"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each, each imported by exactly one Swift target.
@@ -44,6 +45,13 @@ let package = Package(
         // Foundation and ActivityKit's `ActivityAttributes` only: shared with the iOS app and widget and the Android
         // team's vectors.
         .target(name: "DropTrackContract", dependencies: [lookAlike("ActivityKitShim")], swiftSettings: strict),
+        // The delivery Live Activity's widget (Lock Screen and Dynamic Island) in SwiftUI and WidgetKit.
+        .target(
+            name: "DropTrackWidgets",
+            dependencies: [
+                "DropTrackContract", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
+            ],
+            swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
         .target(name: "DropTrackCore", swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
@@ -139,7 +147,12 @@ let package = Package(
             ],
             path: "Tests/DropTrackTesting", swiftSettings: strict),
         .testTarget(
-            name: "ContractTests", dependencies: ["DropTrackContract", "DropTrackTesting"], swiftSettings: strict),
+            name: "ContractTests",
+            dependencies: [
+                "DropTrackContract", "DropTrackWidgets", "DropTrackTesting", lookAlike("ActivityKitShim"),
+                lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
         .testTarget(
             name: "WireTests", dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackTesting"],
