@@ -8,11 +8,17 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// On Linux only: the look-alike that stands in for an Apple framework (see the shim targets below).
+func lookAlike(_ name: String) -> Target.Dependency { .target(name: name, condition: .when(platforms: [.linux])) }
+
 let package = Package(
     name: "droptrack",
+    // Constrains Apple platforms only: the contract and the widget use ActivityKit's iOS 16.2 API.
+    platforms: [.iOS("16.2")],
     products: [
         .executable(name: "droptrack", targets: ["droptrack"]),
         .library(name: "DropTrackContract", targets: ["DropTrackContract"]),
+        .library(name: "DropTrackWidgets", targets: ["DropTrackWidgets"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each, each imported by exactly one Swift target.
@@ -29,12 +35,29 @@ let package = Package(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
 
-        // Foundation only: shared with the iOS app and widget and the Android team's vectors.
-        .target(name: "DropTrackContract", swiftSettings: strict),
+        // Compile-only stand-ins for Apple's ActivityKit, SwiftUI and WidgetKit, with Apple's signatures, so the
+        // contract, the app's and the widget's code compile on Linux. Never used on Apple platforms: sources
+        // import the real framework wherever it exists (`#if canImport(ActivityKit)`), these only on Linux.
+        .target(name: "ActivityKitShim", swiftSettings: strict),
+        .target(name: "SwiftUIShim", swiftSettings: strict),
+        .target(name: "WidgetKitShim", dependencies: ["ActivityKitShim", "SwiftUIShim"], swiftSettings: strict),
+
+        // Foundation and ActivityKit's `ActivityAttributes` only: shared with the iOS app and widget and the Android
+        // team's vectors.
+        .target(name: "DropTrackContract", dependencies: [lookAlike("ActivityKitShim")], swiftSettings: strict),
+        // The delivery Live Activity's widget (Lock Screen and Dynamic Island) in SwiftUI and WidgetKit.
+        .target(
+            name: "DropTrackWidgets",
+            dependencies: [
+                "DropTrackContract", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
+            ],
+            swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
         .target(name: "DropTrackCore", swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
-        .target(name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore"], swiftSettings: strict),
+        .target(
+            name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore", lookAlike("ActivityKitShim")],
+            swiftSettings: strict),
         // The doctor: silent-failure rules keyed by the trap catalog (docs/traps.md), its context, the app checklist.
         .target(
             name: "DropTrackDoctor", dependencies: ["DropTrackWire", "DropTrackContract", "DropTrackCore"],
@@ -50,7 +73,10 @@ let package = Package(
         // APNs and FCM clients.
         .target(
             name: "DropTrackProviders",
-            dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"],
+            dependencies: [
+                "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract",
+                lookAlike("ActivityKitShim"),
+            ],
             swiftSettings: strict),
         // Storage: the protocol, and the memory, SQLite and PostgreSQL engines.
         .target(
@@ -121,7 +147,12 @@ let package = Package(
             ],
             path: "Tests/DropTrackTesting", swiftSettings: strict),
         .testTarget(
-            name: "ContractTests", dependencies: ["DropTrackContract", "DropTrackTesting"], swiftSettings: strict),
+            name: "ContractTests",
+            dependencies: [
+                "DropTrackContract", "DropTrackWidgets", "DropTrackTesting", lookAlike("ActivityKitShim"),
+                lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
         .testTarget(
             name: "WireTests", dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackTesting"],

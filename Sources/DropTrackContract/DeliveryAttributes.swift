@@ -2,12 +2,14 @@ import Foundation
 
 #if canImport(ActivityKit)
     import ActivityKit
+#else
+    import ActivityKitShim
 #endif
 
 /// The DropTrack delivery tracker's Live Activity: the handbook's final design.
 ///
 /// This one file is the contract between the server, the app and the widget. On Apple platforms it
-/// conforms to ActivityKit's `ActivityAttributes`; elsewhere to the look-alike in this module.
+/// conforms to ActivityKit's `ActivityAttributes`; on Linux to the look-alike in `ActivityKitShim`.
 public struct DeliveryAttributes: ActivityAttributes, Hashable, Sendable {
     /// The order being delivered; fixed for the activity's life.
     public var orderId: String

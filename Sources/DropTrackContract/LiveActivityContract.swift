@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(ActivityKit)
+    import ActivityKit
+#else
+    import ActivityKitShim
+#endif
+
 /// What the device would make of a start's `attributes`, or any push's `content-state`, for one
 /// `ActivityAttributes` type: decoded with ActivityKit's default JSON rules, or the exact reason it
 /// would be dropped. Emulators, simulators and the doctor use it to say "APNs said 200, but the

@@ -5,6 +5,12 @@ import DropTrackHTTP2
 import DropTrackWire
 import Foundation
 
+#if canImport(ActivityKit)
+    import ActivityKit
+#else
+    import ActivityKitShim
+#endif
+
 /// How an `APNsClient` reaches APNs and signs its requests.
 public struct APNsClientConfiguration: Sendable {
     /// The app's bundle id; the topic is `<bundleID>.push-type.liveactivity`.

@@ -1,6 +1,12 @@
 import DropTrackContract
 import Foundation
 
+#if canImport(ActivityKit)
+    import ActivityKit
+#else
+    import ActivityKitShim
+#endif
+
 /// The `event` of a Live Activity push.
 public enum LiveActivityEvent: String, Sendable, Codable, CaseIterable {
     case start, update, end

@@ -66,6 +66,40 @@ struct ArchitectureTests {
         }
     }
 
+    @Test("the look-alikes (ActivityKitShim, SwiftUIShim, WidgetKitShim) are imported only without Apple's frameworks")
+    func lookAlikesOnlyWithoutTheFramework() throws {
+        var offenders: [String] = []
+        for folder in ["Sources", "Tests"] {
+            let files =
+                FileManager.default.enumerator(atPath: repositoryRoot + "/" + folder)?.compactMap { $0 as? String }
+                ?? []
+            // The look-alikes themselves import each other.
+            for file in files where file.hasSuffix(".swift") && !file.split(separator: "/")[0].hasSuffix("Shim") {
+                let text = try String(contentsOfFile: "\(repositoryRoot)/\(folder)/\(file)", encoding: .utf8)
+                // The innermost `#if` around each line, and whether the line is in its `#else` branch.
+                var conditions: [(condition: String, inElse: Bool)] = []
+                for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                    if line.hasPrefix("#if ") {
+                        conditions.append((String(line.dropFirst(4)), false))
+                    } else if line.hasPrefix("#else"), !conditions.isEmpty {
+                        conditions[conditions.count - 1].inElse = true
+                    } else if line.hasPrefix("#endif"), !conditions.isEmpty {
+                        conditions.removeLast()
+                    } else if line.hasPrefix("import "), line.hasSuffix("Shim") {
+                        let guarded =
+                            conditions.last.map { innermost in
+                                ["ActivityKit", "SwiftUI", "WidgetKit"].contains {
+                                    innermost.condition == (innermost.inElse ? "" : "!") + "canImport(\($0))"
+                                }
+                            } ?? false
+                        if !guarded { offenders.append("\(folder)/\(file): \(line)") }
+                    }
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "import the look-alike only under `#if canImport(X) … #else`: \(offenders)")
+    }
+
     @Test("the domain knows no transport: Dispatch depends on no crypto, HTTP/2, providers or HTTP")
     func domainWithoutTransports() throws {
         let dispatch = try #require(try Self.declaredDependencies()["DropTrackDispatch"])

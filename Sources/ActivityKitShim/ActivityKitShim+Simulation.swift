@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+// Hooks for a test-side device simulator (same package only): what the system does on a phone and
+// the look-alike cannot do by itself. Not part of ActivityKit's API.
+
+@available(iOS 16.1, *)
+extension Activity {
+    /// The system issued (or rotated) this activity's push token: `pushToken` and `pushTokenUpdates`.
+    package func simulatePushToken(_ token: Data) {
+        inner.withLock { $0.pushToken = token }
+        tokenUpdates.yield(token)
+    }
+
+    /// The system moved the activity to `state` (e.g. `.stale` at its stale date, `.dismissed`).
+    package func simulateState(_ state: ActivityState) {
+        inner.withLock { $0.state = state }
+        stateUpdates.yield(state)
+        if state == .dismissed { Registry<Attributes>.shared.remove(self) }
+    }
+
+    /// The system issued the push-to-start token of this attributes type.
+    package static func simulatePushToStartToken(_ token: Data) {
+        Registry<Attributes>.shared.setPushToStartToken(token)
+    }
+
+    /// A push-to-start notification started an activity: it appears in `activities` and `activityUpdates`.
+    @available(iOS 16.2, *)
+    package static func simulateRemoteStart(
+        attributes: Attributes, content: ActivityContent<Activity<Attributes>.ContentState>
+    ) -> Activity<Attributes> {
+        let activity = Activity(attributes: attributes, content: content)
+        Registry<Attributes>.shared.add(activity)
+        return activity
+    }
+}
+
+@available(iOS 16.1, *)
+extension ActivityAuthorizationInfo {
+    /// The person changed the Live Activities settings.
+    package static func simulateSettings(activitiesEnabled: Bool, frequentPushesEnabled: Bool) {
+        settings.withLock { $0 = (activitiesEnabled, frequentPushesEnabled) }
+        enablement.yield(activitiesEnabled)
+        frequentPushEnablement.yield(frequentPushesEnabled)
+    }
+}

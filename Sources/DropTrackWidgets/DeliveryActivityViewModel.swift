@@ -1,0 +1,56 @@
+import DropTrackContract
+import Foundation
+
+/// Everything the delivery Live Activity shows, worked out from the contract's state by
+/// `DeliveryWidgetLogic`: plain values, so it is tested without a SwiftUI runtime and the views
+/// below only lay them out.
+public struct DeliveryActivityViewModel: Equatable, Sendable {
+    /// The card's headline, e.g. "Out for delivery".
+    public var status: String
+    /// "Order 4711".
+    public var orderLabel: String
+    /// "Sam is delivering your order" or "New courier: Sam".
+    public var courierLine: String
+    /// "Sam" or "Sam (new)", for the Dynamic Island.
+    public var courierCompact: String
+    /// "You're next", "1 stop away", "N stops away".
+    public var stopsLine: String
+    /// "43%".
+    public var percentText: String
+    /// "12 min": minutes until the ETA at the time the view was made.
+    public var minutesText: String
+    /// Progress clamped to 0…1, for `ProgressView`.
+    public var progress: Double
+    /// How many of `segmentCount` segments are lit.
+    public var litSegments: Int
+    /// One segment per delivery step.
+    public var segmentCount: Int
+    /// The ETA, for a `Text(_:style:)` that keeps time on its own.
+    public var eta: Date
+    /// The activity's content is out of date (no update reached the phone in time).
+    public var isStale: Bool
+    /// The SF Symbol for the compact and minimal presentations.
+    public var symbolName: String
+
+    /// Works out what to show for `state` at `now`.
+    public init(attributes: DeliveryAttributes, state: DeliveryAttributes.ContentState, isStale: Bool, now: Date) {
+        status = state.status
+        orderLabel = "Order \(attributes.orderId)"
+        courierLine = DeliveryWidgetLogic.courierLabel(
+            courierName: state.courierName, riderReassigned: state.riderReassigned, compact: false)
+        courierCompact = DeliveryWidgetLogic.courierLabel(
+            courierName: state.courierName, riderReassigned: state.riderReassigned, compact: true)
+        stopsLine = DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining)
+        percentText = DeliveryWidgetLogic.percentText(progress: state.progress)
+        minutesText = DeliveryWidgetLogic.minutesText(eta: state.eta, now: now)
+        progress = state.progress.isFinite ? min(max(state.progress, 0), 1) : 0
+        litSegments = DeliveryWidgetLogic.litSegments(progress: state.progress)
+        segmentCount = DeliveryWidgetLogic.segmentCount
+        eta = state.eta
+        self.isStale = isStale
+        symbolName = progress >= 1 ? "checkmark.circle.fill" : "box.truck.fill"
+    }
+
+    /// Whether segment `index` (0-based) is lit.
+    public func isLit(segment index: Int) -> Bool { index < litSegments }
+}

@@ -1,0 +1,132 @@
+import DropTrackContract
+import Foundation
+
+#if canImport(ActivityKit)
+    import ActivityKit
+#else
+    import ActivityKitShim
+#endif
+#if canImport(SwiftUI)
+    import SwiftUI
+#else
+    import SwiftUIShim
+#endif
+#if canImport(WidgetKit)
+    import WidgetKit
+#else
+    import WidgetKitShim
+#endif
+
+/// The delivery Live Activity: the Lock Screen card and the Dynamic Island, for `DeliveryAttributes`.
+/// The widget extension lists it in its `WidgetBundle`.
+@available(iOS 16.2, *)
+public struct DeliveryLiveActivity: Widget {
+    public init() {}
+
+    public var body: some WidgetConfiguration {
+        ActivityConfiguration(for: DeliveryAttributes.self) { context in
+            DeliveryLockScreenView(model: Self.model(context))
+        } dynamicIsland: { context in
+            let model = Self.model(context)
+            return DynamicIsland {
+                DynamicIslandExpandedRegion(.leading) {
+                    VStack(alignment: .leading) {
+                        Image(systemName: model.symbolName)
+                            .font(.title2)
+                        Text(model.courierCompact)
+                            .font(.caption2)
+                    }
+                }
+                DynamicIslandExpandedRegion(.trailing) {
+                    Text(model.minutesText)
+                        .font(.headline)
+                }
+                DynamicIslandExpandedRegion(.center) {
+                    Text(model.status)
+                        .font(.headline)
+                        .lineLimit(1)
+                }
+                DynamicIslandExpandedRegion(.bottom) {
+                    VStack(alignment: .leading, spacing: 6) {
+                        DeliverySegmentsView(model: model)
+                        HStack {
+                            Text(model.courierLine)
+                            Spacer()
+                            Text(model.stopsLine)
+                        }
+                        .font(.caption)
+                        .foregroundStyle(.secondary)
+                    }
+                }
+            } compactLeading: {
+                Image(systemName: model.symbolName)
+            } compactTrailing: {
+                Text(model.minutesText)
+                    .font(.caption)
+            } minimal: {
+                Image(systemName: model.symbolName)
+            }
+            .keylineTint(.green)
+        }
+    }
+
+    /// The view model for a context, at the time WidgetKit asks for the views.
+    static func model(_ context: ActivityViewContext<DeliveryAttributes>) -> DeliveryActivityViewModel {
+        DeliveryActivityViewModel(
+            attributes: context.attributes, state: context.state, isStale: context.isStale, now: Date())
+    }
+}
+
+/// The Lock Screen card (also the banner on devices without a Dynamic Island).
+@available(iOS 16.2, *)
+struct DeliveryLockScreenView: View {
+    let model: DeliveryActivityViewModel
+
+    var body: some View {
+        VStack(alignment: .leading, spacing: 8) {
+            HStack {
+                Image(systemName: model.symbolName)
+                Text(model.status)
+                    .font(.headline)
+                    .lineLimit(1)
+                Spacer()
+                Text(model.eta, style: .time)
+                    .font(.headline)
+            }
+            DeliverySegmentsView(model: model)
+            HStack {
+                Text(model.courierLine)
+                Spacer()
+                Text(model.stopsLine)
+            }
+            .font(.caption)
+            .foregroundStyle(.secondary)
+            Text(model.orderLabel)
+                .font(.caption2)
+                .foregroundStyle(.tertiary)
+            if model.isStale {
+                Text("Waiting for the latest update")
+                    .font(.caption2)
+                    .foregroundStyle(.orange)
+            }
+        }
+        .padding()
+    }
+}
+
+/// The seven-segment progress bar, one segment per delivery step, and the percentage.
+@available(iOS 16.2, *)
+struct DeliverySegmentsView: View {
+    let model: DeliveryActivityViewModel
+
+    var body: some View {
+        HStack(spacing: 3) {
+            ForEach(0..<model.segmentCount, id: \.self) { index in
+                (model.isLit(segment: index) ? Color.green : Color.gray.opacity(0.3))
+                    .frame(height: 4)
+            }
+            Text(model.percentText)
+                .font(.caption2)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import DropTrackContract
+import DropTrackWidgets
+import Foundation
+import Testing
+
+#if !canImport(WidgetKit)
+    import ActivityKitShim
+    import SwiftUIShim
+    import WidgetKitShim
+#endif
+
+/// The widget and the contract compile against ActivityKit, SwiftUI and WidgetKit (the look-alikes on
+/// Linux): building this target is the main check. The tests read what the widget would show.
+@Suite("Widget: the delivery Live Activity against the look-alikes")
+struct WidgetLookalikeTests {
+    static let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    static let state = DeliveryAttributes.ContentState(
+        status: "On the way", progress: DeliveryStep.onTheWay.progress, eta: now.addingTimeInterval(11.5 * 60),
+        stopsRemaining: 2, courierName: "Sam", riderReassigned: true)
+
+    @Test("the view model shows DeliveryWidgetLogic's labels for the contract's state")
+    func viewModelLabels() {
+        let model = DeliveryActivityViewModel(
+            attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: false, now: Self.now)
+        #expect(model.status == "On the way")
+        #expect(model.orderLabel == "Order 4711")
+        #expect(model.courierLine == "New courier: Sam")
+        #expect(model.courierCompact == "Sam (new)")
+        #expect(model.stopsLine == "2 stops away")
+        #expect(model.percentText == "71%")
+        #expect(model.minutesText == "12 min")
+        #expect(model.litSegments == 5 && model.segmentCount == 7)
+        #expect((0..<7).map { model.isLit(segment: $0) } == [true, true, true, true, true, false, false])
+        #expect(model.symbolName == "box.truck.fill")
+    }
+
+    #if !canImport(WidgetKit)
+        @Test("the Dynamic Island fills the four expanded regions and builds every presentation")
+        @MainActor
+        func dynamicIslandRegions() throws {
+            let configuration = try #require(DeliveryLiveActivity().body as? ActivityConfiguration<DeliveryAttributes>)
+            let context = ActivityViewContext<DeliveryAttributes>(
+                attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: false, activityID: "a1")
+            let island = configuration.dynamicIsland(context)
+            #expect(island.expandedPositions() == [.leading, .trailing, .center, .bottom])
+            _ = (configuration.lockScreen(context), island.compactLeading(), island.compactTrailing(), island.minimal())
+            #expect(island.keylineTintColor == .green)
+        }
+
+        @Test("the look-alike Activity: request, push token, update and end come out of its async sequences")
+        func activityStreams() async throws {
+            let content = ActivityContent(state: Self.state, staleDate: nil)
+            let activity = try Activity.request(
+                attributes: DeliveryAttributes(orderId: "4711"), content: content, pushType: .token)
+            #expect(Activity<DeliveryAttributes>.activities.contains { $0.id == activity.id })
+            var tokens = activity.pushTokenUpdates.makeAsyncIterator()
+            var contents = activity.contentUpdates.makeAsyncIterator()
+            var states = activity.activityStateUpdates.makeAsyncIterator()
+
+            activity.simulatePushToken(Data([0xAB, 0xCD]))
+            #expect(await tokens.next() == Data([0xAB, 0xCD]))
+            #expect(activity.pushToken == Data([0xAB, 0xCD]))
+
+            var delivered = Self.state
+            delivered.progress = 1
+            await activity.update(ActivityContent(state: delivered, staleDate: nil), alertConfiguration: nil)
+            #expect(await contents.next()?.state.progress == 1)
+
+            await activity.end(nil, dismissalPolicy: .immediate)
+            #expect(await states.next() == .dismissed)
+            #expect(!Activity<DeliveryAttributes>.activities.contains { $0.id == activity.id })
+        }
+    #endif
+}
