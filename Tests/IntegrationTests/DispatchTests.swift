@@ -171,6 +171,7 @@ struct DispatchTests {
         #expect(server.apns.emulator.records(forToken: alive).count == 2)
         #expect(server.metrics.value("droptrack_tokens_invalidated_total", ["reason": "Unregistered"]) == 1)
         // The server's log says so too, by fingerprint, with what to do.
+        #expect(eventually { server.logs.entries.contains { $0.message == "dispatch.token_invalidated" } })
         let line = try #require(server.logs.entries.first { $0.message == "dispatch.token_invalidated" })
         #expect(line.level == .warning && line.metadata["token"] == Fingerprint(of: dead).value)
         #expect(line.metadata["reason"] == "Unregistered" && line.metadata["activityId"] == "o-3")
@@ -457,6 +458,8 @@ struct DispatchTests {
         #expect(server.metrics.value("droptrack_retries_total", ["provider": "apns"]) == 4)
         let timeline = try server.registry.describe(app: "app1", activityId: "o-6")["timeline"]?.arrayValue ?? []
         #expect(timeline.contains { $0["remedy"]?.stringValue == "dead_letter" })
+        // Logged just after the outcomes commit, which may be a moment after the outbox reads empty.
+        #expect(eventually { server.logs.entries.contains { $0.message == "dispatch.dead_letter" } })
         let deadLetters = server.logs.entries.filter { $0.message == "dispatch.dead_letter" }
         #expect(deadLetters.count == 1 && deadLetters.first?.metadata["token"] == Fingerprint(of: broken).value)
         #expect(deadLetters.first?.metadata["fix"]?.isEmpty == false)
