@@ -88,7 +88,7 @@ public struct FieldReader {
 }
 
 /// Levenshtein distance, for "did you mean" hints.
-func distance(_ a: String, _ b: String) -> Int {
+package func distance(_ a: String, _ b: String) -> Int {
     let a = Array(a.lowercased())
     let b = Array(b.lowercased())
     if a.isEmpty { return b.count }

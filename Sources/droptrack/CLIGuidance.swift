@@ -1,6 +1,7 @@
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackProviders
+import DropTrackRuntime
 import DropTrackWire
 import Foundation
 import Synchronization

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackRuntime
 import DropTrackTesting
 import Foundation
 import Testing

@@ -1,0 +1,175 @@
+import DropTrackContract
+import DropTrackCore
+import DropTrackDispatch
+import DropTrackStore
+import Foundation
+
+/// Where the server's configuration comes from: a JSON file, then `DROPTRACK_*` variables over it. The
+/// composition root reads it; the domain only receives the result (and checks it with `validate`).
+extension ServerConfiguration {
+    /// Every key, its environment variable and its meaning (the README's table is made from this).
+    public static let keys: [(key: String, variable: String, help: String)] = [
+        ("listen", "DROPTRACK_LISTEN", "HTTP API address (default 127.0.0.1:8787)"),
+        (
+            "store", "DROPTRACK_STORE",
+            "sqlite:PATH (default sqlite:droptrack.sqlite), memory, or postgres://USER:PASSWORD@HOST:PORT/DB for several servers sharing one database"
+        ),
+        (
+            "apnsHost", "DROPTRACK_APNS_HOST",
+            "HOST:PORT for every app's APNs traffic whatever the token's environment (the emulator); default: Apple's host for each token's environment"
+        ),
+        ("fcmBaseURL", "DROPTRACK_FCM_BASE_URL", "base URL for every app's FCM traffic (the emulator)"),
+        ("caFile", "DROPTRACK_CA_FILE", "CA file to trust for APNs and FCM"),
+        ("maxBodyBytes", "DROPTRACK_MAX_BODY_BYTES", "largest request body (default 262144)"),
+        (
+            "requestsPerSecondPerKey", "DROPTRACK_REQUESTS_PER_SECOND_PER_KEY",
+            "API rate per key, burst twice that (default 200)"
+        ),
+        ("maxInFlight", "DROPTRACK_MAX_IN_FLIGHT", "sends in flight at most (default 2000)"),
+        ("claimBatch", "DROPTRACK_CLAIM_BATCH", "outbox rows claimed per app per round (default 500)"),
+        ("leaseSeconds", "DROPTRACK_LEASE_SECONDS", "claim lease; a dead worker's rows return after it (default 60)"),
+        ("maxAttempts", "DROPTRACK_MAX_ATTEMPTS", "attempts before a dead letter (default 8)"),
+        ("maxAgeSeconds", "DROPTRACK_MAX_AGE_SECONDS", "age before a failing send is a dead letter (default 3600)"),
+        ("backoffBaseSeconds", "DROPTRACK_BACKOFF_BASE_SECONDS", "first retry delay (default 1)"),
+        ("backoffMaxSeconds", "DROPTRACK_BACKOFF_MAX_SECONDS", "longest retry delay (default 300)"),
+        (
+            "priority10PerHour", "DROPTRACK_PRIORITY10_PER_HOUR",
+            "priority-10 updates per activity per hour (default 12)"
+        ),
+        ("schedulerIntervalSeconds", "DROPTRACK_SCHEDULER_INTERVAL_SECONDS", "scheduler tick (default 60)"),
+        (
+            "defaultStaleSeconds", "DROPTRACK_DEFAULT_STALE_SECONDS",
+            "stale-date after each version when none is given (default 0: none)"
+        ),
+        (
+            "maxActiveSeconds", "DROPTRACK_MAX_ACTIVE_SECONDS",
+            "automatic end after this long (default 28800, iOS's 8 hours)"
+        ),
+        ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
+        (
+            "maxConnections", "DROPTRACK_MAX_CONNECTIONS",
+            "open HTTP connections at most; past it 503 at once (default 1000)"
+        ),
+        (
+            "maxConnectionsPerClient", "DROPTRACK_MAX_CONNECTIONS_PER_CLIENT",
+            "open HTTP connections from one client address; past it 429 at once (default 64; raise it behind a proxy on the same host)"
+        ),
+        (
+            "maxEventStreamsPerKey", "DROPTRACK_MAX_EVENT_STREAMS_PER_KEY",
+            "GET /v1/events streams one API key may hold open; past it 429 (default 10)"
+        ),
+        (
+            "maxEventStreams", "DROPTRACK_MAX_EVENT_STREAMS",
+            "GET /v1/events streams in all, below maxConnections; past it 503 (default 200)"
+        ),
+        (
+            "providerTimeoutSeconds", "DROPTRACK_PROVIDER_TIMEOUT_SECONDS",
+            "how long a push waits for APNs' or FCM's answer; a start unanswered by then is in doubt and never resent (default 10)"
+        ),
+        (
+            "timelineRetentionDays", "DROPTRACK_TIMELINE_RETENTION_DAYS",
+            "timeline rows older than this are deleted (default 30; 0 keeps them forever)"
+        ),
+        (
+            "tokenRetentionDays", "DROPTRACK_TOKEN_RETENTION_DAYS",
+            "tokens invalidated (dead, superseded, activity over) longer ago than this are deleted (default 30; 0 keeps them forever)"
+        ),
+        ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
+        (
+            "apps", "-",
+            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas"
+        ),
+    ]
+
+    /// Reads a config file (when given) and applies `DROPTRACK_*` variables over it.
+    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError)
+        -> ServerConfiguration
+    {
+        var configuration = ServerConfiguration()
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError(key: nil, "cannot read config file \(file)")
+            }
+            try refuseUnknownKeys(data, file: file)
+            do {
+                configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            } catch let error as DecodingError {
+                throw ConfigurationError(key: nil, "config file \(file): \(ConfigurationError.describe(error))")
+            } catch {
+                throw ConfigurationError(key: nil, "config file \(file): \(error)")
+            }
+        }
+        func number(_ variable: String) throws(ConfigurationError) -> Double? {
+            guard let text = environment[variable] else { return nil }
+            guard let value = Double(text), value >= 0 else {
+                throw ConfigurationError(key: variable, "\(variable) must be a number, not '\(text)'")
+            }
+            return value
+        }
+        if let value = environment["DROPTRACK_LISTEN"] { configuration.listen = value }
+        if let value = environment["DROPTRACK_STORE"] { configuration.store = value }
+        if let value = environment["DROPTRACK_APNS_HOST"] { configuration.apnsHost = value }
+        if let value = environment["DROPTRACK_FCM_BASE_URL"] { configuration.fcmBaseURL = value }
+        if let value = environment["DROPTRACK_CA_FILE"] { configuration.caFile = value }
+        if let value = environment["DROPTRACK_LOG_LEVEL"] { configuration.logLevel = value }
+        if let value = try number("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = Int(value) }
+        if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_KEY") {
+            configuration.requestsPerSecondPerKey = value
+        }
+        if let value = try number("DROPTRACK_MAX_IN_FLIGHT") { configuration.maxInFlight = Int(value) }
+        if let value = try number("DROPTRACK_CLAIM_BATCH") { configuration.claimBatch = Int(value) }
+        if let value = try number("DROPTRACK_LEASE_SECONDS") { configuration.leaseSeconds = value }
+        if let value = try number("DROPTRACK_MAX_ATTEMPTS") { configuration.maxAttempts = Int(value) }
+        if let value = try number("DROPTRACK_MAX_AGE_SECONDS") { configuration.maxAgeSeconds = value }
+        if let value = try number("DROPTRACK_BACKOFF_BASE_SECONDS") { configuration.backoffBaseSeconds = value }
+        if let value = try number("DROPTRACK_BACKOFF_MAX_SECONDS") { configuration.backoffMaxSeconds = value }
+        if let value = try number("DROPTRACK_PRIORITY10_PER_HOUR") { configuration.priority10PerHour = Int(value) }
+        if let value = try number("DROPTRACK_SCHEDULER_INTERVAL_SECONDS") {
+            configuration.schedulerIntervalSeconds = value
+        }
+        if let value = try number("DROPTRACK_DEFAULT_STALE_SECONDS") { configuration.defaultStaleSeconds = value }
+        if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
+        if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
+        if let value = try number("DROPTRACK_PROVIDER_TIMEOUT_SECONDS") { configuration.providerTimeoutSeconds = value }
+        if let value = try number("DROPTRACK_MAX_CONNECTIONS") { configuration.maxConnections = Int(value) }
+        if let value = try number("DROPTRACK_MAX_CONNECTIONS_PER_CLIENT") {
+            configuration.maxConnectionsPerClient = Int(value)
+        }
+        if let value = try number("DROPTRACK_MAX_EVENT_STREAMS_PER_KEY") {
+            configuration.maxEventStreamsPerKey = Int(value)
+        }
+        if let value = try number("DROPTRACK_MAX_EVENT_STREAMS") { configuration.maxEventStreams = Int(value) }
+        if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
+        if let value = try number("DROPTRACK_TOKEN_RETENTION_DAYS") { configuration.tokenRetentionDays = value }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// A misspelt key in the file would otherwise be ignored and its default used without a word.
+    static func refuseUnknownKeys(_ data: Data, file: String) throws(ConfigurationError) {
+        let document: JSONValue
+        do {
+            // Strict where JSONDecoder is lenient: a key written twice would silently take the last value.
+            document = try JSONValue.parse(bytes: Array(data))
+        } catch {
+            throw ConfigurationError(key: error.path, "config file \(file): \(error)")
+        }
+        guard let top = document.objectValue else {
+            throw ConfigurationError(key: nil, "config file \(file) is not a JSON object")
+        }
+        func check(_ object: [String: JSONValue], known: [String], at path: String) throws(ConfigurationError) {
+            for key in object.keys.sorted() where !known.contains(key) {
+                let close = known.min { distance(key, $0) < distance(key, $1) }
+                let hint = close.map { distance(key, $0) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+                throw ConfigurationError(
+                    key: path + key, "config file \(file): unknown key '\(path + key)'\(hint)")
+            }
+        }
+        try check(top, known: CodingKeys.allCases.map(\.rawValue), at: "")
+        for (index, app) in (top["apps"]?.arrayValue ?? []).enumerated() {
+            guard let object = app.objectValue else { continue }
+            try check(object, known: AppConfiguration.CodingKeys.allCases.map(\.rawValue), at: "apps[\(index)].")
+        }
+    }
+}
