@@ -112,13 +112,15 @@ struct ArchitectureTests {
 
     @Test("nothing in the repository points outside it")
     func selfContained() throws {
-        let outside = ["../shared", "shared/reference", "shared/DESIGN"]
+        // Spelled in parts, so this file does not itself point outside the repository.
+        let folder = "sha" + "red"
+        let outside = ["../" + folder, folder + "/reference", folder + "/DESIGN"]
         var offenders: [String] = []
         for folder in ["Sources", "Tests", "docs", "checks", "scripts", "bench", "vectors"] {
             let files =
                 FileManager.default.enumerator(atPath: repositoryRoot + "/" + folder)?.compactMap { $0 as? String }
                 ?? []
-            for file in files where !file.hasSuffix("ArchitectureTests.swift") {
+            for file in files {
                 guard let text = try? String(contentsOfFile: "\(repositoryRoot)/\(folder)/\(file)", encoding: .utf8)
                 else { continue }
                 if outside.contains(where: text.contains) { offenders.append("\(folder)/\(file)") }
