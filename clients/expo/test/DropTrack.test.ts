@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { EventSubscription } from 'expo-modules-core';
+import { DropTrack } from '../src/DropTrack';
+import type { DeliveryState, DropTrackEvents } from '../src/DropTrack.types';
+import type { DropTrackNativeModule } from '../src/DropTrackNativeModule';
+import DropTrackWeb from '../src/DropTrackModule.web';
+
+/** A native module that records calls and lets the test emit its events. */
+class RecordingNative implements DropTrackNativeModule {
+  calls: string[] = [];
+  credentials: string[] = [];
+  listeners = new Map<string, ((event: any) => void)[]>();
+
+  async configure(serverUrl: string) {
+    this.calls.push(`configure ${serverUrl}`);
+  }
+  async setDeviceCredential(credential: string) {
+    this.credentials.push(credential);
+  }
+  isSupported() {
+    return true;
+  }
+  async areActivitiesEnabled() {
+    return true;
+  }
+  async startDelivery(orderId: string) {
+    this.calls.push(`start ${orderId}`);
+    return 'local-1';
+  }
+  async updateDelivery(activityId: string) {
+    this.calls.push(`update ${activityId}`);
+    return true;
+  }
+  async endDelivery(activityId: string, _state: DeliveryState | null, dismissAfterSeconds: number | null) {
+    this.calls.push(`end ${activityId} ${String(dismissAfterSeconds)}`);
+  }
+  async getRunningActivities() {
+    return [];
+  }
+  async reconcile() {
+    return { endedLocally: [], reportedLost: [] };
+  }
+  addListener<EventName extends keyof DropTrackEvents>(
+    eventName: EventName,
+    listener: DropTrackEvents[EventName],
+  ): EventSubscription {
+    const list = this.listeners.get(eventName) ?? [];
+    list.push(listener);
+    this.listeners.set(eventName, list);
+    return { remove: () => list.splice(list.indexOf(listener), 1) };
+  }
+  emit(eventName: keyof DropTrackEvents, event: unknown) {
+    for (const listener of this.listeners.get(eventName) ?? []) listener(event);
+  }
+}
+
+const state: DeliveryState = {
+  status: 'Out for delivery',
+  progress: 0.7,
+  etaEpochMillis: 1796000720000,
+  stopsRemaining: 1,
+  courierName: 'Sam',
+  riderReassigned: false,
+};
+
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+test('the native side asks for a credential and gets the one the app fetched from its backend', async () => {
+  const native = new RecordingNative();
+  const dropTrack = new DropTrack(native);
+  let fetched = 0;
+  await dropTrack.configure({
+    serverUrl: 'https://push.example.com',
+    fetchCredential: async () => `credential-${++fetched}`,
+  });
+  assert.deepEqual(native.calls, ['configure https://push.example.com']);
+  native.emit('onCredentialNeeded', { reason: 'start' });
+  await settle();
+  native.emit('onCredentialNeeded', { reason: 'expired' });
+  await settle();
+  assert.deepEqual(native.credentials, ['credential-1', 'credential-2']);
+});
+
+test('configuring twice keeps one credential listener', async () => {
+  const native = new RecordingNative();
+  const dropTrack = new DropTrack(native);
+  const configuration = { serverUrl: 'https://push.example.com', fetchCredential: async () => 'c' };
+  await dropTrack.configure(configuration);
+  await dropTrack.configure(configuration);
+  assert.equal(native.listeners.get('onCredentialNeeded')?.length, 1);
+});
+
+test('a cleartext or malformed server URL is refused before the native side starts', async () => {
+  const native = new RecordingNative();
+  const dropTrack = new DropTrack(native);
+  await assert.rejects(
+    dropTrack.configure({ serverUrl: 'http://push.example.com', fetchCredential: async () => 'c' }),
+    /must be https/,
+  );
+  await assert.rejects(dropTrack.configure({ serverUrl: 'push', fetchCredential: async () => 'c' }), /not a URL/);
+  assert.deepEqual(native.calls, []);
+});
+
+test('a bad delivery state never reaches the native side', async () => {
+  const native = new RecordingNative();
+  const dropTrack = new DropTrack(native);
+  assert.throws(() => dropTrack.startDelivery('A-1', { ...state, etaEpochMillis: 1796000720 }), /multiply by 1000/);
+  await assert.rejects(dropTrack.startDelivery('', state), /orderId/);
+  await assert.rejects(dropTrack.endDelivery('A-1', undefined, 5 * 3600), /dismissAfterSeconds/);
+  assert.deepEqual(native.calls, []);
+  assert.equal(await dropTrack.startDelivery('A-1', state), 'local-1');
+  await dropTrack.endDelivery('A-1', undefined, 0);
+  assert.deepEqual(native.calls, ['start A-1', 'end A-1 0']);
+});
+
+test('the web module is a no-op that says why a start cannot happen', async () => {
+  assert.equal(DropTrackWeb.isSupported(), false);
+  assert.deepEqual(await DropTrackWeb.getRunningActivities(), []);
+  await assert.rejects(DropTrackWeb.startDelivery('A-1', state), /iOS and Android only/);
+  DropTrackWeb.addListener('onToken', () => undefined).remove();
+});
