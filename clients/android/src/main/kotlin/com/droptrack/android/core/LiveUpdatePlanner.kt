@@ -49,7 +49,7 @@ object LiveUpdatePlanner {
         if (version != null && version != SCHEMA_VERSION) {
             return PlanOutcome.Refused(
                 Key.SCHEMA_VERSION, MapRefusal.UNKNOWN_VERSION,
-                "schema version '$version' is not $SCHEMA_VERSION: the app is older than the server's map"
+                "'schemaVersion' is '$version', not $SCHEMA_VERSION: the server's map is newer than this app"
             )
         }
         val progressText = data[Key.PROGRESS]
