@@ -19,6 +19,9 @@ sealed class RegistrationResult {
     /** 201 (new) or 200 (already known, last-seen refreshed); [fingerprint] is the server's name for the token. */
     data class Registered(val status: Int, val fingerprint: String, val created: Boolean, val attempts: Int) : RegistrationResult()
 
+    /** 204, or 404 (the server had no such token any more). */
+    data class Unregistered(val status: Int, val fingerprint: String, val attempts: Int) : RegistrationResult()
+
     /** The server said no and retrying will not help (400, 403, a second 401, …). */
     data class Refused(val status: Int, val code: String?, val message: String?, val attempts: Int) : RegistrationResult()
 
@@ -27,7 +30,8 @@ sealed class RegistrationResult {
 }
 
 /**
- * Sends the FCM token and the device's facts to `POST /v1/tokens/fcm` (docs/device-api.md).
+ * Sends the FCM token and the device's facts to `POST /v1/tokens/fcm`, and removes it with
+ * `DELETE /v1/tokens/{fingerprint}` (docs/device-api.md).
  *
  * [credential] returns the bearer credential; it is called with `true` once after a 401 so the
  * app can fetch a fresh device credential from its backend. 429, 5xx and I/O errors are retried
@@ -41,38 +45,59 @@ class RegistrationClient(
     private val sleep: (Long) -> Unit = { Thread.sleep(it) },
     private val log: (String) -> Unit = {}
 ) {
-    private val endpoint = URL(baseUrl.trimEnd('/') + "/v1/tokens/fcm")
+    private val base = baseUrl.trimEnd('/')
 
     fun register(userId: String, deviceId: String, token: String, facts: DeviceFacts): RegistrationResult {
         val body = "{\"userId\":${MiniJson.write(userId)},\"deviceId\":${MiniJson.write(deviceId)}," +
             "\"token\":${MiniJson.write(token)},\"device\":${facts.toJson()}}"
-        val name = "token sha256:${tokenFingerprint(token)}"
+        val name = "register token sha256:${tokenFingerprint(token)}"
+        return exchange(name, "POST", "/v1/tokens/fcm", body) { answer, attempts ->
+            val fields = answer.json()
+            RegistrationResult.Registered(answer.status, fields["fingerprint"] as? String ?: "", fields["created"] == true, attempts)
+        }
+    }
+
+    /**
+     * `DELETE /v1/tokens/{fingerprint}`, e.g. when the user signs out. A 404 counts as done: the
+     * server no longer has the token, which is what was asked.
+     */
+    fun unregister(token: String): RegistrationResult {
+        val fingerprint = tokenFingerprint(token)
+        return exchange("unregister token sha256:$fingerprint", "DELETE", "/v1/tokens/$fingerprint", null) { answer, attempts ->
+            RegistrationResult.Unregistered(answer.status, fingerprint, attempts)
+        }
+    }
+
+    /**
+     * One request with the retry rules: success (2xx, or 404 for a DELETE) goes to [done]; 429,
+     * 5xx and I/O errors wait and retry; the first 401 refreshes the credential and retries at once.
+     */
+    private fun exchange(
+        name: String, method: String, path: String, body: String?, done: (Answer, Int) -> RegistrationResult
+    ): RegistrationResult {
         var bearer = credential(false)
         var refreshed = false
         var backoff = retry.initialBackoffMillis
         var lastProblem = "no attempt made"
         attempts@ for (attempt in 1..retry.maxAttempts) {
             val answer = try {
-                post(body, bearer)
+                send(method, path, body, bearer)
             } catch (error: IOException) {
                 lastProblem = "${error.javaClass.simpleName}: ${error.message}"
-                log("register $name: attempt $attempt failed ($lastProblem)")
+                log("$name: attempt $attempt failed ($lastProblem)")
                 null
             }
             var wait = backoff
             if (answer != null) {
                 val status = answer.status
                 when {
-                    status == 200 || status == 201 -> {
-                        val fields = answer.json()
-                        log("register $name: $status after $attempt attempt(s)")
-                        return RegistrationResult.Registered(
-                            status, fields["fingerprint"] as? String ?: "", fields["created"] == true, attempt
-                        )
+                    status in 200..299 || (status == 404 && method == "DELETE") -> {
+                        log("$name: $status after $attempt attempt(s)")
+                        return done(answer, attempt)
                     }
                     status == 401 && !refreshed -> {
                         // The credential expired or was rotated: ask for a fresh one, once, and retry at once.
-                        log("register $name: 401, refreshing the credential")
+                        log("$name: 401, refreshing the credential")
                         refreshed = true
                         bearer = credential(true)
                         lastProblem = "401 ${answer.errorCode()}"
@@ -81,10 +106,10 @@ class RegistrationClient(
                     status == 429 || status >= 500 -> {
                         lastProblem = "$status ${answer.errorCode() ?: ""}".trim()
                         answer.retryAfterSeconds?.let { wait = Math.min(it * 1000, retry.maxBackoffMillis) }
-                        log("register $name: attempt $attempt got $lastProblem")
+                        log("$name: attempt $attempt got $lastProblem")
                     }
                     else -> {
-                        log("register $name: refused with $status ${answer.errorCode() ?: ""}")
+                        log("$name: refused with $status ${answer.errorCode() ?: ""}")
                         return RegistrationResult.Refused(status, answer.errorCode(), answer.errorMessage(), attempt)
                     }
                 }
@@ -112,16 +137,18 @@ class RegistrationClient(
         fun errorMessage() = error()["message"] as? String
     }
 
-    private fun post(body: String, bearer: String): Answer {
-        val connection = endpoint.openConnection() as HttpURLConnection
+    private fun send(method: String, path: String, body: String?, bearer: String): Answer {
+        val connection = URL(base + path).openConnection() as HttpURLConnection
         try {
-            connection.requestMethod = "POST"
+            connection.requestMethod = method
             connection.connectTimeout = retry.connectTimeoutMillis
             connection.readTimeout = retry.readTimeoutMillis
-            connection.doOutput = true
-            connection.setRequestProperty("Content-Type", "application/json")
             connection.setRequestProperty("Authorization", "Bearer $bearer")
-            connection.outputStream.use { it.write(body.toByteArray(Charsets.UTF_8)) }
+            if (body != null) {
+                connection.doOutput = true
+                connection.setRequestProperty("Content-Type", "application/json")
+                connection.outputStream.use { it.write(body.toByteArray(Charsets.UTF_8)) }
+            }
             val status = connection.responseCode
             val stream = if (status >= 400) connection.errorStream else connection.inputStream
             val text = stream?.use { it.readBytes().toString(Charsets.UTF_8) } ?: ""

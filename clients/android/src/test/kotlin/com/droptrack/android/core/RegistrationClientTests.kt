@@ -59,6 +59,22 @@ class RegistrationClientTests {
     }
 
     @Test
+    fun unregistersTheTokenAndAnUnknownOneCountsAsGone() {
+        val token = "fcm-token-unregister:" + System.nanoTime()
+        val registered = client { server.apiKey }.register("u-5", "pixel-5", token, facts)
+        assertTrue("$registered", registered is RegistrationResult.Registered)
+        val removed = client { server.apiKey }.unregister(token)
+        assertEquals(RegistrationResult.Unregistered(204, RegistrationClient.tokenFingerprint(token), 1), removed)
+        // The server keeps a deleted token as invalid, so only a token it never saw answers 404.
+        val unknown = "fcm-token-never-registered:" + System.nanoTime()
+        assertEquals(
+            RegistrationResult.Unregistered(404, RegistrationClient.tokenFingerprint(unknown), 1),
+            client { server.apiKey }.unregister(unknown)
+        )
+        assertLogsHideSecrets(token)
+    }
+
+    @Test
     fun a401RefreshesTheCredentialOnceAndSucceeds() {
         val asked = ArrayList<Boolean>()
         val result = client { refresh -> asked.add(refresh); if (refresh) server.apiKey else "dt_shop_expired" }
