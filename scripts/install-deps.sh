@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what DropTrack needs on Debian 12 with the Swift toolchain, idempotently:
-# the C libraries it links, the reference tools its tests and benchmarks run beside it, and a
+# the C libraries it links, the reference tools its tests and benchmarks run beside it, kotlinc, JUnit 4
+# and a JDK for the Android library (clients/android, no Gradle), and a
 # Python virtualenv (.venv) of independent peer clients. Safe to run again: it only installs what
 # is missing.
 set -euo pipefail
@@ -11,6 +12,7 @@ APT_PACKAGES=(
   openssl ca-certificates nghttp2-client nghttp2-server sqlite3                            # h2load and nghttpd references
   python3-venv                                                                      # the peer-client virtualenv
   chromium chromium-driver fonts-dejavu-core                                        # the dashboard's browser test
+  kotlin junit4 default-jdk-headless                                                # the Android library's tests (clients/android)
 )
 missing=()
 for package in "${APT_PACKAGES[@]}"; do

@@ -6,15 +6,17 @@
 #   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI), with the store
 #      tests on PostgreSQL too (required: an unreachable server fails them), then the PostgreSQL store
 #      across a server restart, in a run of its own since the restart drops every connection;
-#   4. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
+#   4. compiles the Android library (clients/android) with kotlinc and runs its JUnit tests, the
+#      registration client against a real `droptrack serve`;
+#   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines);
-#   5. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis),
+#   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis),
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice, and
 #      resets APNs connections during a start and takes APNs away for 150 s (no start twice, no
 #      dead letter, flat memory), and soaks it for 40 s with abusive clients (made-up methods, a
 #      slowloris, one key flooding event streams) while another key's p99 stays under 100 ms;
-#   6. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/);
-#   7. runs three replicas on one PostgreSQL database through a 20k-token fan-out, kill -9s one, and
+#   7. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/);
+#   8. runs three replicas on one PostgreSQL database through a 20k-token fan-out, kill -9s one, and
 #      checks every device ends on its activity's final state with no start sent twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,9 @@ swift test --skip-build
 echo "== the PostgreSQL store across a server restart"
 DROPTRACK_TEST_POSTGRES_RESTART_COMMAND="scripts/postgres.sh restart" \
   swift test --skip-build --filter PostgresRestartTests
+
+echo "== Android library (Kotlin, JUnit)"
+clients/android/test.sh .build/debug/droptrack
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
