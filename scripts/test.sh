@@ -7,7 +7,8 @@
 #      tests on PostgreSQL too (required: an unreachable server fails them), then the PostgreSQL store
 #      across a server restart, in a run of its own since the restart drops every connection;
 #   4. compiles the Android library (clients/android) with kotlinc and runs its JUnit tests, the
-#      registration client against a real `droptrack serve`;
+#      registration client against a real `droptrack serve`, then type-checks the Expo module
+#      (clients/expo) with tsc and runs its tests with node --test;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines);
 #   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis),
@@ -45,6 +46,9 @@ DROPTRACK_TEST_POSTGRES_RESTART_COMMAND="scripts/postgres.sh restart" \
 
 echo "== Android library (Kotlin, JUnit)"
 clients/android/test.sh .build/debug/droptrack
+
+echo "== Expo module (tsc, node --test)"
+clients/expo/test.sh
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
