@@ -40,6 +40,10 @@ public struct AndroidDeviceSettings: Sendable, Equatable {
     /// The app ignores a message whose `sequence` is older than the one shown (the handbook's
     /// service does not, which is trap DT-097).
     public var appChecksSequence: Bool
+    /// The app refuses a map that breaks the contract rather than showing defaults: a `progress`
+    /// that is not a plain decimal, a `schemaVersion` it does not know (DT-090). DropTrack's
+    /// Android library does; the handbook's service does not.
+    public var appChecksContract: Bool
     /// High-priority messages that showed nothing, within `deprioritizationWindowSeconds`, after
     /// which FCM delivers further high-priority messages as normal (DT-113). FCM publishes no
     /// figure; this is a parameter.
@@ -62,7 +66,7 @@ public struct AndroidDeviceSettings: Sendable, Equatable {
         userAllowsLiveUpdates: Bool = true, channelImportance: ChannelImportance = .default,
         promotionRule: PromotionRule = .current, maxUpdatesPerSecond: Int = AndroidLiveUpdateLimits.updatesPerSecond,
         maxNotifications: Int = 50,
-        appVisible: Bool = false, appChecksSequence: Bool = false,
+        appVisible: Bool = false, appChecksSequence: Bool = false, appChecksContract: Bool = false,
         deprioritizeAfterInvisibleHighPriority: Int = 10, deprioritizationWindowSeconds: TimeInterval = 7 * 86_400,
         updatesCountAsVisible: Bool = true, maxPendingMessages: Int = 100, deviceLocked: Bool = false
     ) {
@@ -75,6 +79,7 @@ public struct AndroidDeviceSettings: Sendable, Equatable {
         self.maxNotifications = maxNotifications
         self.appVisible = appVisible
         self.appChecksSequence = appChecksSequence
+        self.appChecksContract = appChecksContract
         self.deprioritizeAfterInvisibleHighPriority = deprioritizeAfterInvisibleHighPriority
         self.deprioritizationWindowSeconds = deprioritizationWindowSeconds
         self.updatesCountAsVisible = updatesCountAsVisible
@@ -467,6 +472,9 @@ public final class AndroidLiveUpdatePhone: Sendable {
         guard let activityId = data[DeliveryLiveUpdate.Key.activityId], !activityId.isEmpty else {
             return drop("the message has no activityId, so the service ignores it", trap: "DT-092")
         }
+        if state.settings.appChecksContract, let refusal = contractRefusal(data) {
+            return drop(refusal, trap: "DT-090", activity: activityId)
+        }
         guard !state.dismissedByUser.contains(activityId) else {
             return drop(
                 "the user dismissed this Live Update and the server keeps updating; it is not shown again",
@@ -558,6 +566,24 @@ public final class AndroidLiveUpdatePhone: Sendable {
                     "shown as an ordinary notification, not a Live Update (no chip, not pinned): \(reasons.joined(separator: "; "))"
             ))
     }
+
+    /// Why DropTrack's Android library refuses a map, or nil: the same two rules as its
+    /// `LiveUpdatePlanner` (`clients/android`), which the `vectors/android-plans` files hold both to.
+    static func contractRefusal(_ data: [String: String]) -> String? {
+        typealias Key = DeliveryLiveUpdate.Key
+        if let version = data[Key.schemaVersion], version != DeliveryLiveUpdate.schemaVersion {
+            return
+                "'schemaVersion' is '\(version)', not \(DeliveryLiveUpdate.schemaVersion): the server's map is newer than this app"
+        }
+        if let progress = data[Key.progress], progress.wholeMatch(of: plainDecimal) == nil {
+            return "'progress' must be a number written as a string, not '\(progress)'"
+        }
+        return nil
+    }
+
+    /// A decimal as the contract writes numbers: no comma, no hex, no `NaN` or `inf` (which
+    /// `Double(_:)` would accept).
+    nonisolated(unsafe) static let plainDecimal = try! Regex(#"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"#)
 
     /// The handbook's `DeliveryNotifier`, lenient as Kotlin's `toDoubleOrNull() ?: 0` is.
     static func build(data: [String: String], activityId: String, now: Date) -> LiveUpdateNotification {

@@ -17,3 +17,9 @@ package func vector(_ name: String) throws -> Data {
 
 /// The reference instant the vectors are stamped with.
 package let referenceUnix: TimeInterval = 1_796_000_000
+
+/// The files of a `vectors/` folder (`*.json`), sorted: the cases a parameterised test runs.
+package func vectorNames(in folder: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/vectors/" + folder)) ?? [])
+        .filter { $0.hasSuffix(".json") }.sorted()
+}

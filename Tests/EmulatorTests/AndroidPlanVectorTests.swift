@@ -10,9 +10,7 @@ import Testing
 /// shows, and which messages are refused and why.
 @Suite("The Android plan vectors against the phone model")
 struct AndroidPlanVectorTests {
-    static let folder = repositoryRoot + "/vectors/android-plans"
-    static let names: [String] =
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    static let names = vectorNames(in: "android-plans")
 
     @Test("the folder holds the agreed cases")
     func folderIsComplete() {
@@ -30,11 +28,12 @@ struct AndroidPlanVectorTests {
             try JSONSerialization.jsonObject(with: vector("android-plans/" + name)) as? [String: Any])
         let nowMillis = try #require((object["now"] as? NSNumber)?.int64Value)
         let device = object["device"] as? [String: Bool] ?? [:]
-        // The DropTrack library checks `sequence`; the handbook's service (the model's default) does not.
+        // The DropTrack library checks `sequence` and the contract; the handbook's service (the model's default) does not.
         let settings = AndroidDeviceSettings(
             notificationPermissionGranted: device["notificationsEnabled"] ?? true,
             promotedPermissionGranted: device["canPostPromoted"] ?? true,
-            userAllowsLiveUpdates: device["userAllowsLiveUpdates"] ?? true, appChecksSequence: true)
+            userAllowsLiveUpdates: device["userAllowsLiveUpdates"] ?? true, appChecksSequence: true,
+            appChecksContract: true)
         let phone = AndroidLiveUpdatePhone(
             settings: settings, clock: ManualWallClock(Date(timeIntervalSince1970: Double(nowMillis) / 1000)))
         if let shown = object["shown"] as? [String: String] {
@@ -54,17 +53,12 @@ struct AndroidPlanVectorTests {
             #expect(phone.receive(data: data) == nil, "the phone drops it")
             #expect(phone.drops.last?.trap == (field == "activityId" ? "DT-092" : "DT-097"))
         default:
-            // The contract's strict reader names the same key...
+            // The contract's strict reader names the same key, and the library drops the message.
             let error = #expect(throws: DeliveryLiveUpdate.DataMapError.self) { try DeliveryLiveUpdate.decode(data) }
             #expect(error?.key == field)
-            // ...but the handbook's service, which the model follows, is lenient and shows it anyway.
-            let leniency = [
-                "progress": "the handbook's service reads a non-numeric 'progress' as 0 and shows it",
-                "schemaVersion": "the handbook's service does not check 'schemaVersion' and shows it",
-            ]
-            withKnownIssue(Comment(rawValue: leniency[field] ?? "the model shows a map refused for '\(field)'")) {
-                #expect(phone.receive(data: data) == nil)
-            }
+            #expect(phone.receive(data: data) == nil, "the phone drops it")
+            #expect(phone.drops.last?.trap == "DT-090")
+            #expect(phone.drops.last?.reason.contains("'\(field)'") == true)
         }
     }
 
