@@ -1,11 +1,15 @@
 package com.droptrack.android
 
+import android.content.Context
 import com.droptrack.android.core.LiveUpdatePlanner
 import com.droptrack.android.core.PlanOutcome
 import com.droptrack.android.core.RegistrationClient
+import com.droptrack.android.core.RegistrationResult
+import com.google.firebase.messaging.FirebaseMessaging
 import com.google.firebase.messaging.FirebaseMessagingService
 import com.google.firebase.messaging.RemoteMessage
 import java.util.concurrent.ConcurrentHashMap
+import kotlin.concurrent.thread
 
 /** What the app tells the library once, in `Application.onCreate`. */
 class DropTrackSetup(
@@ -25,6 +29,25 @@ object DropTrack {
 
     /** The `sequence` shown per activity, so an older message that arrives late is ignored. */
     internal val shownSequences = ConcurrentHashMap<String, Long>()
+
+    /**
+     * Call once at launch: keeps [setup] and registers the current FCM token, since
+     * `onNewToken` fires only when the token changes, not at each start. The blocking
+     * registration runs on a thread of its own; [onResult] hears how it ended.
+     */
+    fun start(context: Context, setup: DropTrackSetup, onResult: (RegistrationResult) -> Unit = {}) {
+        this.setup = setup
+        FirebaseMessaging.getInstance().token
+            .addOnSuccessListener { token -> thread(name = "droptrack-register") { onResult(register(context, setup, token)) } }
+            .addOnFailureListener { error -> setup.log("no FCM token yet (${error.javaClass.simpleName}); onNewToken will bring it") }
+    }
+
+    /** Sends one token with the device's current facts; blocking, with the client's bounded retries. */
+    fun register(context: Context, setup: DropTrackSetup, token: String): RegistrationResult {
+        val facts = DeliveryNotifier(context, setup.smallIcon, setup.trackerIcon).deviceFacts()
+        return RegistrationClient(setup.baseUrl, setup.credential, log = setup.log)
+            .register(setup.userId, setup.deviceId, token, facts)
+    }
 }
 
 /**
@@ -35,9 +58,7 @@ object DropTrack {
 class DropTrackFcmService : FirebaseMessagingService() {
     override fun onNewToken(token: String) {
         val setup = DropTrack.setup ?: return
-        val facts = DeliveryNotifier(this, setup.smallIcon, setup.trackerIcon).deviceFacts()
-        RegistrationClient(setup.baseUrl, setup.credential, log = setup.log)
-            .register(setup.userId, setup.deviceId, token, facts)
+        DropTrack.register(this, setup, token)
     }
 
     override fun onMessageReceived(message: RemoteMessage) {

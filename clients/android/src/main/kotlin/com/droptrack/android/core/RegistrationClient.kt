@@ -75,7 +75,12 @@ class RegistrationClient(
     private fun exchange(
         name: String, method: String, path: String, body: String?, done: (Answer, Int) -> RegistrationResult
     ): RegistrationResult {
-        var bearer = credential(false)
+        // The app's credential function may fail or time out (its backend is down): nothing to send yet.
+        var bearer = try {
+            credential(false)
+        } catch (error: IOException) {
+            return RegistrationResult.GaveUp("no device credential: ${error.message}", 0)
+        }
         var refreshed = false
         var backoff = retry.initialBackoffMillis
         var lastProblem = "no attempt made"
@@ -99,7 +104,11 @@ class RegistrationClient(
                         // The credential expired or was rotated: ask for a fresh one, once, and retry at once.
                         log("$name: 401, refreshing the credential")
                         refreshed = true
-                        bearer = credential(true)
+                        bearer = try {
+                            credential(true)
+                        } catch (error: IOException) {
+                            return RegistrationResult.GaveUp("no fresh device credential: ${error.message}", attempt)
+                        }
                         lastProblem = "401 ${answer.errorCode()}"
                         continue@attempts
                     }
