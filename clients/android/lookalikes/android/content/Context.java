@@ -10,4 +10,6 @@ public abstract class Context {
     }
 
     public abstract Context getApplicationContext();
+
+    public abstract android.content.pm.ApplicationInfo getApplicationInfo();
 }

@@ -10,4 +10,9 @@ public class ContextWrapper extends Context {
     public Context getApplicationContext() {
         throw new UnsupportedOperationException("look-alike");
     }
+
+    @Override
+    public android.content.pm.ApplicationInfo getApplicationInfo() {
+        throw new UnsupportedOperationException("look-alike");
+    }
 }

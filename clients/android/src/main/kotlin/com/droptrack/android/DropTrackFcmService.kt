@@ -2,6 +2,7 @@ package com.droptrack.android
 
 import android.content.Context
 import com.droptrack.android.core.LiveUpdatePlanner
+import com.droptrack.android.core.NotificationPlan
 import com.droptrack.android.core.PlanOutcome
 import com.droptrack.android.core.RegistrationClient
 import com.droptrack.android.core.RegistrationResult
@@ -29,6 +30,17 @@ object DropTrack {
 
     /** The `sequence` shown per activity, so an older message that arrives late is ignored. */
     internal val shownSequences = ConcurrentHashMap<String, Long>()
+
+    /** The activities this process has shown a card for. */
+    fun shownActivities(): List<String> = shownSequences.keys.sorted()
+
+    /** The `sequence` of the card shown for an activity, if any. */
+    fun shownSequence(activityId: String): Long? = shownSequences[activityId]
+
+    /** A card was posted (by a push or by the app itself): later, older messages are ignored. */
+    fun recordShown(plan: NotificationPlan) {
+        shownSequences[plan.tag] = plan.sequence
+    }
 
     /**
      * Call once at launch: keeps [setup] and registers the current FCM token, since
@@ -73,7 +85,7 @@ class DropTrackFcmService : FirebaseMessagingService() {
         when (outcome) {
             is PlanOutcome.Planned -> {
                 notifier.post(outcome.plan)
-                DropTrack.shownSequences[outcome.plan.tag] = outcome.plan.sequence
+                DropTrack.recordShown(outcome.plan)
             }
             is PlanOutcome.Refused -> setup.log("Live Update ignored: ${outcome.field} ${outcome.code}: ${outcome.message}")
         }

@@ -1,0 +1,50 @@
+package com.droptrack.expo
+
+import com.droptrack.android.core.DeviceFacts
+import com.droptrack.android.core.LiveUpdatePlanner
+import com.droptrack.android.core.PlanOutcome
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertTrue
+import org.junit.Assert.fail
+import org.junit.Test
+
+class LocalDeliveryTests {
+    // What JavaScript hands the module: numbers arrive as doubles.
+    private val state = mapOf<String, Any?>(
+        "status" to "On the way", "progress" to 0.7142857142857143, "etaEpochMillis" to 1796000720000.0,
+        "stopsRemaining" to 2.0, "courierName" to "Sam", "riderReassigned" to false
+    )
+
+    @Test
+    fun aLocalUpdateIsTheServersMapForTheSameState() {
+        val local = LocalDelivery.dataMap("act-A-1042", "update", state, 1796000100)
+        // The server's own map for this state (vectors/android/update.on-the-way.json), apart from the order id.
+        val server = mapOf(
+            "activityId" to "act-A-1042", "courierName" to "Sam", "etaEpochMillis" to "1796000720000",
+            "event" to "update", "progress" to "0.7142857142857143", "riderReassigned" to "false",
+            "schemaVersion" to "1", "sequence" to "1796000100", "status" to "On the way", "stopsRemaining" to "2"
+        )
+        assertEquals(server, local - "orderId")
+    }
+
+    @Test
+    fun theLibraryPlansALocalUpdateAsItPlansAPush() {
+        val data = LocalDelivery.dataMap("act-A-1042", "start", state, LocalDelivery.sequence(1796000000000))
+        val outcome = LiveUpdatePlanner.plan(data, 1796000000000, DeviceFacts(true, true, true), null)
+        assertTrue("$outcome", outcome is PlanOutcome.Planned)
+        val plan = (outcome as PlanOutcome.Planned).plan
+        assertEquals("On the way", plan.title)
+        assertEquals("71%", plan.chipText)
+        assertEquals(1796000720000L, plan.whenMillis)
+    }
+
+    @Test
+    fun aMissingFieldNamesIt() {
+        try {
+            LocalDelivery.dataMap("a", "update", state - "courierName", 1)
+            fail("expected a refusal")
+        } catch (error: IllegalArgumentException) {
+            assertEquals("'courierName' must be a string", error.message)
+        }
+    }
+}
