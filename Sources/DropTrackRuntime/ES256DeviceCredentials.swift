@@ -22,20 +22,26 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
     /// APNs key files are.
     public init(apps configurations: [AppConfiguration], clock: any WallClock) throws {
         var apps: [String: AppKeys] = [:]
-        for app in configurations {
+        for (appIndex, app) in configurations.enumerated() {
             var keys = AppKeys(verifying: [:], signing: nil)
-            for entry in app.deviceKeys ?? [] {
-                if let file = entry.privateKeyFile {
-                    let key = try PrivateKey(pemFile: file, expected: .es256)
-                    keys.verifying[entry.kid] = key.publicKey
-                    keys.signing = (entry.kid, key)
-                } else if let file = entry.publicKeyFile {
-                    let key = try PublicKey(pemFile: file)
-                    guard key.algorithm == .es256 else {
-                        throw ConfigurationError(
-                            key: "apps.deviceKeys", "\(file) (kid \(entry.kid)) must hold a P-256 public key")
+            for (index, entry) in (app.deviceKeys ?? []).enumerated() {
+                let field = "apps[\(appIndex)].deviceKeys[\(index)]"
+                do {
+                    if let file = entry.privateKeyFile {
+                        let key = try PrivateKey(pemFile: file, expected: .es256)
+                        keys.verifying[entry.kid] = key.publicKey
+                        keys.signing = (entry.kid, key)
+                    } else if let file = entry.publicKeyFile {
+                        let key = try PublicKey(pemFile: file)
+                        guard key.algorithm == .es256 else {
+                            throw CryptoError(.wrongKeyType, "\(file) must hold a P-256 public key, not RSA")
+                        }
+                        keys.verifying[entry.kid] = key
                     }
-                    keys.verifying[entry.kid] = key
+                } catch {
+                    // The crypto error names the file and what is wrong with it, never the key's bytes.
+                    throw ConfigurationError(
+                        key: field, "\(field) (kid \(entry.kid)): \(error); fix the file or remove the entry")
                 }
             }
             apps[app.id] = keys

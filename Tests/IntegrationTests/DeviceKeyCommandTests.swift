@@ -90,3 +90,41 @@ struct DeviceKeyCommandTests {
         #expect(String(decoding: header, as: UTF8.self).contains(kids[1]))
     }
 }
+
+@Suite("deviceKeys and requestsPerSecondPerUser in the configuration")
+struct DeviceKeyConfigurationTests {
+    func refusal(_ keys: [AppConfiguration.DeviceKey]) -> ConfigurationError? {
+        do {
+            try ServerConfiguration(apps: [AppConfiguration(id: "shop", deviceKeys: keys)]).validate()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a kid appears once, an entry names exactly one file, and the error names the field")
+    func validation() throws {
+        #expect(refusal([.init(kid: "k1", publicKeyFile: "a.pem"), .init(kid: "k2", privateKeyFile: "b.p8")]) == nil)
+        let twice = refusal([.init(kid: "k1", publicKeyFile: "a.pem"), .init(kid: "k1", publicKeyFile: "b.pem")])
+        #expect(twice?.key == "apps[0].deviceKeys[1].kid" && twice?.message.contains("twice") == true)
+        let both = refusal([.init(kid: "k1", publicKeyFile: "a.pem", privateKeyFile: "b.p8")])
+        #expect(both?.key == "apps[0].deviceKeys[0]" && both?.message.contains("exactly one") == true)
+        #expect(refusal([.init(kid: "k1")])?.key == "apps[0].deviceKeys[0]")
+        #expect(refusal([.init(kid: "a/b", publicKeyFile: "a.pem")])?.key == "apps[0].deviceKeys[0].kid")
+    }
+
+    @Test("requestsPerSecondPerUser defaults to 5, reads its variable, and a missing key file stops the start")
+    func rateAndFiles() throws {
+        #expect(ServerConfiguration().requestsPerSecondPerUser == 5)
+        let set = try ServerConfiguration.load(
+            file: nil, environment: ["DROPTRACK_REQUESTS_PER_SECOND_PER_USER": "0"])
+        #expect(set.requestsPerSecondPerUser == 0)
+        let apps = [AppConfiguration(id: "shop", deviceKeys: [.init(kid: "k1", publicKeyFile: "/nonexistent.pem")])]
+        #expect {
+            _ = try ES256DeviceCredentials(apps: apps, clock: SystemWallClock())
+        } throws: { error in
+            (error as? ConfigurationError)?.key == "apps[0].deviceKeys[0]"
+                && "\(error)".contains("/nonexistent.pem")
+        }
+    }
+}
