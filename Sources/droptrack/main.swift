@@ -8,13 +8,16 @@ let commands: [any Command.Type] = [
     BenchFCMCommand.self, BenchBroadcastCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
 ]
 
+/// Wide enough for the longest command words (`apps device-key rotate`), so none is cut short.
+let commandColumn = max(16, (commands.map { $0.path.joined(separator: " ").count }.max() ?? 0) + 2)
+
 let overview = """
     droptrack: keeps iOS Live Activities and Android Live Updates current while the app is closed.
 
     USAGE: droptrack <command> [options]     droptrack <command> --help     droptrack --version
 
     COMMANDS:
-    \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: 16, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
+    \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
     """
 
 let argv = Array(CommandLine.arguments.dropFirst())
