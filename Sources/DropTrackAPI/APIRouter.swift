@@ -332,8 +332,10 @@ public final class APIRouter: HTTPHandler {
         case "/v1/doctor":
             return json(200, try doctor.examine(app: app, body: try body(request)))
         case "/v1/events":
-            // Streams are limited per key, so the key (already checked) is looked up again here.
-            let key = keyring.app(forAuthorization: request.headers["authorization"])?.keyFingerprint
+            // Streams are limited per key (devices never reach this route).
+            guard case .backend(_, let key) = caller else {
+                throw APIError(403, "device_not_allowed", "use the API key")
+            }
             return eventStream(app: app, key: key, activityFilter: request.query["activityId"])
         default:
             throw APIError(404, "no_route", "no endpoint \(request.path)")

@@ -54,7 +54,7 @@ extension ActivityRegistry {
         _ = try app(appID)
         return try transact { tx in
             var found: [DeviceActivity] = []
-            for token in try tx.tokens(app: appID, deviceIds: [deviceId]).sorted(by: { $0.createdAt < $1.createdAt })
+            for token in try tx.tokens(app: appID, deviceIds: [deviceId])
             where token.kind == .activity || token.kind == .channelSubscription {
                 guard let activityId = token.activityId, let activity = try tx.activity(app: appID, id: activityId),
                     user == nil || activity.userId == user
@@ -80,8 +80,8 @@ extension ActivityRegistry {
             else { throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId") }
             var invalidated: [String] = []
             if report.state.endsDelivery {
-                invalidated = try tx.tokens(app: appID, deviceIds: [report.deviceId]).filter {
-                    $0.kind == .activity && $0.activityId == activityId && $0.isValid
+                invalidated = try tx.validTokens(app: appID, deviceIds: [report.deviceId]).filter {
+                    $0.kind == .activity && $0.activityId == activityId
                 }.map(\.fingerprint)
                 if !invalidated.isEmpty {
                     try tx.invalidateTokens(
