@@ -15,8 +15,24 @@ public struct DeviceCaller: Sendable, Equatable {
 
 /// Why a device credential is refused: each case is one `401` code of docs/device-api.md.
 public enum DeviceCredentialError: Error, Equatable, Sendable {
-    case malformed, unsigned, algorithm(String), unknownKey, badSignature, wrongAudience
-    case expired(at: Date), notYetValid, tooLong
+    /// Not three base64url parts of JSON, or a required claim (`sub`, `exp`) missing or mistyped.
+    case malformed
+    /// `alg` is `none` or the signature is empty.
+    case unsigned
+    /// `alg` is not ES256 (the value, as sent).
+    case algorithm(String)
+    /// No key of the app has this `kid`.
+    case unknownKey
+    /// The signature does not verify with the key its `kid` names.
+    case badSignature
+    /// `aud` is not an app of this server, or the key that signed it is another app's.
+    case wrongAudience
+    /// `exp` has passed.
+    case expired(at: Date)
+    /// `nbf` or `iat` is in the future (beyond a minute's clock skew).
+    case notYetValid
+    /// `exp` is more than 7 days ahead.
+    case tooLong
 
     /// The contract's code.
     public var code: String {

@@ -4,7 +4,14 @@ import Foundation
 
 /// What a phone saw of its Live Activity or Live Update (`POST /v1/activities/{id}/lifecycle`).
 public enum DeviceLifecycleState: String, Sendable, Hashable, CaseIterable {
-    case active, stale, ended, dismissed
+    /// Shown and current.
+    case active
+    /// Shown, past its stale date.
+    case stale
+    /// Ended, still on the Lock Screen.
+    case ended
+    /// The person swiped it away, or it left the Lock Screen.
+    case dismissed
     /// The phone does not have it any more (reinstalled, or the system dropped it).
     case lost
 
@@ -14,7 +21,9 @@ public enum DeviceLifecycleState: String, Sendable, Hashable, CaseIterable {
 
 /// A phone's lifecycle report for one activity.
 public struct ReportLifecycle: Sendable, Hashable {
+    /// The device reporting (its update tokens are the ones invalidated).
     public var deviceId: String
+    /// What the phone saw.
     public var state: DeviceLifecycleState
     /// The phone's own words, kept in the timeline note.
     public var reason: String?
@@ -27,8 +36,11 @@ public struct ReportLifecycle: Sendable, Hashable {
 
 /// What a lifecycle report did.
 public struct LifecycleReported: Sendable, Equatable {
+    /// The activity reported on.
     public var activityId: String
+    /// The reporting device.
     public var deviceId: String
+    /// The state reported.
     public var state: DeviceLifecycleState
     /// Update tokens of this device for the activity that were invalidated.
     public var tokensInvalidated: Int
@@ -36,11 +48,17 @@ public struct LifecycleReported: Sendable, Equatable {
 
 /// One activity a device holds an update token or channel subscription for, as the server has it.
 public struct DeviceActivity: Sendable, Equatable {
+    /// The activity.
     public var activityId: String
+    /// Its `ActivityAttributes` type.
     public var attributesType: String
+    /// Its state as the server has it.
     public var state: ActivityState
+    /// Its latest version.
     public var version: Int64
+    /// The device's update token or channel subscription for it.
     public var tokenFingerprint: String
+    /// False once the token was invalidated (dismissed, superseded, dead, …).
     public var tokenValid: Bool
 }
 
