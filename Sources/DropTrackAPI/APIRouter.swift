@@ -18,13 +18,16 @@ public protocol DiagnosisSource: Sendable {
     func drops(app: String, activityId: String, deviceFingerprints: Set<String>) -> [JSONValue]
 }
 
-/// The HTTP API: routes, bearer-key authentication, per-key rate limits, request ids, structured
+/// The HTTP API: routes, bearer-key and device-credential authentication, per-key and per-user rate limits, request ids, structured
 /// request logs and metrics. Every refusal is a JSON `{"error": {"code", "message", "field"?}}`
 /// naming what to fix; bad input is always a 4xx.
 public final class APIRouter: HTTPHandler {
     let registry: ActivityRegistry
     let keyring: APIKeyring
     let limiter: RateLimiter
+    /// Device-credential requests, per user of an app.
+    let userLimiter: RateLimiter
+    let deviceCredentials: any DeviceCredentialAuthority
     let events: EventBus
     let metrics: MetricsRegistry
     let logger: Logger
@@ -47,8 +50,13 @@ public final class APIRouter: HTTPHandler {
     public init(
         registry: ActivityRegistry, configuration: ServerConfiguration, events: EventBus, metrics: MetricsRegistry,
         logger: Logger, transport: any PushTransport, clock: any WallClock, extensions: [any RouteExtension] = [],
-        diagnosisSources: [any DiagnosisSource] = [], readiness: @escaping @Sendable () -> Readiness
+        diagnosisSources: [any DiagnosisSource] = [], deviceCredentials: (any DeviceCredentialAuthority)? = nil,
+        readiness: @escaping @Sendable () -> Readiness
     ) {
+        self.deviceCredentials = deviceCredentials ?? NoDeviceCredentials()
+        self.userLimiter = RateLimiter(
+            rate: configuration.requestsPerSecondPerUser, burst: configuration.requestsPerSecondPerUser * 4,
+            clock: clock)
         self.extensions = extensions
         self.diagnosisSources = diagnosisSources
         self.registry = registry
@@ -164,25 +172,19 @@ public final class APIRouter: HTTPHandler {
             response.headers.append((name: "Allow", value: methods.sorted().joined(separator: ", ")))
             return Outcome(reply: .response(response), route: template)
         }
-        guard let caller = keyring.app(forAuthorization: request.headers["authorization"]) else {
-            var response = errorResponse(
-                APIError(
-                    401, "unauthorized",
-                    "send 'Authorization: Bearer <API key>' with a key of your app (droptrack apps add prints one)"))
-            response.headers.append((name: "WWW-Authenticate", value: "Bearer"))
-            return Outcome(reply: .response(response), route: template)
+        let caller: Caller
+        switch authenticate(request) {
+        case .success(let found): caller = found
+        case .failure(let refusal): return Outcome(reply: unauthorized(refusal), route: template)
         }
-        if let wait = limiter.take(caller.keyFingerprint) {
-            var response = errorResponse(
-                APIError(
-                    429, "rate_limited",
-                    "more than \(limiter.rate) requests per second with this key; retry after the Retry-After seconds"))
-            response.headers.append((name: "Retry-After", value: String(max(1, Int(wait.rounded(.up))))))
-            return Outcome(reply: .response(response), route: template, app: caller.app)
-        }
+        if let refusal = rateLimit(caller) { return Outcome(reply: refusal, route: template, app: caller.app) }
         let reply: HTTPReply
         do {
-            reply = try serve(request, template: template, parts: parts, app: caller.app)
+            var scoped = request
+            if case .device(let device) = caller {
+                scoped = try scope(request, template: template, parts: parts, device: device)
+            }
+            reply = try serve(scoped, template: template, parts: parts, caller: caller)
         } catch {
             reply = self.error(error)
         }
@@ -232,6 +234,11 @@ public final class APIRouter: HTTPHandler {
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "end": ("/v1/activities/{id}/end", ["POST"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "diagnosis":
             ("/v1/activities/{id}/diagnosis", ["GET"])
+        case let p where p.count == 4 && p[1] == "activities" && p[3] == "lifecycle":
+            ("/v1/activities/{id}/lifecycle", ["POST"])
+        case let p where p.count == 4 && p[1] == "devices" && p[3] == "activities":
+            ("/v1/devices/{deviceId}/activities", ["GET"])
+        case ["v1", "device-credentials"]: ("/v1/device-credentials", ["POST"])
         case ["v1", "push"]: ("/v1/push", ["POST"])
         case ["v1", "doctor"]: ("/v1/doctor", ["POST"])
         case ["v1", "events"]: ("/v1/events", ["GET"])
@@ -239,12 +246,17 @@ public final class APIRouter: HTTPHandler {
         }
     }
 
-    func serve(_ request: HTTPRequest, template: String, parts: [String], app: String) throws(APIError) -> HTTPReply {
+    func serve(_ request: HTTPRequest, template: String, parts: [String], caller: Caller) throws(APIError)
+        -> HTTPReply
+    {
+        let app = caller.app
         // A path id outside the id rule (a decoded NUL, say) is refused, so it cannot reach another id.
         if template.hasPrefix("/v1/activities/{id}") {
             try domain { () throws(ActivityError) in try Identifier.check(parts[2], field: "id") }
         }
         switch template {
+        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials":
+            return try serveDeviceRoute(request, template: template, parts: parts, caller: caller)
         case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription":
             let kind: TokenKind =
                 switch parts[2] {
@@ -320,8 +332,10 @@ public final class APIRouter: HTTPHandler {
         case "/v1/doctor":
             return json(200, try doctor.examine(app: app, body: try body(request)))
         case "/v1/events":
-            // Streams are limited per key, so the key (already checked) is looked up again here.
-            let key = keyring.app(forAuthorization: request.headers["authorization"])?.keyFingerprint
+            // Streams are limited per key (devices never reach this route).
+            guard case .backend(_, let key) = caller else {
+                throw APIError(403, "device_not_allowed", "use the API key")
+            }
             return eventStream(app: app, key: key, activityFilter: request.query["activityId"])
         default:
             throw APIError(404, "no_route", "no endpoint \(request.path)")

@@ -191,3 +191,34 @@ extension StartActivity {
         return Broadcast(storagePolicy: policy, channelId: channelId, expiration: expiration)
     }
 }
+
+extension ReportLifecycle {
+    /// Reads the body of `POST /v1/activities/{id}/lifecycle`: `{deviceId, state, reason?}`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["deviceId", "state", "reason"])
+        let deviceId = try reader.identifier("deviceId")
+        let name = try reader.string("state", what: "active, stale, ended, dismissed or lost") ?? ""
+        guard let state = DeviceLifecycleState(rawValue: name) else {
+            throw .invalid("state", "'state' must be active, stale, ended, dismissed or lost, not '\(name.prefix(40))'")
+        }
+        self.init(deviceId: deviceId, state: state, reason: try reader.string("reason", required: false))
+    }
+}
+
+/// The body of `POST /v1/device-credentials`: `{userId, ttlSeconds?}`.
+struct MintDeviceCredential {
+    var userId: String
+    var ttlSeconds: Int
+
+    init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["userId", "ttlSeconds"])
+        userId = try reader.identifier("userId")
+        let ttl = try reader.integer("ttlSeconds") ?? 3600
+        guard ttl >= 1, ttl <= deviceCredentialMaximumSeconds else {
+            throw .invalid("ttlSeconds", "'ttlSeconds' must be from 1 to 604800 (7 days), not \(ttl)")
+        }
+        ttlSeconds = Int(ttl)
+    }
+}

@@ -64,3 +64,24 @@ extension ActivityStarted {
         ])
     }
 }
+
+extension LifecycleReported {
+    /// The answer to `POST /v1/activities/{id}/lifecycle`.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "deviceId": .string(deviceId), "state": .string(state.rawValue),
+            "tokensInvalidated": .number(Double(tokensInvalidated)),
+        ])
+    }
+}
+
+extension DeviceActivity {
+    /// One entry of `GET /v1/devices/{deviceId}/activities`.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "attributesType": .string(attributesType),
+            "state": .string(state.rawValue), "version": .number(Double(version)),
+            "tokenFingerprint": .string(tokenFingerprint), "tokenValid": .bool(tokenValid),
+        ])
+    }
+}

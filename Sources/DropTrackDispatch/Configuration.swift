@@ -28,6 +28,31 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
         public init(serviceAccountFile: String) { self.serviceAccountFile = serviceAccountFile }
     }
 
+    /// A key that signs or verifies this app's device credentials (docs/device-api.md): exactly one
+    /// of a public key (the app's backend mints with the private half) or a private key (DropTrack
+    /// mints, and verifies with its public half).
+    public struct DeviceKey: Sendable, Codable, Equatable {
+        /// The JWS `kid` naming this key.
+        public var kid: String
+        /// A P-256 `-----BEGIN PUBLIC KEY-----` PEM file.
+        public var publicKeyFile: String?
+        /// A P-256 PKCS#8 private key file (`droptrack apps device-key rotate` writes one).
+        public var privateKeyFile: String?
+        public init(kid: String, publicKeyFile: String? = nil, privateKeyFile: String? = nil) {
+            self.kid = kid
+            self.publicKeyFile = publicKeyFile
+            self.privateKeyFile = privateKeyFile
+        }
+
+        /// A kid is what a JWS header carries and a file name may hold: 1–64 letters, digits, '-', '_' or '.'.
+        public static func isValidKid(_ kid: String) -> Bool {
+            !kid.isEmpty && kid.utf8.count <= 64 && kid != "." && kid != ".."
+                && kid.unicodeScalars.allSatisfy {
+                    $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0))
+                }
+        }
+    }
+
     /// The app's id, used in API keys and logs.
     public var id: String
     /// The iOS bundle id (the APNs topic is `<bundleId>.push-type.liveactivity`).
@@ -40,15 +65,18 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
     public var schemas: [String: AttributesSchema]?
     /// Priority-10 sends per activity per hour before extra ones go at 5 (default from the server).
     public var priority10PerHour: Int?
+    /// The keys that sign or verify this app's device credentials.
+    public var deviceKeys: [DeviceKey]?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, bundleId, apns, fcm, apiKeyHashes, schemas, priority10PerHour
+        case id, bundleId, apns, fcm, apiKeyHashes, schemas, priority10PerHour, deviceKeys
     }
 
     public init(
         id: String, bundleId: String? = nil, apns: APNs? = nil, fcm: FCM? = nil, apiKeyHashes: [String] = [],
-        schemas: [String: AttributesSchema]? = nil, priority10PerHour: Int? = nil
+        schemas: [String: AttributesSchema]? = nil, priority10PerHour: Int? = nil, deviceKeys: [DeviceKey]? = nil
     ) {
+        self.deviceKeys = deviceKeys
         self.id = id
         self.bundleId = bundleId
         self.apns = apns
@@ -124,6 +152,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var maxBodyBytes: Int
     /// Requests per second per API key, with a burst of twice that.
     public var requestsPerSecondPerKey: Double
+    /// Device-credential requests per second per user (bursts of 4× that, 20 at the default 5); 0 turns it off.
+    public var requestsPerSecondPerUser: Double
     /// Sends in flight at most.
     public var maxInFlight: Int
     /// Outbox rows claimed per round per app (keeps apps fair: a big fan-out cannot starve a small app).
@@ -178,8 +208,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
         tokenRetentionDays: Double = 30, logLevel: String = "info", providerTimeoutSeconds: Double = 10,
         maxConnections: Int = 1000, maxConnectionsPerClient: Int = 64, maxEventStreamsPerKey: Int = 10,
-        maxEventStreams: Int = 200
+        maxEventStreams: Int = 200, requestsPerSecondPerUser: Double = 5
     ) {
+        self.requestsPerSecondPerUser = requestsPerSecondPerUser
         self.maxConnections = maxConnections
         self.maxConnectionsPerClient = maxConnectionsPerClient
         self.maxEventStreamsPerKey = maxEventStreamsPerKey
@@ -248,6 +279,10 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             throw ConfigurationError(
                 key: "timelineRetentionDays", "timelineRetentionDays must be 0 (keep forever) or a number of days")
         }
+        guard requestsPerSecondPerUser >= 0 else {
+            throw ConfigurationError(
+                key: "requestsPerSecondPerUser", "requestsPerSecondPerUser must be 0 (no limit) or a positive rate")
+        }
         guard tokenRetentionDays >= 0 else {
             throw ConfigurationError(
                 key: "tokenRetentionDays", "tokenRetentionDays must be 0 (keep forever) or a number of days")
@@ -273,6 +308,30 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             for hash in app.apiKeyHashes where !hash.hasPrefix("sha256:") {
                 throw ConfigurationError(
                     key: "apps[\(index)].apiKeyHashes", "API keys are stored as sha256:<hex> hashes")
+            }
+            try Self.validateDeviceKeys(app.deviceKeys ?? [], at: "apps[\(index)].deviceKeys")
+        }
+    }
+}
+
+extension ServerConfiguration {
+    /// Each kid once, each entry exactly one key file.
+    static func validateDeviceKeys(_ keys: [AppConfiguration.DeviceKey], at path: String) throws(ConfigurationError) {
+        var kids = Set<String>()
+        for (index, key) in keys.enumerated() {
+            let field = "\(path)[\(index)]"
+            guard AppConfiguration.DeviceKey.isValidKid(key.kid) else {
+                throw ConfigurationError(
+                    key: "\(field).kid", "\(field).kid must be 1-64 letters, digits, '-', '_' or '.'")
+            }
+            guard kids.insert(key.kid).inserted else {
+                throw ConfigurationError(
+                    key: "\(field).kid",
+                    "\(field).kid '\(key.kid)' appears twice; remove one (droptrack apps device-key remove)")
+            }
+            guard (key.publicKeyFile == nil) != (key.privateKeyFile == nil) else {
+                throw ConfigurationError(
+                    key: field, "\(field) must name exactly one of publicKeyFile or privateKeyFile")
             }
         }
     }
@@ -316,6 +375,7 @@ extension ServerConfiguration {
         case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds,
             providerTimeoutSeconds, timelineRetentionDays, tokenRetentionDays, logLevel
         case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
+        case requestsPerSecondPerUser
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -362,6 +422,8 @@ extension ServerConfiguration {
                 ?? defaults.maxConnectionsPerClient,
             maxEventStreamsPerKey: try c.decodeIfPresent(Int.self, forKey: .maxEventStreamsPerKey)
                 ?? defaults.maxEventStreamsPerKey,
-            maxEventStreams: try c.decodeIfPresent(Int.self, forKey: .maxEventStreams) ?? defaults.maxEventStreams)
+            maxEventStreams: try c.decodeIfPresent(Int.self, forKey: .maxEventStreams) ?? defaults.maxEventStreams,
+            requestsPerSecondPerUser: try c.decodeIfPresent(Double.self, forKey: .requestsPerSecondPerUser)
+                ?? defaults.requestsPerSecondPerUser)
     }
 }

@@ -25,6 +25,10 @@ extension ServerConfiguration {
             "requestsPerSecondPerKey", "DROPTRACK_REQUESTS_PER_SECOND_PER_KEY",
             "API rate per key, burst twice that (default 200)"
         ),
+        (
+            "requestsPerSecondPerUser", "DROPTRACK_REQUESTS_PER_SECOND_PER_USER",
+            "device-credential requests per second per user, bursts of 4× that (default 5, bursts of 20; 0 turns it off)"
+        ),
         ("maxInFlight", "DROPTRACK_MAX_IN_FLIGHT", "sends in flight at most (default 2000)"),
         ("claimBatch", "DROPTRACK_CLAIM_BATCH", "outbox rows claimed per app per round (default 500)"),
         ("leaseSeconds", "DROPTRACK_LEASE_SECONDS", "claim lease; a dead worker's rows return after it (default 60)"),
@@ -77,7 +81,7 @@ extension ServerConfiguration {
         ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
         (
             "apps", "-",
-            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas"
+            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas, deviceKeys [{kid, publicKeyFile or privateKeyFile}] (see docs/device-api.md)"
         ),
     ]
 
@@ -116,6 +120,9 @@ extension ServerConfiguration {
         if let value = try number("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = Int(value) }
         if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_KEY") {
             configuration.requestsPerSecondPerKey = value
+        }
+        if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_USER") {
+            configuration.requestsPerSecondPerUser = value
         }
         if let value = try number("DROPTRACK_MAX_IN_FLIGHT") { configuration.maxInFlight = Int(value) }
         if let value = try number("DROPTRACK_CLAIM_BATCH") { configuration.claimBatch = Int(value) }

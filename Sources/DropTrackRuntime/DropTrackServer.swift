@@ -87,6 +87,7 @@ public final class DropTrackServer: Sendable {
         let router = APIRouter(
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
             transport: transport, clock: clock, extensions: extensions, diagnosisSources: diagnosisSources,
+            deviceCredentials: try ES256DeviceCredentials(apps: configuration.apps, clock: clock),
             readiness: {
                 guard lifecycle.phase.withLock({ $0 }) == .running else { return .notReady("shutting down") }
                 do {

@@ -2,10 +2,14 @@ import Foundation
 
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
-    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, TokensImportCommand.self, PushAPNsCommand.self,
+    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, DeviceKeyAddCommand.self,
+    DeviceKeyRemoveCommand.self, DeviceKeyRotateCommand.self, TokensImportCommand.self, PushAPNsCommand.self,
     PushFCMCommand.self, DoctorCommand.self, EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
     BenchFCMCommand.self, BenchBroadcastCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
 ]
+
+/// Wide enough for the longest command words (`apps device-key rotate`), so none is cut short.
+let commandColumn = max(16, (commands.map { $0.path.joined(separator: " ").count }.max() ?? 0) + 2)
 
 let overview = """
     droptrack: keeps iOS Live Activities and Android Live Updates current while the app is closed.
@@ -13,7 +17,7 @@ let overview = """
     USAGE: droptrack <command> [options]     droptrack <command> --help     droptrack --version
 
     COMMANDS:
-    \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: 16, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
+    \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
     """
 
 let argv = Array(CommandLine.arguments.dropFirst())

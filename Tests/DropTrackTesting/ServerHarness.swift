@@ -21,6 +21,9 @@ package final class ServerHarness: Sendable {
     package let server: DropTrackServer
     package let logs = InMemoryLogHandler()
     package let clock: any WallClock
+    /// With `deviceKeys`: the backends' device-credential keys by app (kid `<app>-backend`, public half
+    /// registered); app1 also has a DropTrack-held signing key, kid `dt-app1`.
+    package let deviceKeys: [String: PrivateKey]
     package var store: any DeliveryStore { server.store }
     package var registry: ActivityRegistry { server.registry }
     package var dispatcher: Dispatcher { server.dispatcher }
@@ -30,7 +33,8 @@ package final class ServerHarness: Sendable {
 
     package init(
         engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
-        eventStreams: EventStreamLimits? = nil, tweak: (inout ServerConfiguration) -> Void = { _ in }
+        eventStreams: EventStreamLimits? = nil, deviceKeys withDeviceKeys: Bool = false,
+        tweak: (inout ServerConfiguration) -> Void = { _ in }
     )
         throws
     {
@@ -42,6 +46,21 @@ package final class ServerHarness: Sendable {
         try apns.key.pkcs8PEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
         let accountFile = directory + "/service-account.json"
         try Data(fcm.accountJSON).write(to: URL(fileURLWithPath: accountFile))
+        var deviceKeys: [String: PrivateKey] = [:]
+        var deviceKeyEntries: [String: [AppConfiguration.DeviceKey]] = [:]
+        if withDeviceKeys {
+            for id in ["app1", "app2"] {
+                let key = try PrivateKey.generate(.es256)
+                let file = directory + "/\(id)-backend.pem"
+                try key.publicKeyPEM.write(toFile: file, atomically: true, encoding: .utf8)
+                deviceKeys[id] = key
+                deviceKeyEntries[id] = [.init(kid: "\(id)-backend", publicKeyFile: file)]
+            }
+            let signing = directory + "/app1-device-dt-app1.p8"
+            try PrivateKey.generate(.es256).pkcs8PEM.write(toFile: signing, atomically: true, encoding: .utf8)
+            deviceKeyEntries["app1", default: []].append(.init(kid: "dt-app1", privateKeyFile: signing))
+        }
+        self.deviceKeys = deviceKeys
         func app(_ id: String) -> AppConfiguration {
             AppConfiguration(
                 id: id, bundleId: APNsHarness.bundleID,
@@ -58,7 +77,7 @@ package final class ServerHarness: Sendable {
                     "TimerAttributes": AttributesSchema(
                         contentState: ["label": .init(type: "string")], output: "expo-widgets",
                         widgetName: "TimerWidget"),
-                ])
+                ], deviceKeys: deviceKeyEntries[id])
         }
         var configuration = ServerConfiguration(
             listen: "127.0.0.1:0", store: "memory", apps: [app("app1"), app("app2")],

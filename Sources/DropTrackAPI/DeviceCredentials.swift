@@ -1,0 +1,85 @@
+import DropTrackCore
+import Foundation
+
+/// Who a valid device credential speaks for: one user of one app.
+public struct DeviceCaller: Sendable, Equatable {
+    /// The app (the credential's `aud`).
+    public var app: String
+    /// The user (the credential's `sub`).
+    public var userId: String
+    public init(app: String, userId: String) {
+        self.app = app
+        self.userId = userId
+    }
+}
+
+/// Why a device credential is refused: each case is one `401` code of docs/device-api.md.
+public enum DeviceCredentialError: Error, Equatable, Sendable {
+    /// Not three base64url parts of JSON, or a required claim (`sub`, `exp`) missing or mistyped.
+    case malformed
+    /// `alg` is `none` or the signature is empty.
+    case unsigned
+    /// `alg` is not ES256 (the value, as sent).
+    case algorithm(String)
+    /// No key of the app has this `kid`.
+    case unknownKey
+    /// The signature does not verify with the key its `kid` names.
+    case badSignature
+    /// `aud` is not an app of this server, or the key that signed it is another app's.
+    case wrongAudience
+    /// `exp` has passed.
+    case expired(at: Date)
+    /// `nbf` or `iat` is in the future (beyond a minute's clock skew).
+    case notYetValid
+    /// `exp` is more than 7 days ahead.
+    case tooLong
+
+    /// The contract's code.
+    public var code: String {
+        switch self {
+        case .malformed: "credential_malformed"
+        case .unsigned: "credential_unsigned"
+        case .algorithm: "credential_algorithm"
+        case .unknownKey: "credential_unknown_key"
+        case .badSignature: "credential_bad_signature"
+        case .wrongAudience: "credential_wrong_audience"
+        case .expired: "credential_expired"
+        case .notYetValid: "credential_not_yet_valid"
+        case .tooLong: "credential_too_long"
+        }
+    }
+
+    /// What is wrong and how to fix it; never the credential itself.
+    public var message: String {
+        switch self {
+        case .malformed:
+            "the credential is not a JWT (three base64url parts of JSON); send the device credential your backend got"
+        case .unsigned: "the credential is unsigned (alg none or an empty signature); sign it with ES256"
+        case .algorithm(let alg):
+            "the credential is signed with '\(alg.prefix(20))'; only ES256 (P-256) is accepted"
+        case .unknownKey:
+            "no device key of the app has this kid; register it with 'droptrack apps device-key add' or fix the kid"
+        case .badSignature:
+            "the credential's signature does not verify with the key its kid names; sign with that key's private half"
+        case .wrongAudience: "the credential's aud is not an app of this server; set aud to your DropTrack app id"
+        case .expired(let at):
+            "the credential expired at \(ISO8601DateFormatter().string(from: at)); get a fresh one from your backend"
+        case .notYetValid:
+            "the credential's nbf or iat is in the future; check the minting server's clock"
+        case .tooLong: "the credential is valid for more than 7 days; mint it with exp at most 7 days ahead"
+        }
+    }
+}
+
+/// Verifies and mints device credentials. The router knows only this protocol, so the API does not
+/// depend on the crypto; the runtime gives it the ES256 implementation.
+public protocol DeviceCredentialAuthority: Sendable {
+    /// The caller a credential speaks for, or why it is refused.
+    func verify(_ credential: String) throws(DeviceCredentialError) -> DeviceCaller
+    /// A new credential for `userId` of `app` valid `ttl` seconds, with its expiry; nil when the app
+    /// has no DropTrack-held signing key.
+    func mint(app: String, userId: String, ttl: Int) throws -> (credential: String, expiresAt: Int64)?
+}
+
+/// Longest validity of a device credential, by the contract.
+public let deviceCredentialMaximumSeconds: Int64 = 7 * 24 * 3600
