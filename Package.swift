@@ -194,8 +194,8 @@ let package = Package(
         .testTarget(
             name: "LiveTests",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackLive", "DropTrackEmulators", "DropTrackTesting",
-                lookAlike("ActivityKitShim"),
+                "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
+                "DropTrackTesting", lookAlike("ActivityKitShim"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -14,8 +14,8 @@ public enum APNsEnvironment: String, Sendable, Codable, Equatable {
         return fromProvisioningProfile(data)
     }
 
-    /// Reads `aps-environment` out of a provisioning profile (a signed plist; the plist is plain text inside).
-    static func fromProvisioningProfile(_ data: Data) -> APNsEnvironment {
+    /// Reads `aps-environment` out of a provisioning profile (a signed plist whose XML is plain text inside).
+    public static func fromProvisioningProfile(_ data: Data) -> APNsEnvironment {
         let text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: " ", with: "")
             .replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\t", with: "")
         return text.contains("<key>aps-environment</key><string>development</string>") ? .sandbox : .production
