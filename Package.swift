@@ -56,7 +56,9 @@ let package = Package(
         // The app's half of the loop, shipped inside iOS apps: registers ActivityKit's tokens and device facts
         // with the server, reports lifecycle changes and reconciles, behind the `LiveActivityHost` (ActivityKit)
         // and `DropTrackDeviceAPI` (the device routes) seams. The contract only: no server target.
-        .target(name: "DropTrackLive", dependencies: ["DropTrackContract", lookAlike("ActivityKitShim")], swiftSettings: strict),
+        .target(
+            name: "DropTrackLive", dependencies: ["DropTrackContract", lookAlike("ActivityKitShim")],
+            swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
         .target(name: "DropTrackCore", swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
@@ -129,7 +131,8 @@ let package = Package(
         .target(
             name: "DropTrackEmulators",
             dependencies: [
-                "DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackLive",
+                "DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore",
+                "DropTrackLive",
             ],
             swiftSettings: strict),
         // The CLI: wires the layers together.

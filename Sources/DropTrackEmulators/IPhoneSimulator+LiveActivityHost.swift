@@ -110,7 +110,8 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
     /// Subscribes to the phone's changes now (so nothing between the snapshot and the first change is
     /// missed), then runs `body` in a task cancelled with the stream.
     private func stream<Element: Sendable>(
-        _ body: @escaping @Sendable (AsyncStream<IPhoneSimulator.Change>, AsyncStream<Element>.Continuation) async ->
+        _ body:
+            @escaping @Sendable (AsyncStream<IPhoneSimulator.Change>, AsyncStream<Element>.Continuation) async ->
             Void
     ) -> AsyncStream<Element> {
         let changes = phone.changes()

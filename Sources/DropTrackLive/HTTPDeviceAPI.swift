@@ -101,7 +101,8 @@ public actor HTTPDeviceAPI: DropTrackDeviceAPI {
 
     /// One request; a non-2xx answer becomes the server's error.
     private func send(_ method: String, _ path: String, _ body: [String: Any]?) async throws(DeviceAPIError) -> Data {
-        let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        let base =
+            baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         guard let url = URL(string: base + "/" + path) else {
             throw DeviceAPIError(status: nil, code: "bad_url", message: "cannot make a URL of \(path)")
         }

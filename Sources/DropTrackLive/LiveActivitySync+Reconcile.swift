@@ -24,7 +24,8 @@ extension LiveActivitySync {
             return outcome
         }
         let running = await host.runningActivities()
-        let serverByID = Dictionary(serverActivities.map { ($0.activityId, $0) }, uniquingKeysWith: { first, _ in first })
+        let serverByID = Dictionary(
+            serverActivities.map { ($0.activityId, $0) }, uniquingKeysWith: { first, _ in first })
         for activity in running where activity.phase == .active || activity.phase == .stale {
             guard let serverID = activity.serverActivityID, serverByID[serverID]?.isOver == true else { continue }
             endedForServer.insert(serverID)

@@ -160,7 +160,7 @@ public actor LiveActivitySync {
             do throws(DeviceAPIError) {
                 try await call(work.description) { () async throws(DeviceAPIError) in try await self.send(work) }
                 return true
-            } catch where error.remedy == .retryLater {
+            } catch let error where error.remedy == .retryLater {
                 let delay = configuration.retry.delay(
                     attempt: attempt, jitter: configuration.jitter(), retryAfter: error.retryAfter)
                 emit(.retrying(work: work.description, attempt: attempt + 1, delay: delay, error: error))
@@ -168,7 +168,9 @@ public actor LiveActivitySync {
                 do { try await configuration.sleep(delay) } catch { return false }
             } catch {
                 let description = work.description
-                emit(error.isMissingRoute ? .serverLacksRoute(work: description) : .gaveUp(work: description, error: error))
+                emit(
+                    error.isMissingRoute
+                        ? .serverLacksRoute(work: description) : .gaveUp(work: description, error: error))
                 if case .report(let report) = work { await forget(report, sent: false) }
                 return true
             }
@@ -182,13 +184,13 @@ public actor LiveActivitySync {
     ) async throws(DeviceAPIError) -> Answer {
         do throws(DeviceAPIError) {
             return try await operation()
-        } catch where error.remedy == .refreshCredential {
+        } catch let error where error.remedy == .refreshCredential {
             await api.invalidateCredential()
             emit(.refreshedCredential(work: what))
             let retried: Answer
             do throws(DeviceAPIError) {
                 retried = try await operation()
-            } catch where error.remedy == .refreshCredential {
+            } catch let error where error.remedy == .refreshCredential {
                 // A fresh credential refused too: the backend's problem, which retrying here cannot fix.
                 throw DeviceAPIError(
                     status: error.status, code: error.code, message: error.message + " (after a fresh credential)")

@@ -16,7 +16,8 @@ final class InMemoryHost: LiveActivityHost {
         var pushToStart: [PushToStartToken] = []
         var activities: [LiveActivitySnapshot] = []
         var tokens: [String: Data] = [:]
-        var facts = DeviceFacts(areActivitiesEnabled: true, frequentPushesEnabled: false, osVersion: "18.1", appBuild: "7")
+        var facts = DeviceFacts(
+            areActivitiesEnabled: true, frequentPushesEnabled: false, osVersion: "18.1", appBuild: "7")
         var endedLocally: [String] = []
     }
 

@@ -70,10 +70,13 @@ struct LedgerAndPiecesTests {
     func placeholder() {
         typealias Placeholder = PlaceholderStart<DeliveryAttributes>
         #expect(!Placeholder().isEnabled)
-        #expect(!Placeholder.shouldStart(isEnabled: false, osLacksPushToStart: true, serverActivityID: "o", running: []))
+        #expect(
+            !Placeholder.shouldStart(isEnabled: false, osLacksPushToStart: true, serverActivityID: "o", running: []))
         #expect(Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: true, serverActivityID: "o", running: []))
-        #expect(!Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: false, serverActivityID: "o", running: []))
-        #expect(!Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: true, serverActivityID: "o", running: ["o"]))
+        #expect(
+            !Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: false, serverActivityID: "o", running: []))
+        #expect(
+            !Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: true, serverActivityID: "o", running: ["o"]))
     }
 
     @Test("the bridge starts, updates with a timestamp and ends an activity through ActivityKit")

@@ -86,7 +86,10 @@ struct LifecycleAndReconcileTests {
         let rig = SyncRig()
         rig.host.start(localID: "local-1", serverID: nil, token: token(2))
         await rig.sync.start()
-        #expect(await waitFor { await rig.sync.history.contains(.unidentified(localID: "local-1", attributesType: "DeliveryAttributes")) })
+        #expect(
+            await waitFor {
+                await rig.sync.history.contains(.unidentified(localID: "local-1", attributesType: "DeliveryAttributes"))
+            })
         #expect(await rig.api.registrations.isEmpty)
     }
 }

@@ -52,14 +52,16 @@ struct LiveActivitySyncTests {
         let facts = await rig.host.deviceFacts()
         #expect(
             await rig.api.registrations == [
-                .pushToStart(type: "DeliveryAttributes", token: .init(token: token(1)), environment: .sandbox, facts: facts),
+                .pushToStart(
+                    type: "DeliveryAttributes", token: .init(token: token(1)), environment: .sandbox, facts: facts),
                 .activityToken(activityID: "order-1", token: .init(token: token(2, count: 80)), facts: facts),
             ])
         let saved = try await rig.ledger.load()
         #expect(saved.registrations["activity:order-1"]?.token == TokenFingerprint(token: token(2, count: 80)))
     }
 
-    @Test("while the server is down the work waits with exponential backoff (1, 2, 4, 8, 8 s at full jitter), then lands")
+    @Test(
+        "while the server is down the work waits with exponential backoff (1, 2, 4, 8, 8 s at full jitter), then lands")
     func backoffSchedule() async throws {
         let rig = SyncRig()
         await rig.api.fail(.unavailable, .unavailable, .unavailable, .unavailable, .unavailable)
@@ -88,7 +90,9 @@ struct LiveActivitySyncTests {
         await rig.sync.stop()
         let second = rig.relaunched()
         await second.start()
-        #expect(await waitFor { await second.history.filter { if case .unchanged = $0 { true } else { false } }.count == 2 })
+        #expect(
+            await waitFor { await second.history.filter { if case .unchanged = $0 { true } else { false } }.count == 2 }
+        )
         #expect(await rig.api.registrations.count == 2)
     }
 
@@ -100,8 +104,12 @@ struct LiveActivitySyncTests {
         #expect(await waitFor { await rig.api.registrations.count == 1 })
         rig.host.rotate(localID: "local-1", to: token(3))
         #expect(await waitFor { await rig.api.registrations.count == 2 })
-        #expect(await rig.api.registrations.last == .activityToken(activityID: "order-1", token: .init(token: token(3)), facts: await rig.host.deviceFacts()))
-        #expect(try await rig.ledger.load().registrations["activity:order-1"]?.token == TokenFingerprint(token: token(3)))
+        #expect(
+            await rig.api.registrations.last
+                == .activityToken(
+                    activityID: "order-1", token: .init(token: token(3)), facts: await rig.host.deviceFacts()))
+        #expect(
+            try await rig.ledger.load().registrations["activity:order-1"]?.token == TokenFingerprint(token: token(3)))
     }
 
     @Test("changed facts (Live Activities switched off) register every token again; unchanged facts send nothing")
@@ -117,12 +125,13 @@ struct LiveActivitySyncTests {
         rig.host.setFacts { $0.areActivitiesEnabled = false }
         await rig.sync.refreshFacts()
         #expect(await waitFor { await rig.api.registrations.count == 4 })
-        #expect(await rig.api.registrations.suffix(2).allSatisfy { call in
-            switch call {
-            case .pushToStart(_, _, _, let facts), .activityToken(_, _, let facts): !facts.areActivitiesEnabled
-            default: false
-            }
-        })
+        #expect(
+            await rig.api.registrations.suffix(2).allSatisfy { call in
+                switch call {
+                case .pushToStart(_, _, _, let facts), .activityToken(_, _, let facts): !facts.areActivitiesEnabled
+                default: false
+                }
+            })
     }
 
     @Test("a 401 asks for a fresh credential once and succeeds with it")
@@ -145,7 +154,9 @@ struct LiveActivitySyncTests {
         #expect(await rig.settled())
         #expect(await rig.api.credentialRefreshes == 1)
         #expect(await rig.api.registrations.isEmpty)
-        let gaveUp = await rig.sync.history.contains { if case .gaveUp(_, let error) = $0 { error.status == 401 } else { false } }
+        let gaveUp = await rig.sync.history.contains {
+            if case .gaveUp(_, let error) = $0 { error.status == 401 } else { false }
+        }
         #expect(gaveUp)
         #expect(rig.sleeps.all.isEmpty)
     }

@@ -7,7 +7,8 @@ import Testing
 
 @Suite("DropTrackLive against the whole server, with the simulated iPhone as ActivityKit", .serialized)
 struct LiveServerTests {
-    @Test("push-to-start token registered; a start push-starts the phone; its update token is registered; updates arrive")
+    @Test(
+        "push-to-start token registered; a start push-starts the phone; its update token is registered; updates arrive")
     func pushToStartThenUpdates() async throws {
         let loop = LiveLoop()
         defer { loop.stop() }
