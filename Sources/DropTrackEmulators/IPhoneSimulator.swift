@@ -93,7 +93,9 @@ public struct IPhoneDrop: Sendable, Equatable, Codable {
 /// than the one applied, undecodable content-state, oversize pushes and priority-10 updates over the
 /// budget are dropped with a reason; `stale-date`, dismissal policies and the 8-hour limit apply.
 /// The app's local updates join the same timestamp order (DT-081).
-/// The app's part (registering tokens with the server) is the `onToken` callback.
+/// The app's part (registering tokens with the server) is the `onToken` callback, or `DropTrackLive`
+/// itself: `changes()` streams tokens and phase changes as ActivityKit announces them, and
+/// `liveActivityHost()` (IPhoneSimulator+LiveActivityHost.swift) makes the phone a `LiveActivityHost`.
 public final class IPhoneSimulator: Sendable {
     /// iOS ends an activity after 8 hours.
     public static let maximumActiveSeconds: TimeInterval = 8 * 3600
