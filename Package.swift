@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "droptrack", targets: ["droptrack"]),
         .library(name: "DropTrackContract", targets: ["DropTrackContract"]),
         .library(name: "DropTrackWidgets", targets: ["DropTrackWidgets"]),
+        .library(name: "DropTrackLive", targets: ["DropTrackLive"]),
     ],
     targets: [
         // C libraries from Debian, one system-library target each, each imported by exactly one Swift target.
@@ -51,6 +52,12 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
             ],
+            swiftSettings: strict),
+        // The app's half of the loop, shipped inside iOS apps: registers ActivityKit's tokens and device facts
+        // with the server, reports lifecycle changes and reconciles, behind the `LiveActivityHost` (ActivityKit)
+        // and `DropTrackDeviceAPI` (the device routes) seams. The contract only: no server target.
+        .target(
+            name: "DropTrackLive", dependencies: ["DropTrackContract", lookAlike("ActivityKitShim")],
             swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
         .target(name: "DropTrackCore", swiftSettings: strict),
@@ -120,10 +127,13 @@ let package = Package(
                 .embedInCode("Dashboard/dashboard.js"),
             ],
             swiftSettings: strict),
-        // Local APNs and FCM emulators and device simulators.
+        // Local APNs and FCM emulators and device simulators; the simulated iPhone plays ActivityKit for DropTrackLive.
         .target(
             name: "DropTrackEmulators",
-            dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore"],
+            dependencies: [
+                "DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore",
+                "DropTrackLive",
+            ],
             swiftSettings: strict),
         // The CLI: wires the layers together.
         .executableTarget(
@@ -182,6 +192,14 @@ let package = Package(
         .testTarget(
             name: "EmulatorTests",
             dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackEmulators", "DropTrackTesting"],
+            swiftSettings: strict),
+        // DropTrackLive: unit suites over in-memory seams, and suites against the whole server with the simulated iPhone.
+        .testTarget(
+            name: "LiveTests",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
+                "DropTrackTesting", lookAlike("ActivityKitShim"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

@@ -93,7 +93,9 @@ public struct IPhoneDrop: Sendable, Equatable, Codable {
 /// than the one applied, undecodable content-state, oversize pushes and priority-10 updates over the
 /// budget are dropped with a reason; `stale-date`, dismissal policies and the 8-hour limit apply.
 /// The app's local updates join the same timestamp order (DT-081).
-/// The app's part (registering tokens with the server) is the `onToken` callback.
+/// The app's part (registering tokens with the server) is the `onToken` callback, or `DropTrackLive`
+/// itself: `changes()` streams tokens and phase changes as ActivityKit announces them, and
+/// `liveActivityHost()` (IPhoneSimulator+LiveActivityHost.swift) makes the phone a `LiveActivityHost`.
 public final class IPhoneSimulator: Sendable {
     /// iOS ends an activity after 8 hours.
     public static let maximumActiveSeconds: TimeInterval = 8 * 3600
@@ -117,11 +119,20 @@ public final class IPhoneSimulator: Sendable {
         var nextActivity = 1
     }
 
+    /// What ActivityKit tells an app observing the phone (the `LiveActivityHost` conformance).
+    public enum Change: Sendable, Equatable {
+        /// A token issued: push-to-start, a new activity's, or a rotation.
+        case token(TokenEvent)
+        /// An activity's phase changed (`active`, `stale`, `ended`, `dismissed`).
+        case phase(activityID: String, phase: String)
+    }
+
     /// The device id it registers with.
     public let deviceID: String
     private let clock: any WallClock
     private let state: Mutex<State>
     private let onToken: @Sendable (TokenEvent) -> Void
+    private let watchers = Mutex<[UUID: AsyncStream<Change>.Continuation]>([:])
 
     /// A phone with a push-to-start token for each of `attributesTypes`, reported through `onToken`.
     public init(
@@ -135,6 +146,66 @@ public final class IPhoneSimulator: Sendable {
         for type in attributesTypes { initial.pushToStartTokens[type] = Self.newToken(bytes: 32) }
         state = Mutex(initial)
     }
+
+    /// Every change from now on, for as long as the stream is kept.
+    public func changes() -> AsyncStream<Change> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Change.self)
+        let key = UUID()
+        watchers.withLock { $0[key] = continuation }
+        continuation.onTermination = { [weak self] _ in _ = self?.watchers.withLock { $0.removeValue(forKey: key) } }
+        return stream
+    }
+
+    /// ActivityKit issued a token: the `onToken` callback and the `changes()` streams hear of it.
+    private func issue(_ event: TokenEvent) {
+        onToken(event)
+        publish(.token(event))
+    }
+
+    private func publish(_ change: Change) {
+        for continuation in watchers.withLock({ Array($0.values) }) { continuation.yield(change) }
+    }
+
+    /// Runs `body` and returns, besides its result, the phases it changed.
+    private static func phaseChanges<Result>(
+        _ state: inout State, now: Date, _ body: (inout State) -> Result
+    ) -> (Result, [Change]) {
+        let before = state.activities.mapValues { $0.phase(at: now) }
+        let result = body(&state)
+        let changes = state.order.compactMap { id -> Change? in
+            guard let phase = state.activities[id]?.phase(at: now), before[id] != nil, before[id] != phase else {
+                return nil
+            }
+            return .phase(activityID: id, phase: phase)
+        }
+        return (result, changes)
+    }
+
+    /// The app ends an activity at once (`Activity.end(_:dismissalPolicy: .immediate)`).
+    public func endLocally(activityID: String) { dismiss(activityID: activityID) }
+
+    /// The person swipes the activity away (or the app ends it at once): it is dismissed, and
+    /// ActivityKit says so to the app.
+    public func dismiss(activityID: String) {
+        let now = clock.now()
+        let changes = state.withLock { state in
+            Self.phaseChanges(&state, now: now) { state in
+                guard var activity = state.activities[activityID], activity.phase(at: now) != "dismissed" else {
+                    return
+                }
+                activity.endedAt = activity.endedAt ?? now
+                activity.dismissAt = now
+                state.activities[activityID] = activity
+            }.1
+        }
+        for change in changes { publish(change) }
+    }
+
+    /// The phone's clock, by which activities go stale, end and leave the Lock Screen.
+    public var now: Date { clock.now() }
+
+    /// The push-to-start token of each attributes type.
+    public var pushToStartTokensByType: [String: String] { state.withLock { $0.pushToStartTokens } }
 
     /// Reports the push-to-start tokens, as the app does at launch.
     public func registerPushToStartTokens() {
@@ -199,27 +270,30 @@ public final class IPhoneSimulator: Sendable {
                 activityID: activityID, attributesType: activity.attributesType, attributes: activity.attributes,
                 token: activity.updateToken)
         }
-        if let event { onToken(event) }
+        if let event { issue(event) }
     }
 
     /// One push APNs delivered to `token`.
     public func receive(token: String, payload: [UInt8], priority: Int) {
         let now = clock.now()
         let token = token.lowercased()
-        let issued: TokenEvent? = state.withLock { state in
+        let (issued, phases): (TokenEvent?, [Change]) = state.withLock { state in
             state.received += 1
-            switch Self.apply(&state, token: token, payload: payload, priority: priority, now: now) {
-            case .applied: return nil
-            case .issued(let event): return event
-            case .dropped(let event, let activity, let trap, let reason):
-                state.drops.append(
-                    IPhoneDrop(
-                        at: now, token: Fingerprint(of: token).value, event: event, activityId: activity, trap: trap,
-                        reason: reason))
-                return nil
+            return Self.phaseChanges(&state, now: now) { state in
+                switch Self.apply(&state, token: token, payload: payload, priority: priority, now: now) {
+                case .applied: return nil
+                case .issued(let event): return event
+                case .dropped(let event, let activity, let trap, let reason):
+                    state.drops.append(
+                        IPhoneDrop(
+                            at: now, token: Fingerprint(of: token).value, event: event, activityId: activity,
+                            trap: trap, reason: reason))
+                    return nil
+                }
             }
         }
-        if let issued { onToken(issued) }
+        if let issued { issue(issued) }
+        for change in phases { publish(change) }
     }
 
     /// The app starts an activity itself (`Activity.request`), listening on `channelID` (iOS 18
@@ -243,7 +317,7 @@ public final class IPhoneSimulator: Sendable {
                 ? .activity(activityID: id, attributesType: attributesType, attributes: attributes, token: token) : nil
             return (id, event)
         }
-        if let event { onToken(event) }
+        if let event { issue(event) }
         return id
     }
 
@@ -292,30 +366,39 @@ public final class IPhoneSimulator: Sendable {
     /// One broadcast APNs delivered on `channelID`: it reaches every activity started on that channel.
     public func receiveBroadcast(channelID: String, payload: [UInt8], priority: Int) {
         let now = clock.now()
-        state.withLock { state in
-            let ids = state.order.filter { state.activities[$0]?.channelID == channelID }
-            guard !ids.isEmpty else { return }
-            state.received += 1
-            guard payload.count <= APNsLimits.broadcastPayloadBytes,
-                let document = try? JSONValue.parse(bytes: payload), let aps = document["aps"]?.objectValue
-            else {
+        let changes = state.withLock { state in
+            Self.phaseChanges(&state, now: now) { state -> Void in
+                Self.applyBroadcast(&state, channelID: channelID, payload: payload, priority: priority, now: now)
+            }.1
+        }
+        for change in changes { publish(change) }
+    }
+
+    private static func applyBroadcast(
+        _ state: inout State, channelID: String, payload: [UInt8], priority: Int, now: Date
+    ) {
+        let ids = state.order.filter { state.activities[$0]?.channelID == channelID }
+        guard !ids.isEmpty else { return }
+        state.received += 1
+        guard payload.count <= APNsLimits.broadcastPayloadBytes,
+            let document = try? JSONValue.parse(bytes: payload), let aps = document["aps"]?.objectValue
+        else {
+            state.drops.append(
+                IPhoneDrop(
+                    at: now, token: "channel:\(channelID)", event: "-", activityId: nil, trap: "DT-024",
+                    reason: "the broadcast is not a JSON 'aps' payload within 5120 bytes"))
+            return
+        }
+        let event = aps["event"]?.stringValue ?? "-"
+        let timestamp = aps["timestamp"]?.numberValue.map { Int64($0) }
+        for id in ids {
+            if case .dropped(let event, let activity, let trap, let reason) = Self.update(
+                &state, id: id, aps: aps, event: event, timestamp: timestamp, priority: priority, now: now)
+            {
                 state.drops.append(
                     IPhoneDrop(
-                        at: now, token: "channel:\(channelID)", event: "-", activityId: nil, trap: "DT-024",
-                        reason: "the broadcast is not a JSON 'aps' payload within 5120 bytes"))
-                return
-            }
-            let event = aps["event"]?.stringValue ?? "-"
-            let timestamp = aps["timestamp"]?.numberValue.map { Int64($0) }
-            for id in ids {
-                if case .dropped(let event, let activity, let trap, let reason) = Self.update(
-                    &state, id: id, aps: aps, event: event, timestamp: timestamp, priority: priority, now: now)
-                {
-                    state.drops.append(
-                        IPhoneDrop(
-                            at: now, token: "channel:\(channelID)", event: event, activityId: activity, trap: trap,
-                            reason: reason))
-                }
+                        at: now, token: "channel:\(channelID)", event: event, activityId: activity, trap: trap,
+                        reason: reason))
             }
         }
     }

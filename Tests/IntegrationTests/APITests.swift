@@ -10,44 +10,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// One API answer.
-struct APIAnswer {
-    var status: Int
-    var headers: [String: String]
-    var body: JSONValue
-    var text: String
-    var errorCode: String? { body["error"]?["code"]?.stringValue }
-    var errorField: String? { body["error"]?["field"]?.stringValue }
-}
-
-extension ServerHarness {
-    /// One request over a fresh HTTP/1.1 connection. `key` nil sends no Authorization header.
-    func call(
-        _ method: String, _ path: String, _ body: String? = nil, key: String? = "key-app1",
-        headers: [String: String] = [:]
-    ) throws -> APIAnswer {
-        try call(method, path, raw: body.map { Array($0.utf8) }, key: key, headers: headers)
-    }
-
-    func call(
-        _ method: String, _ path: String, raw: [UInt8]?, key: String? = "key-app1", headers: [String: String] = [:]
-    ) throws -> APIAnswer {
-        let connection = try RawConnection(port: port)
-        defer { connection.close() }
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        if let key { head += "Authorization: Bearer \(key)\r\n" }
-        if let raw {
-            if headers["Content-Type"] == nil { head += "Content-Type: application/json\r\n" }
-            head += "Content-Length: \(raw.count)\r\n"
-        }
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        try connection.send(Array((head + "\r\n").utf8) + (raw ?? []))
-        let response = try connection.readResponse(timeout: .seconds(30))
-        let parsed = (try? JSONValue.parse(bytes: response.body)) ?? .null
-        return APIAnswer(status: response.status, headers: response.headers, body: parsed, text: response.text)
-    }
-}
-
 let deliveryStart = #"""
     {"activityId":"order-9","userId":"u1","attributesType":"DeliveryAttributes","attributes":{"orderId":"A-9"},
      "event":{"type":"delivery.step","data":{"step":"placed","courierName":"Sam"}},

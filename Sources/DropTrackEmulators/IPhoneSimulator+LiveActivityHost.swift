@@ -1,0 +1,133 @@
+import DropTrackContract
+import DropTrackLive
+import Foundation
+
+/// The simulated iPhone playing ActivityKit for `DropTrackLive`: its tokens, activities and phases
+/// as a `LiveActivityHost`, so `LiveActivitySync` runs against it as it runs against ActivityKit.
+public struct SimulatedLiveActivityHost: LiveActivityHost {
+    public let phone: IPhoneSimulator
+    private let appBuild: String?
+
+    public init(phone: IPhoneSimulator, appBuild: String? = "1") {
+        self.phone = phone
+        self.appBuild = appBuild
+    }
+
+    /// As ActivityKit: none below iOS 17 (the simulator's rule for push-to-start).
+    public func pushToStartTokens() -> AsyncStream<PushToStartToken> {
+        stream { changes, continuation in
+            guard phone.settings.osVersion >= 17 else { return }
+            for (type, token) in phone.pushToStartTokensByType.sorted(by: { $0.key < $1.key }) {
+                if let data = Data(pushTokenHex: token) { continuation.yield(.init(attributesType: type, token: data)) }
+            }
+            for await change in changes {
+                guard case .token(.pushToStart(let type, let token)) = change, let data = Data(pushTokenHex: token)
+                else { continue }
+                continuation.yield(.init(attributesType: type, token: data))
+            }
+        }
+    }
+
+    public func activityStarts() -> AsyncStream<LiveActivitySnapshot> {
+        stream { changes, continuation in
+            for activity in running() { continuation.yield(snapshot(activity)) }
+            for await change in changes {
+                // A new activity is announced by its first token; a rotation names a known one, which the
+                // sync ignores.
+                guard case .token(.activity(let id, _, _, _)) = change,
+                    let activity = phone.activities.first(where: { $0.id == id })
+                else { continue }
+                continuation.yield(snapshot(activity))
+            }
+        }
+    }
+
+    public func runningActivities() async -> [LiveActivitySnapshot] { running().map(snapshot) }
+
+    public func pushTokens(localID: String) -> AsyncStream<Data> {
+        stream { changes, continuation in
+            if let current = phone.activities.first(where: { $0.id == localID })?.updateToken,
+                let data = Data(pushTokenHex: current), !data.isEmpty
+            {
+                continuation.yield(data)
+            }
+            for await change in changes {
+                guard case .token(.activity(let id, _, _, let token)) = change, id == localID,
+                    let data = Data(pushTokenHex: token)
+                else { continue }
+                continuation.yield(data)
+            }
+        }
+    }
+
+    public func phases(localID: String) -> AsyncStream<LiveActivityPhase> {
+        stream { changes, continuation in
+            guard let activity = phone.activities.first(where: { $0.id == localID }) else { return }
+            let current = self.phase(activity)
+            continuation.yield(current)
+            if current == .dismissed { return }
+            for await change in changes {
+                guard case .phase(let id, let name) = change, id == localID,
+                    let phase = LiveActivityPhase(rawValue: name)
+                else { continue }
+                continuation.yield(phase)
+                if phase == .dismissed { return }
+            }
+        }
+    }
+
+    public func endLocally(localID: String) async { phone.endLocally(activityID: localID) }
+
+    public func deviceFacts() async -> DeviceFacts {
+        let settings = phone.settings
+        return DeviceFacts(
+            areActivitiesEnabled: settings.liveActivitiesEnabled, frequentPushesEnabled: settings.frequentUpdates,
+            osVersion: String(settings.osVersion), appBuild: appBuild)
+    }
+
+    /// What `Activity.activities` lists: everything not dismissed.
+    private func running() -> [SimulatedActivity] {
+        phone.activities.filter { phase($0) != .dismissed }
+    }
+
+    func phase(_ activity: SimulatedActivity) -> LiveActivityPhase {
+        LiveActivityPhase(rawValue: activity.phase(at: phone.now)) ?? .active
+    }
+
+    /// The server's activity id, read from the attributes as the app's `DropTrackIdentifiedAttributes` does.
+    func snapshot(_ activity: SimulatedActivity) -> LiveActivitySnapshot {
+        var serverID: String?
+        if activity.attributesType == DeliveryAttributes.typeName,
+            let attributes = try? LiveActivityJSON.decode(DeliveryAttributes.self, from: activity.attributes.encoded())
+        {
+            serverID = attributes.dropTrackActivityID
+        }
+        return LiveActivitySnapshot(
+            localID: activity.id, attributesType: activity.attributesType, serverActivityID: serverID,
+            phase: phase(activity))
+    }
+
+    /// Subscribes to the phone's changes now (so nothing between the snapshot and the first change is
+    /// missed), then runs `body` in a task cancelled with the stream.
+    private func stream<Element: Sendable>(
+        _ body:
+            @escaping @Sendable (AsyncStream<IPhoneSimulator.Change>, AsyncStream<Element>.Continuation) async ->
+            Void
+    ) -> AsyncStream<Element> {
+        let changes = phone.changes()
+        return AsyncStream { continuation in
+            let task = Task {
+                await body(changes, continuation)
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
+
+extension IPhoneSimulator {
+    /// This phone as ActivityKit for `LiveActivitySync`.
+    public func liveActivityHost(appBuild: String? = "1") -> SimulatedLiveActivityHost {
+        SimulatedLiveActivityHost(phone: self, appBuild: appBuild)
+    }
+}

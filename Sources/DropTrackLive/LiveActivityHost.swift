@@ -1,0 +1,99 @@
+import DropTrackContract
+import Foundation
+
+/// Attributes that name the server's activity they belong to. The sync registers an activity's
+/// update token under this id, so it must be the `activityId` the app's backend gave DropTrack.
+public protocol DropTrackIdentifiedAttributes {
+    /// The server's activity id (`POST /v1/activities` `activityId`).
+    var dropTrackActivityID: String { get }
+}
+
+extension DeliveryAttributes: DropTrackIdentifiedAttributes {
+    /// The backend starts the delivery activity with the order id as its activity id.
+    public var dropTrackActivityID: String { orderId }
+}
+
+/// Where a Live Activity is in its life, as ActivityKit's `ActivityState` says (without needing ActivityKit).
+public enum LiveActivityPhase: String, Sendable, Codable, Equatable {
+    case active, stale, ended, dismissed
+}
+
+/// One Live Activity as the sync sees it, whatever its attributes type.
+public struct LiveActivitySnapshot: Sendable, Equatable {
+    /// The phone's id for it (`Activity.id`).
+    public var localID: String
+    /// The attributes type's name, as in `attributes-type`.
+    public var attributesType: String
+    /// The server's activity id read from the attributes; nil when they do not name one.
+    public var serverActivityID: String?
+    public var phase: LiveActivityPhase
+
+    public init(localID: String, attributesType: String, serverActivityID: String?, phase: LiveActivityPhase) {
+        self.localID = localID
+        self.attributesType = attributesType
+        self.serverActivityID = serverActivityID
+        self.phase = phase
+    }
+}
+
+/// A push-to-start token ActivityKit issued for an attributes type (iOS 17.2+).
+public struct PushToStartToken: Sendable, Equatable {
+    public var attributesType: String
+    public var token: Data
+
+    public init(attributesType: String, token: Data) {
+        self.attributesType = attributesType
+        self.token = token
+    }
+}
+
+/// What the server keeps with each token, so its doctor can explain a silent phone.
+public struct DeviceFacts: Sendable, Equatable, Codable {
+    /// `ActivityAuthorizationInfo().areActivitiesEnabled`.
+    public var areActivitiesEnabled: Bool
+    /// `ActivityAuthorizationInfo().frequentPushesEnabled`.
+    public var frequentPushesEnabled: Bool
+    /// e.g. "17.2".
+    public var osVersion: String
+    /// `CFBundleVersion`; nil when unknown.
+    public var appBuild: String?
+
+    public init(areActivitiesEnabled: Bool, frequentPushesEnabled: Bool, osVersion: String, appBuild: String?) {
+        self.areActivitiesEnabled = areActivitiesEnabled
+        self.frequentPushesEnabled = frequentPushesEnabled
+        self.osVersion = osVersion
+        self.appBuild = appBuild
+    }
+
+    /// A stable digest of the facts: the ledger compares it to know when to report them again.
+    public var digest: String {
+        let text = "\(areActivitiesEnabled)|\(frequentPushesEnabled)|\(osVersion)|\(appBuild ?? "")"
+        return SHA256.hash(Array(text.utf8)).lowercaseHex
+    }
+
+    /// The app's build from its bundle.
+    public static var bundleBuild: String? { Bundle.main.object(forInfoDictionaryKey: "CFBundleVersion") as? String }
+}
+
+/// The seam to ActivityKit: everything the sync observes on the phone and the one thing it does
+/// there (end an activity the server says is over). `ActivityKitHost` is the real one; tests use an
+/// in-memory host or the simulated iPhone.
+///
+/// Streams replay what is current when they are made (the running activities, the tokens already
+/// issued) and then follow changes, so nothing issued before the sync started is missed.
+public protocol LiveActivityHost: Sendable {
+    /// Push-to-start tokens, per attributes type; finishes at once below iOS 17.2, which has none.
+    func pushToStartTokens() -> AsyncStream<PushToStartToken>
+    /// Activities as they start, from the app or by push.
+    func activityStarts() -> AsyncStream<LiveActivitySnapshot>
+    /// The activities the phone has now (not dismissed).
+    func runningActivities() async -> [LiveActivitySnapshot]
+    /// One activity's update token, current first, then every rotation.
+    func pushTokens(localID: String) -> AsyncStream<Data>
+    /// One activity's phase changes; finishes once it is dismissed.
+    func phases(localID: String) -> AsyncStream<LiveActivityPhase>
+    /// Ends an activity on the phone at once (the server says it is over).
+    func endLocally(localID: String) async
+    /// What the phone reports with each token.
+    func deviceFacts() async -> DeviceFacts
+}
