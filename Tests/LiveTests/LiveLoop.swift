@@ -7,7 +7,8 @@ import Foundation
 import Synchronization
 
 /// The whole server over real HTTP (its APNs emulator over TLS) delivering to a simulated iPhone, and
-/// `LiveActivitySync` keeping the two in step with the API key `key-app1` as its bearer.
+/// `LiveActivitySync` keeping the two in step with a device credential, which the app gets as a real
+/// one does: from its backend, which holds the API key and asks `POST /v1/device-credentials`.
 final class LiveLoop: Sendable {
     static let userID = "user-1"
     static let deviceID = "iphone-live"
@@ -17,16 +18,21 @@ final class LiveLoop: Sendable {
     private let servers = Mutex<[ServerHarness]>([])
     /// While off, pushes the APNs emulator accepted never reach the phone (it is offline).
     let online = Flag()
+    /// Credentials the backend minted for the app, so a test can see a refresh.
+    let credentialsMinted = Atomic<Int>(0)
+    /// How long the credentials the backend mints last, in seconds.
+    let credentialLifetime: Int
 
-    init(phone: IPhoneSimulator = IPhoneSimulator(deviceID: LiveLoop.deviceID)) {
+    init(phone: IPhoneSimulator = IPhoneSimulator(deviceID: LiveLoop.deviceID), credentialLifetime: Int = 600) {
         self.phone = phone
+        self.credentialLifetime = credentialLifetime
         ledgerDirectory = URL(fileURLWithPath: makeTemporaryDirectory("live-ledger"))
     }
 
     /// Starts a server (on `port` when given) whose APNs emulator delivers to the phone.
     @discardableResult
     func startServer(port: Int? = nil) throws -> ServerHarness {
-        let server = try ServerHarness { configuration in
+        let server = try ServerHarness(deviceKeys: true) { configuration in
             if let port { configuration.listen = "127.0.0.1:\(port)" }
         }
         let phone = self.phone
@@ -45,7 +51,7 @@ final class LiveLoop: Sendable {
     func sync(port: Int? = nil, phone: IPhoneSimulator? = nil, ledger: URL? = nil) -> LiveActivitySync {
         let api = HTTPDeviceAPI(
             baseURL: URL(string: "http://127.0.0.1:\(port ?? server.port)")!, userID: Self.userID,
-            credential: { "key-app1" })
+            credential: { [self] in try self.credentialFromBackend() })
         return LiveActivitySync(
             host: (phone ?? self.phone).liveActivityHost(), api: api,
             ledger: FileRegistrationLedger(directory: ledger ?? ledgerDirectory),
@@ -53,6 +59,19 @@ final class LiveLoop: Sendable {
                 deviceID: Self.deviceID, environment: .sandbox,
                 retry: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))))
     }
+
+    /// What the app's backend does when its app asks for a credential: mint one with its API key.
+    func credentialFromBackend() throws -> String {
+        let minted = try server.call(
+            "POST", "/v1/device-credentials", #"{"userId":"\#(Self.userID)","ttlSeconds":\#(credentialLifetime)}"#)
+        guard minted.status == 201, let credential = minted.body["credential"]?.stringValue else {
+            throw CredentialRefused(status: minted.status)
+        }
+        credentialsMinted.add(1, ordering: .relaxed)
+        return credential
+    }
+
+    struct CredentialRefused: Error { var status: Int }
 
     /// The backend starts a delivery activity for the user (API key), which push-starts on the phone.
     func startDelivery(_ activityID: String) throws -> APIAnswer {

@@ -3,6 +3,7 @@ import DropTrackEmulators
 import DropTrackLive
 import DropTrackTesting
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("DropTrackLive against the whole server, with the simulated iPhone as ActivityKit", .serialized)
@@ -95,6 +96,26 @@ struct LiveServerTests {
         #expect(await waitFor { await !sync.registered(.activity, "order-4").isEmpty })
         #expect(try loop.step("order-4", "picked_up").status == 200)
         #expect(await waitFor { loop.status("order-4") == "Picked up" })
+        await sync.stop()
+    }
+
+    @Test("an expired credential is refreshed once from the backend, and the work lands")
+    func credentialRefresh() async throws {
+        let loop = LiveLoop(credentialLifetime: 1)
+        defer { loop.stop() }
+        try loop.startServer()
+        let sync = loop.sync()
+        await sync.start()
+        #expect(await waitFor { await !sync.registered(.pushToStart, DeliveryAttributes.typeName).isEmpty })
+        #expect(loop.credentialsMinted.load(ordering: .relaxed) == 1)
+
+        // The credential the app holds expires; the next registration meets a 401 and asks again.
+        try await Task.sleep(for: .milliseconds(2100))
+        #expect(try loop.startDelivery("order-5").status == 201)
+        #expect(await waitFor { await !sync.registered(.activity, "order-5").isEmpty })
+        #expect(loop.credentialsMinted.load(ordering: .relaxed) == 2, "one refresh after the 401")
+        #expect(try loop.step("order-5", "picked_up").status == 200)
+        #expect(await waitFor { loop.status("order-5") == "Picked up" })
         await sync.stop()
     }
 }
