@@ -40,8 +40,12 @@ export class DropTrack {
         .then((credential) => this.native.setDeviceCredential(credential))
         .catch(() => undefined);
     });
+    if (typeof configuration.userId !== 'string' || configuration.userId.length === 0) {
+      throw new Error("DropTrack: 'userId' must be the signed-in user's id, the one the device credential names");
+    }
     await this.native.configure(
       configuration.serverUrl,
+      configuration.userId,
       configuration.deviceId ?? null,
       configuration.apnsEnvironment ?? null,
     );

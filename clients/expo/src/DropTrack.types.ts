@@ -32,6 +32,8 @@ export interface RunningActivity {
 export interface DropTrackConfiguration {
   /** The DropTrack server, e.g. `https://push.example.com`. */
   serverUrl: string;
+  /** The signed-in user; the device credential must be for this user. */
+  userId: string;
   /**
    * Asked for a device credential whenever the native side needs one (at start, and again when
    * the server answers 401). Call your own backend here; it mints the credential with its API

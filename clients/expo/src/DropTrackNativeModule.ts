@@ -7,7 +7,12 @@ import type { DeliveryState, DropTrackEvents, ReconcileReport, RunningActivity }
  */
 export interface DropTrackNativeModule {
   /** Starts the native token sync (once per launch). */
-  configure(serverUrl: string, deviceId: string | null, apnsEnvironment: string | null): Promise<void>;
+  configure(
+    serverUrl: string,
+    userId: string,
+    deviceId: string | null,
+    apnsEnvironment: string | null,
+  ): Promise<void>;
   /** Hands the native side a device credential, after `onCredentialNeeded`. */
   setDeviceCredential(credential: string): Promise<void>;
   /** False on iOS before 16.2, on Android before API 26, and on the web. */

@@ -12,8 +12,8 @@ class RecordingNative implements DropTrackNativeModule {
   credentials: string[] = [];
   listeners = new Map<string, ((event: any) => void)[]>();
 
-  async configure(serverUrl: string) {
-    this.calls.push(`configure ${serverUrl}`);
+  async configure(serverUrl: string, userId: string) {
+    this.calls.push(`configure ${serverUrl} ${userId}`);
   }
   async setDeviceCredential(credential: string) {
     this.credentials.push(credential);
@@ -72,9 +72,10 @@ test('the native side asks for a credential and gets the one the app fetched fro
   let fetched = 0;
   await dropTrack.configure({
     serverUrl: 'https://push.example.com',
+    userId: 'u-42',
     fetchCredential: async () => `credential-${++fetched}`,
   });
-  assert.deepEqual(native.calls, ['configure https://push.example.com']);
+  assert.deepEqual(native.calls, ['configure https://push.example.com u-42']);
   native.emit('onCredentialNeeded', { reason: 'start' });
   await settle();
   native.emit('onCredentialNeeded', { reason: 'expired' });
@@ -85,7 +86,7 @@ test('the native side asks for a credential and gets the one the app fetched fro
 test('configuring twice keeps one credential listener', async () => {
   const native = new RecordingNative();
   const dropTrack = new DropTrack(native);
-  const configuration = { serverUrl: 'https://push.example.com', fetchCredential: async () => 'c' };
+  const configuration = { serverUrl: 'https://push.example.com', userId: 'u-42', fetchCredential: async () => 'c' };
   await dropTrack.configure(configuration);
   await dropTrack.configure(configuration);
   assert.equal(native.listeners.get('onCredentialNeeded')?.length, 1);
@@ -95,10 +96,14 @@ test('a cleartext or malformed server URL is refused before the native side star
   const native = new RecordingNative();
   const dropTrack = new DropTrack(native);
   await assert.rejects(
-    dropTrack.configure({ serverUrl: 'http://push.example.com', fetchCredential: async () => 'c' }),
+    dropTrack.configure({ serverUrl: 'http://push.example.com', userId: 'u', fetchCredential: async () => 'c' }),
     /must be https/,
   );
-  await assert.rejects(dropTrack.configure({ serverUrl: 'push', fetchCredential: async () => 'c' }), /not a URL/);
+  await assert.rejects(dropTrack.configure({ serverUrl: 'push', userId: 'u', fetchCredential: async () => 'c' }), /not a URL/);
+  await assert.rejects(
+    dropTrack.configure({ serverUrl: 'https://push.example.com', userId: '', fetchCredential: async () => 'c' }),
+    /userId/,
+  );
   assert.deepEqual(native.calls, []);
 });
 
