@@ -198,7 +198,8 @@ let package = Package(
             name: "LiveTests",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
-                "DropTrackTesting", lookAlike("ActivityKitShim"),
+                "DropTrackTesting", "DropTrackWidgets", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"),
+                lookAlike("WidgetKitShim"),
             ],
             swiftSettings: strict),
         .testTarget(
