@@ -1,7 +1,9 @@
 package com.droptrack.android.core
 
 import java.io.File
+import java.net.HttpURLConnection
 import java.net.ServerSocket
+import java.net.URL
 import java.nio.file.Files
 import java.util.concurrent.TimeUnit
 
@@ -18,14 +20,39 @@ class DropTrackServer {
     val port: Int = ServerSocket(0).use { it.localPort }
     val baseUrl = "http://127.0.0.1:$port"
 
-    /** The app's API key: the bearer until device credentials land. Never printed. */
+    /** The app's API key, which only the app's backend holds (here: [deviceCredential]). Never printed. */
     val apiKey: String = run {
-        val adding = ProcessBuilder(binary, "apps", "add", "--config", config.path, "--id", "shop", "--bundle-id", "com.x")
-            .redirectError(File(folder, "apps-add.err")).start()
-        val key = adding.inputStream.bufferedReader().readText().trim()
-        check(adding.waitFor(30, TimeUnit.SECONDS) && adding.exitValue() == 0) { "apps add failed" }
+        val key = run("apps", "add", "--config", config.path, "--id", "shop", "--bundle-id", "com.x")
         check(key.startsWith("dt_shop_")) { "apps add printed no key" }
+        // A DropTrack-held signing key, so the backend can ask the server to mint device credentials.
+        run("apps", "device-key", "rotate", "--config", config.path, "--app", "shop")
         key
+    }
+
+    private fun run(vararg arguments: String): String {
+        val process = ProcessBuilder(binary, *arguments).redirectError(File(folder, "cli.err")).start()
+        val output = process.inputStream.bufferedReader().readText().trim()
+        check(process.waitFor(30, TimeUnit.SECONDS) && process.exitValue() == 0) {
+            "droptrack ${arguments.take(2).joinToString(" ")} failed: ${File(folder, "cli.err").readText().take(500)}"
+        }
+        return output
+    }
+
+    /**
+     * What the app's backend does when its app asks for a credential: `POST /v1/device-credentials`
+     * with the API key, for [userId].
+     */
+    fun deviceCredential(userId: String, ttlSeconds: Int = 600): String {
+        val connection = URL("$baseUrl/v1/device-credentials").openConnection() as HttpURLConnection
+        connection.requestMethod = "POST"
+        connection.doOutput = true
+        connection.setRequestProperty("Authorization", "Bearer $apiKey")
+        connection.setRequestProperty("Content-Type", "application/json")
+        connection.outputStream.use { it.write("{\"userId\":\"$userId\",\"ttlSeconds\":$ttlSeconds}".toByteArray()) }
+        check(connection.responseCode == 201) { "minting answered ${connection.responseCode}" }
+        @Suppress("UNCHECKED_CAST")
+        val body = MiniJson.parse(connection.inputStream.bufferedReader().readText()) as Map<String, Any?>
+        return body["credential"] as String
     }
 
     /** Starts the server and waits (at most 30 s) for its banner. */

@@ -42,7 +42,7 @@ class RegistrationClientTests {
     @Test
     fun registersThenRefreshesTheSameToken() {
         val token = "fcm-token-registers:" + System.nanoTime()
-        val first = client { server.apiKey }.register("u-1", "pixel-1", token, facts)
+        val first = client { server.deviceCredential("u-1") }.register("u-1", "pixel-1", token, facts)
         assertTrue("$first", first is RegistrationResult.Registered)
         first as RegistrationResult.Registered
         assertEquals(201, first.status)
@@ -50,7 +50,7 @@ class RegistrationClientTests {
         assertEquals(RegistrationClient.tokenFingerprint(token), first.fingerprint)
         assertEquals(1, first.attempts)
 
-        val again = client { server.apiKey }.register("u-1", "pixel-1", token, facts.copy(canPostPromoted = false))
+        val again = client { server.deviceCredential("u-1") }.register("u-1", "pixel-1", token, facts.copy(canPostPromoted = false))
         assertTrue("$again", again is RegistrationResult.Registered)
         assertEquals(200, (again as RegistrationResult.Registered).status)
         assertFalse(again.created)
@@ -61,15 +61,15 @@ class RegistrationClientTests {
     @Test
     fun unregistersTheTokenAndAnUnknownOneCountsAsGone() {
         val token = "fcm-token-unregister:" + System.nanoTime()
-        val registered = client { server.apiKey }.register("u-5", "pixel-5", token, facts)
+        val registered = client { server.deviceCredential("u-5") }.register("u-5", "pixel-5", token, facts)
         assertTrue("$registered", registered is RegistrationResult.Registered)
-        val removed = client { server.apiKey }.unregister(token)
+        val removed = client { server.deviceCredential("u-5") }.unregister(token)
         assertEquals(RegistrationResult.Unregistered(204, RegistrationClient.tokenFingerprint(token), 1), removed)
         // The server keeps a deleted token as invalid, so only a token it never saw answers 404.
         val unknown = "fcm-token-never-registered:" + System.nanoTime()
         assertEquals(
             RegistrationResult.Unregistered(404, RegistrationClient.tokenFingerprint(unknown), 1),
-            client { server.apiKey }.unregister(unknown)
+            client { server.deviceCredential("u-5") }.unregister(unknown)
         )
         assertLogsHideSecrets(token)
     }
@@ -77,7 +77,10 @@ class RegistrationClientTests {
     @Test
     fun a401RefreshesTheCredentialOnceAndSucceeds() {
         val asked = ArrayList<Boolean>()
-        val result = client { refresh -> asked.add(refresh); if (refresh) server.apiKey else "dt_shop_expired" }
+        // An expired credential first (ttl 1 s, then a pause), then the fresh one the backend mints.
+        val expired = server.deviceCredential("u-2", ttlSeconds = 1)
+        Thread.sleep(2_100)
+        val result = client { refresh -> asked.add(refresh); if (refresh) server.deviceCredential("u-2") else expired }
             .register("u-2", "pixel-2", "fcm-token-refresh:" + System.nanoTime(), facts)
         assertTrue("$result", result is RegistrationResult.Registered)
         assertEquals(listOf(false, true), asked)
@@ -97,11 +100,21 @@ class RegistrationClientTests {
 
     @Test
     fun aBadBodyIsRefusedWithoutRetrying() {
-        val result = client { server.apiKey }.register("not an id", "pixel-4", "fcm-token-bad", facts)
+        val result = client { server.deviceCredential("u-4") }.register("u-4", "not an id", "fcm-token-bad", facts)
         assertTrue("$result", result is RegistrationResult.Refused)
         result as RegistrationResult.Refused
         assertEquals(400, result.status)
         assertEquals(1, result.attempts)
-        assertTrue("the refusal says what: ${result.message}", (result.message ?: "").contains("userId"))
+        assertTrue("the refusal says what: ${result.message}", (result.message ?: "").contains("deviceId"))
+    }
+
+    @Test
+    fun aCredentialForAnotherUserIsRefusedWithoutRetrying() {
+        val result = client { server.deviceCredential("u-7") }.register("u-8", "pixel-7", "fcm-token-other:" + System.nanoTime(), facts)
+        assertTrue("$result", result is RegistrationResult.Refused)
+        result as RegistrationResult.Refused
+        assertEquals(403, result.status)
+        assertEquals("other_user", result.code)
+        assertEquals(1, result.attempts)
     }
 }

@@ -24,6 +24,8 @@ class RegistrationRetryTests {
         }
         try {
             val client = RegistrationClient(
+                // The backend (the API key) stands in for a credential here: this server is not up yet
+                // to mint one, and what is tested is the transport retry.
                 server.baseUrl, { server.apiKey },
                 RetryPolicy(maxAttempts = 20, initialBackoffMillis = 200, maxBackoffMillis = 2_000),
                 sleep = { sleeps.add(it); Thread.sleep(it) }
