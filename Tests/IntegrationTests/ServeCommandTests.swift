@@ -79,7 +79,7 @@ struct ServeCommandTests {
         let rotated = try runDropTrack(["apps", "add", "--config", config, "--id", "shop"])
         #expect(rotated.status == 0)
         let bad = try runDropTrack(["apps", "add", "--config", config, "--id", "bad id"])
-        #expect(bad.status == 1 && bad.err.contains("apps[1].id"))
+        #expect(bad.status == 2 && bad.err.contains("--id 'bad id'"))
         #expect(try String(contentsOfFile: config, encoding: .utf8).contains("sha256:"), "the file is intact")
 
         let port = try freePort()
