@@ -37,6 +37,16 @@ extension AppConfiguration {
         if let account = fcm?.serviceAccountFile {
             app.fcm?.serviceAccountFile = ConfigurationPaths.resolve(account, relativeToDirectoryOf: configFile)
         }
+        app.deviceKeys = deviceKeys?.map { entry in
+            var entry = entry
+            entry.publicKeyFile = entry.publicKeyFile.map {
+                ConfigurationPaths.resolve($0, relativeToDirectoryOf: configFile)
+            }
+            entry.privateKeyFile = entry.privateKeyFile.map {
+                ConfigurationPaths.resolve($0, relativeToDirectoryOf: configFile)
+            }
+            return entry
+        }
         return app
     }
 }

@@ -42,7 +42,8 @@ enum DeviceKeyAddCommand: Command {
             throw UsageError(
                 "--kid \(kid) is already a key of app \(document.app); pick another kid or remove it first")
         }
-        document.append(["kid": kid, "publicKeyFile": file])
+        // Absolute: the configuration's relative paths are taken from its directory, not this shell's.
+        document.append(["kid": kid, "publicKeyFile": ConfigurationPaths.absolute(file)])
         try document.save()
         printError("device key \(kid) added to app \(document.app); restart the server to accept it")
         return 0
@@ -99,7 +100,7 @@ enum DeviceKeyRotateCommand: Command {
         let name = "\(document.app)-device-\(kid).p8"
         let file = directory.isEmpty ? name : directory + "/" + name
         try PrivateFile.write(try PrivateKey.generate(.es256).pkcs8PEM, to: file)
-        document.append(["kid": kid, "privateKeyFile": file])
+        document.append(["kid": kid, "privateKeyFile": ConfigurationPaths.absolute(file)])
         try document.save()
         print(kid)
         printError("signing key \(kid) written to \(file) and added to app \(document.app); restart the server")

@@ -149,11 +149,13 @@ struct AppsCommandTests {
         try """
         {"apps":[{"id":"shop","bundleId":"\(Self.bundleID)","apiKeyHashes":[],
           "apns":{"keyFile":"\(relativeKey)","keyId":"\(space.keys.keyID)","teamId":"\(space.keys.teamID)","environment":"sandbox"},
-          "fcm":{"serviceAccountFile":"./fcm/../fcm/service-account.json"}}]}
+          "fcm":{"serviceAccountFile":"./fcm/../fcm/service-account.json"},
+          "deviceKeys":[{"kid":"k1","publicKeyFile":"apns/AuthKey_\(space.keys.keyID).pub.pem"}]}]}
         """.write(toFile: space.config, atomically: true, encoding: .utf8)
         let loaded = try ServerConfiguration.load(file: space.config, environment: [:])
         #expect(loaded.apps.first?.apns?.keyFile == space.keys.apnsKeyFile)
         #expect(loaded.apps.first?.fcm?.serviceAccountFile == space.keys.serviceAccountFile)
+        #expect(loaded.apps.first?.deviceKeys?.first?.publicKeyFile == space.keys.apnsPublicKeyFile)
 
         let elsewhere = makeTemporaryDirectory("elsewhere")
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }
