@@ -1,22 +1,37 @@
 #!/usr/bin/env bash
-# Installs what DropTrack needs on Debian 12 with the Swift toolchain, idempotently:
-# the C libraries it links, the reference tools its tests and benchmarks run beside it, kotlinc, JUnit 4
-# and a JDK for the Android library (clients/android, no Gradle), tsc for the Expo module, and a
-# Python virtualenv (.venv) of independent peer clients. Safe to run again: it only installs what
-# is missing.
+# Installs what DropTrack needs on Debian 12 with the Swift toolchain, idempotently. Safe to run again:
+# it only installs what is missing, so on a machine that has everything it needs no network.
+#
+#   scripts/install-deps.sh          everything: the C libraries droptrack links, the reference tools its
+#                                    tests and benchmarks run beside it, Chromium for the browser test,
+#                                    kotlinc, JUnit 4 and a JDK for the Android library (clients/android, no
+#                                    Gradle), tsc for the Expo module, and a Python virtualenv (.venv) of
+#                                    independent peer clients (scripts/test.sh)
+#   scripts/install-deps.sh --build  only what building and running droptrack needs: the C libraries it
+#                                    links and pkg-config (scripts/demo.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(
+case "${1:-}" in
+  "") build_only=0 ;;
+  --build) build_only=1 ;;
+  *) echo "usage: scripts/install-deps.sh [--build]" >&2; exit 2 ;;
+esac
+
+BUILD_PACKAGES=(
   pkg-config libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev   # linked by droptrack
-  openssl ca-certificates nghttp2-client nghttp2-server sqlite3                            # h2load and nghttpd references
+)
+TEST_PACKAGES=(
+  openssl ca-certificates nghttp2-client nghttp2-server sqlite3                     # h2load and nghttpd references
   python3-venv                                                                      # the peer-client virtualenv
   chromium chromium-driver fonts-dejavu-core                                        # the dashboard's browser test
   kotlin junit4 default-jdk-headless                                                # the Android library's tests (clients/android)
   node-typescript                                                                   # tsc for the Expo module (clients/expo)
 )
+packages=("${BUILD_PACKAGES[@]}")
+[ "$build_only" -eq 1 ] || packages+=("${TEST_PACKAGES[@]}")
 missing=()
-for package in "${APT_PACKAGES[@]}"; do
+for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -25,6 +40,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+[ "$build_only" -eq 0 ] || exit 0
 
 PYTHON_TOOLS=(pyjwt cryptography aioapns firebase-admin "schemathesis==4.32.5" "openapi-spec-validator==0.9.0")
 if [ ! -x .venv/bin/python ]; then

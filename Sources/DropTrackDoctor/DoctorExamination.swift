@@ -103,12 +103,14 @@ final class Examination {
     var isUpdateOrEnd: Bool { event == "update" || event == "end" }
 
     /// The push drives a Live Activity: the push type says so, or the payload or the topic has its shape.
+    /// A wrong push type (`liveActivity`, `alert`) is DT-004's finding, but a payload shaped as a Live
+    /// Activity is still examined as one, so the request-level error does not hide the payload's own.
     var isLiveActivity: Bool {
         if embedded { return true }
         guard isAPNs, !isChannelManagement else { return false }
-        if let pushType { return pushType == "liveactivity" }
-        return aps?["event"] != nil || aps?["content-state"] != nil
-            || topic?.hasSuffix(APNsLimits.liveActivityTopicSuffix) == true || isBroadcast
+        let payloadIsLiveActivity = aps?["event"] != nil || aps?["content-state"] != nil
+        if let pushType { return pushType == "liveactivity" || payloadIsLiveActivity }
+        return payloadIsLiveActivity || topic?.hasSuffix(APNsLimits.liveActivityTopicSuffix) == true || isBroadcast
     }
 
     /// The push is meant for an activity, whatever its type says.

@@ -98,6 +98,7 @@ extension ServerConfiguration {
             try refuseUnknownKeys(data, file: file)
             do {
                 configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
+                configuration.apps = configuration.apps.map { $0.resolvingPaths(relativeToDirectoryOf: file) }
             } catch let error as DecodingError {
                 throw ConfigurationError(key: nil, "config file \(file): \(ConfigurationError.describe(error))")
             } catch {

@@ -18,8 +18,8 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
     let apps: [String: AppKeys]
     let clock: any WallClock
 
-    /// Reads every app's `deviceKeys`. Relative paths are read from the working directory, as the
-    /// APNs key files are.
+    /// Reads every app's `deviceKeys`. A configuration file's relative paths arrive already resolved
+    /// against its directory (``ConfigurationPaths``), as the APNs and FCM key files do.
     public init(apps configurations: [AppConfiguration], clock: any WallClock) throws {
         var apps: [String: AppKeys] = [:]
         for (appIndex, app) in configurations.enumerated() {

@@ -42,7 +42,8 @@ enum DeviceKeyAddCommand: Command {
             throw UsageError(
                 "--kid \(kid) is already a key of app \(document.app); pick another kid or remove it first")
         }
-        document.append(["kid": kid, "publicKeyFile": file])
+        // Absolute: the configuration's relative paths are taken from its directory, not this shell's.
+        document.append(["kid": kid, "publicKeyFile": ConfigurationPaths.absolute(file)])
         try document.save()
         printError("device key \(kid) added to app \(document.app); restart the server to accept it")
         return 0
@@ -99,7 +100,7 @@ enum DeviceKeyRotateCommand: Command {
         let name = "\(document.app)-device-\(kid).p8"
         let file = directory.isEmpty ? name : directory + "/" + name
         try PrivateFile.write(try PrivateKey.generate(.es256).pkcs8PEM, to: file)
-        document.append(["kid": kid, "privateKeyFile": file])
+        document.append(["kid": kid, "privateKeyFile": ConfigurationPaths.absolute(file)])
         try document.save()
         print(kid)
         printError("signing key \(kid) written to \(file) and added to app \(document.app); restart the server")
@@ -107,35 +108,27 @@ enum DeviceKeyRotateCommand: Command {
     }
 }
 
-/// An app's `deviceKeys` in a configuration file, edited as JSON (so keys it does not know stay as
-/// they are) and saved only when the whole configuration still loads.
+/// An app's `deviceKeys` in a configuration file, edited through ``AppsConfigurationFile`` (so keys it
+/// does not know stay as they are, and the file is saved only when the whole configuration still loads).
 struct DeviceKeyFile {
     let config: String
     let app: String
-    private var document: [String: Any]
-    private var apps: [[String: Any]]
+    private var file: AppsConfigurationFile
     private let index: Int
 
     init(config: String, app: String) throws {
-        guard let data = FileManager.default.contents(atPath: config) else {
-            throw UsageError("--config \(config) cannot be read; give the server's configuration file")
-        }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw CommandFailure("\(config) is not a JSON object; fix it")
-        }
-        apps = object["apps"] as? [[String: Any]] ?? []
-        guard let index = apps.firstIndex(where: { $0["id"] as? String == app }) else {
+        file = try AppsConfigurationFile(path: config, creating: false)
+        guard let index = file.apps.firstIndex(where: { $0["id"] as? String == app }) else {
             throw UsageError("--app \(app) is not in \(config); add it with 'droptrack apps add' or fix the id")
         }
         self.config = config
         self.app = app
-        self.document = object
         self.index = index
     }
 
     private var entries: [[String: Any]] {
-        get { apps[index]["deviceKeys"] as? [[String: Any]] ?? [] }
-        set { apps[index]["deviceKeys"] = newValue }
+        get { file.apps[index]["deviceKeys"] as? [[String: Any]] ?? [] }
+        set { file.apps[index]["deviceKeys"] = newValue }
     }
 
     var kids: [String] { entries.compactMap { $0["kid"] as? String } }
@@ -145,20 +138,7 @@ struct DeviceKeyFile {
     mutating func remove(kid: String) { entries.removeAll { $0["kid"] as? String == kid } }
 
     /// Writes the file (0600: it names key files and holds API key hashes) once the result loads.
-    func save() throws {
-        var document = document
-        document["apps"] = apps
-        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-        let staged = config + ".new"
-        try PrivateFile.write(data, to: staged)
-        do {
-            _ = try ServerConfiguration.load(file: staged, environment: [:])
-        } catch {
-            try? FileManager.default.removeItem(atPath: staged)
-            throw CommandFailure("the change would make the configuration invalid: \(error)")
-        }
-        guard rename(staged, config) == 0 else { throw CommandFailure("cannot replace \(config)") }
-    }
+    func save() throws { try file.save() }
 
     /// A kid as the configuration takes it, or a usage error naming `--kid`.
     static func kid(_ text: String) throws -> String {

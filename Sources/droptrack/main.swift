@@ -2,8 +2,9 @@ import Foundation
 
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
-    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, DeviceKeyAddCommand.self,
-    DeviceKeyRemoveCommand.self, DeviceKeyRotateCommand.self, TokensImportCommand.self, PushAPNsCommand.self,
+    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, AppsListCommand.self, AppsRemoveCommand.self,
+    AppsRotateKeyCommand.self, DeviceKeyAddCommand.self, DeviceKeyRemoveCommand.self, DeviceKeyRotateCommand.self,
+    TokensImportCommand.self, PushAPNsCommand.self,
     PushFCMCommand.self, DoctorCommand.self, EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
     BenchFCMCommand.self, BenchBroadcastCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,
 ]

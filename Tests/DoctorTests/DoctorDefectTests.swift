@@ -55,4 +55,27 @@ struct DoctorDefectTests {
         #expect(aboutOrder.map(\.trap) == ["DT-097"], "\(findings)")
         #expect(!findings.contains { $0.trap == "DT-092" }, "\(findings)")
     }
+
+    @Test(
+        "a wrong push type (DT-004) does not hide the payload's own errors: a misspelt event, a millisecond timestamp",
+        arguments: ["liveActivity", "alert", "LIVEACTIVITY"])
+    func payloadExaminedAfterRequestError(_ pushType: String) {
+        let body = F.editAPS(F.updateJSON) {
+            $0["event"] = .string("updated")
+            $0["timestamp"] = .number(Double(F.now) * 1000)
+        }
+        let headers = F.headers().map { $0.name == "apns-push-type" ? (name: $0.name, value: pushType) : $0 }
+        let findings = Doctor.examine(F.apns(body, headers: headers), context: DoctorContext(now: F.now))
+        let errors = findings.filter { $0.severity == .error }
+        #expect(errors.contains { $0.trap == "DT-004" && $0.field == "apns-push-type" }, "\(findings)")
+        #expect(errors.contains { $0.field == "aps.event" }, "\(findings)")
+        #expect(errors.contains { $0.field == "aps.timestamp" }, "\(findings)")
+    }
+
+    @Test("a correct Live Activity payload under a wrong push type reports DT-004 and nothing of the payload")
+    func onlyTheRequestErrorOnACleanPayload() {
+        let headers = F.headers().map { $0.name == "apns-push-type" ? (name: $0.name, value: "liveActivity") : $0 }
+        let findings = Doctor.examine(F.apns(F.updateJSON, headers: headers), context: DoctorContext(now: F.now))
+        #expect(findings.filter { $0.severity == .error }.map(\.trap) == ["DT-004"], "\(findings)")
+    }
 }

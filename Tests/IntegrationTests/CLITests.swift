@@ -6,9 +6,9 @@ import Foundation
 import Testing
 
 /// Runs the built `droptrack` binary (built by `swift build --build-tests`, as scripts/test.sh does).
-func runDropTrack(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> (
-    status: Int32, out: String, err: String
-) {
+func runDropTrack(
+    _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, directory: String? = nil
+) throws -> (status: Int32, out: String, err: String) {
     let binary = repositoryRoot + "/.build/debug/droptrack"
     guard FileManager.default.isExecutableFile(atPath: binary) else {
         throw CocoaError(
@@ -17,6 +17,7 @@ func runDropTrack(_ arguments: [String], environment: [String: String] = [:], st
     let process = Process()
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DROPTRACK_") }
     env.merge(environment) { _, new in new }
     process.environment = env

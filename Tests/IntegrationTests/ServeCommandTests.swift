@@ -65,6 +65,22 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("the README's CLI table has a row for every command droptrack --help lists")
+    func readmeListsEveryCommand() throws {
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let help = try runDropTrack(["--help"])
+        let commandLines = help.out.components(separatedBy: "COMMANDS:").last?.split(separator: "\n") ?? []
+        // Each line is the command words, padded with at least two spaces, then the abstract.
+        let commands = commandLines.compactMap {
+            $0.trimmingCharacters(in: .whitespaces).components(separatedBy: "  ").first
+        }
+        #expect(commands.contains("apps rotate-key") && commands.contains("demo"), "\(help.out)")
+        for command in commands {
+            let documented = readme.contains("| `droptrack \(command) ")
+            #expect(documented, "README's CLI table lacks droptrack \(command)")
+        }
+    }
+
     @Test("apps add stores only a hash; serve answers with that key, refuses others, and exits 0 on SIGTERM")
     func serveEndToEnd() throws {
         let directory = makeTemporaryDirectory("serve")
@@ -79,7 +95,7 @@ struct ServeCommandTests {
         let rotated = try runDropTrack(["apps", "add", "--config", config, "--id", "shop"])
         #expect(rotated.status == 0)
         let bad = try runDropTrack(["apps", "add", "--config", config, "--id", "bad id"])
-        #expect(bad.status == 1 && bad.err.contains("apps[1].id"))
+        #expect(bad.status == 2 && bad.err.contains("--id 'bad id'"))
         #expect(try String(contentsOfFile: config, encoding: .utf8).contains("sha256:"), "the file is intact")
 
         let port = try freePort()
