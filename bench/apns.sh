@@ -32,10 +32,21 @@ PIDS+=($!)
 for _ in $(seq 50); do grep -q 'listening on' "$WORK/emulator.log" 2>/dev/null && break; sleep 0.1; done
 EMULATOR_PORT=$(grep -oE '127.0.0.1:[0-9]+' "$WORK/emulator.log" | head -1 | cut -d: -f2)
 mkdir -p "$WORK/docroot"
-NGHTTPD_PORT=$((EMULATOR_PORT + 1))
-nghttpd --address=127.0.0.1 -d "$WORK/docroot" "$NGHTTPD_PORT" "$WORK/keys/server-key.pem" "$WORK/keys/server.pem" >/dev/null 2>&1 &
-PIDS+=($!)
-sleep 0.5
+# A port the kernel just handed out and released, not the emulator's + 1 (which may be taken); then
+# wait until nghttpd answers, and stop if it died (a bench against nothing would print nonsense).
+NGHTTPD_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+nghttpd --address=127.0.0.1 -d "$WORK/docroot" "$NGHTTPD_PORT" "$WORK/keys/server-key.pem" "$WORK/keys/server.pem" \
+  >"$WORK/nghttpd.log" 2>&1 &
+NGHTTPD_PID=$!
+PIDS+=($NGHTTPD_PID)
+for _ in $(seq 100); do
+  kill -0 "$NGHTTPD_PID" 2>/dev/null || { echo "nghttpd exited: $(cat "$WORK/nghttpd.log")" >&2; exit 1; }
+  python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$NGHTTPD_PORT" \
+    2>/dev/null && break
+  sleep 0.1
+done
+python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$NGHTTPD_PORT" \
+  || { echo "nghttpd is not answering on 127.0.0.1:$NGHTTPD_PORT" >&2; exit 1; }
 
 JWT=$("$BIN" keys apns-token --key "$KEY" --key-id "$KID" --team-id "$TID")
 NOW=$(date +%s)

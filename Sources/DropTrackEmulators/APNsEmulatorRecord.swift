@@ -58,7 +58,8 @@ public struct APNsEmulatorRecord: Sendable, Encodable {
     public var findings: [LintFinding] { lint?.findings(for: body) ?? [] }
 
     enum CodingKeys: String, CodingKey {
-        case sequence, receivedAt, connection, kind, method, tokenFingerprint, channelID, headers, status, reason,
+        case sequence, receivedAt, receivedAtUnixMillis, connection, kind, method, tokenFingerprint, channelID, headers,
+            status, reason,
             apnsID
         case priority, event, timestamp, payload, payloadBytes, findings, fault
     }
@@ -67,6 +68,8 @@ public struct APNsEmulatorRecord: Sendable, Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sequence, forKey: .sequence)
         try container.encode(receivedAt, forKey: .receivedAt)
+        // ISO 8601 keeps whole seconds only; latency benchmarks need milliseconds.
+        try container.encode(Int64((receivedAt.timeIntervalSince1970 * 1000).rounded()), forKey: .receivedAtUnixMillis)
         try container.encode(connection, forKey: .connection)
         try container.encode(kind, forKey: .kind)
         try container.encode(method, forKey: .method)
