@@ -71,6 +71,29 @@ extension ExpoModuleTests {
         let hex = token.map { String(format: "%02x", $0) }.joined()
         #expect(await waitFor { pushed.withLock { $0.contains(hex) } })
 
+        // The push starts the activity on the phone (the look-alike plays the system); its update token is
+        // registered and named in onToken.
+        let state = try DeliveryStateConversion.contentState(DeliveryStateConversionTests.state())
+        let activity = Activity<DeliveryAttributes>.simulateRemoteStart(
+            attributes: DeliveryAttributes(orderId: "expo-order-1"),
+            content: ActivityContent(state: state, staleDate: nil))
+        let updateToken = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        activity.simulatePushToken(updateToken)
+        #expect(
+            await waitFor {
+                loaded.sent("onToken").contains {
+                    $0["kind"] == "activity" && $0["activityId"] == "expo-order-1"
+                        && $0["fingerprint"] == TokenFingerprint(token: updateToken).server
+                }
+            })
+
+        // The backend ends it while the phone hears nothing: reconcile ends it on the phone.
+        #expect(try server.call("POST", "/v1/activities/expo-order-1/end", #"{"dismissal":"immediate"}"#).status == 200)
+        let report = try #require(try await loaded.definition.call("reconcile") as? [String: any Sendable])
+        #expect(report["endedLocally"] as? [String] == ["expo-order-1"], "\(report)")
+        #expect(report["reportedLost"] as? [String] == [])
+        #expect(activity.activityState != .active)
+
         let settings = try SyncSettings(
             serverURL: "http://127.0.0.1:\(server.port)", userID: userID, deviceID: deviceID,
             apnsEnvironment: "sandbox")
