@@ -63,7 +63,9 @@ struct DeliveryStateConversionTests {
 
     @Test("configure's arguments: a bad URL, an empty user and an unknown environment are each named")
     func settings() throws {
-        let defaults = try #require(UserDefaults(suiteName: "expo-settings-\(UUID().uuidString)"))
+        let suite = "expo-settings-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
         func field(_ url: String, _ user: String, _ environment: String?) -> String? {
             do {
                 _ = try SyncSettings(

@@ -98,6 +98,24 @@ struct ExpoModuleTests {
         #expect(error?.localizedDescription.contains("etaEpochMillis") == true)
     }
 
+    @Test("arguments are decoded as Expo decodes them: a wrong type and too many are refused, null is nil")
+    func argumentsDecoded() async throws {
+        let loaded = Loaded()
+        let wrongType = await #expect(throws: ArgumentCastException.self) {
+            _ = try await loaded.definition.call("configure", [42.0, "user", NSNull(), NSNull()])
+        }
+        #expect(wrongType?.reason.contains("index '0'") == true)
+        await #expect(throws: ArgumentCastException.self) {
+            _ = try await loaded.definition.call("isSupported", ["extra"])
+        }
+        #expect(try await loaded.definition.call("isSupported") as? Bool == true)
+        // A null final state and an omitted dismissal are both nil: the unknown id is what is refused.
+        let unknown = await #expect(throws: (any Error).self) {
+            _ = try await loaded.definition.call("endDelivery", ["no-such-order", NSNull()])
+        }
+        #expect(unknown?.localizedDescription.contains("getRunningActivities") == true)
+    }
+
     @Test("reconcile before configure is refused with the fix")
     func reconcileBeforeConfigure() async {
         let loaded = Loaded()

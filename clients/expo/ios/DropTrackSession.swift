@@ -33,7 +33,6 @@ actor DropTrackSession {
     /// Starts the sync for these settings, replacing one started before (another user signed in), and
     /// reconciles once, as the app does at launch.
     func configure(_ settings: SyncSettings) async throws {
-        if let previous = sync { await previous.stop() }
         let credentials = self.credentials
         let api = HTTPDeviceAPI(baseURL: settings.serverURL, userID: settings.userID) {
             try await credentials.credential()
@@ -52,7 +51,10 @@ actor DropTrackSession {
                 onEvent: { event in
                     if let body = Self.tokenEvent(event) { sendEvent("onToken", body) }
                 }))
+        // Swapped before any suspension, so two configure calls at once leave one sync running.
+        let replaced = self.sync
         self.sync = sync
+        await replaced?.stop()
         await sync.start()
         Task { await sync.reconcile() }
     }
