@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "ActivityKitShim", swiftSettings: strict),
         .target(name: "SwiftUIShim", swiftSettings: strict),
         .target(name: "WidgetKitShim", dependencies: ["ActivityKitShim", "SwiftUIShim"], swiftSettings: strict),
+        // The same for Expo's Swift module API (expo-modules-core), so the Expo module's iOS side compiles and its
+        // tests can call its functions by name; that recording is a test aid, not Expo behaviour.
+        .target(name: "ExpoModulesCoreShim", swiftSettings: strict),
 
         // Foundation and ActivityKit's `ActivityAttributes` only: shared with the iOS app and widget and the Android
         // team's vectors.
@@ -59,6 +62,13 @@ let package = Package(
         .target(
             name: "DropTrackLive", dependencies: ["DropTrackContract", lookAlike("ActivityKitShim")],
             swiftSettings: strict),
+        // The Expo module's iOS side (clients/expo/ios): JavaScript's calls on DropTrackLive, over Expo's module API.
+        .target(
+            name: "DropTrackExpo",
+            dependencies: [
+                "DropTrackLive", "DropTrackContract", lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
+            ],
+            path: "clients/expo/ios", swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
         .target(name: "DropTrackCore", swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
@@ -200,6 +210,14 @@ let package = Package(
                 "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
                 "DropTrackTesting", "DropTrackWidgets", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"),
                 lookAlike("WidgetKitShim"),
+            ],
+            swiftSettings: strict),
+        // The Expo module's iOS side: its conversions, its credential relay, and a run against the whole server.
+        .testTarget(
+            name: "ExpoModuleTests",
+            dependencies: [
+                "DropTrackExpo", "DropTrackContract", "DropTrackLive", "DropTrackEmulators", "DropTrackTesting",
+                lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
             ],
             swiftSettings: strict),
         .testTarget(

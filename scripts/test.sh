@@ -32,7 +32,7 @@ esac
 export DROPTRACK_TEST_REQUIRE_POSTGRES=1
 
 echo "== swift format lint"
-swift format lint --strict --recursive Sources Tests Package.swift
+swift format lint --strict --recursive Sources Tests clients/expo/ios Package.swift
 
 echo "== build (warnings are errors)"
 swift build --build-tests -Xswiftc -warnings-as-errors

@@ -37,3 +37,13 @@ package func makeTemporaryDirectory(_ name: String = "t") -> String {
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// Polls `condition` until it holds or `timeout` passes.
+package func waitFor(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}

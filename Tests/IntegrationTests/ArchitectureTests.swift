@@ -9,8 +9,11 @@ struct ArchitectureTests {
     /// sources import only where they exist (`#if canImport`).
     static let toolchain: Set<String> = [
         "Foundation", "FoundationNetworking", "Dispatch", "Synchronization", "Glibc", "Testing", "XCTest",
-        "ActivityKit", "SwiftUI", "WidgetKit",
+        "ActivityKit", "SwiftUI", "WidgetKit", "ExpoModulesCore",
     ]
+
+    /// Apple's frameworks, and Expo's, that have a look-alike here (`<name>Shim`).
+    static let lookAlikeFrameworks = ["ActivityKit", "SwiftUI", "WidgetKit", "ExpoModulesCore"]
 
     /// Each target's declared dependencies, read from `Package.swift`.
     static func declaredDependencies() throws -> [String: Set<String>] {
@@ -30,6 +33,23 @@ struct ArchitectureTests {
             targets[name] = Set(names)
         }
         return targets
+    }
+
+    /// The folder of each target that declares one (`path:`), relative to the repository.
+    static func declaredPaths() throws -> [String: String] {
+        let manifest = try String(contentsOfFile: repositoryRoot + "/Package.swift", encoding: .utf8)
+        let target = try NSRegularExpression(
+            pattern: #"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"(.*?)swiftSettings"#,
+            options: [.dotMatchesLineSeparators])
+        let path = try NSRegularExpression(pattern: #"path:\s*"([^"]+)""#)
+        var paths: [String: String] = [:]
+        for match in target.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)) {
+            let rest = String(manifest[Range(match.range(at: 2), in: manifest)!])
+            guard let found = path.firstMatch(in: rest, range: NSRange(rest.startIndex..., in: rest)) else { continue }
+            paths[String(manifest[Range(match.range(at: 1), in: manifest)!])] = String(
+                rest[Range(found.range(at: 1), in: rest)!])
+        }
+        return paths
     }
 
     /// The modules a folder's Swift files import.
@@ -52,12 +72,17 @@ struct ArchitectureTests {
     @Test("no target imports a module it does not declare")
     func importsAreDeclared() throws {
         let declared = try Self.declaredDependencies()
+        let paths = try Self.declaredPaths()
         #expect(declared.count >= 15, "Package.swift was read: \(declared.keys.sorted())")
+        #expect(paths["DropTrackExpo"] == "clients/expo/ios", "paths were read: \(paths)")
         for (target, dependencies) in declared {
-            // Test targets, and the testing library they share, live under Tests/; the rest under Sources/.
+            // Test targets, and the testing library they share, live under Tests/; the rest under Sources/,
+            // unless the target names its folder (`path:`).
             let underTests = repositoryRoot + "/Tests/" + target
             let folder =
-                FileManager.default.fileExists(atPath: underTests) ? underTests : repositoryRoot + "/Sources/" + target
+                paths[target].map { repositoryRoot + "/" + $0 }
+                ?? (FileManager.default.fileExists(atPath: underTests)
+                    ? underTests : repositoryRoot + "/Sources/" + target)
             for (module, files) in try Self.imports(under: folder)
             where !Self.toolchain.contains(module) && !dependencies.contains(module) {
                 Issue.record(
@@ -66,13 +91,16 @@ struct ArchitectureTests {
         }
     }
 
-    @Test("the look-alikes (ActivityKitShim, SwiftUIShim, WidgetKitShim) are imported only without Apple's frameworks")
+    @Test(
+        "the look-alikes (ActivityKitShim, SwiftUIShim, WidgetKitShim, ExpoModulesCoreShim) are imported only without the frameworks"
+    )
     func lookAlikesOnlyWithoutTheFramework() throws {
         var offenders: [String] = []
-        for folder in ["Sources", "Tests"] {
+        for folder in ["Sources", "Tests", "clients/expo/ios"] {
             let files =
                 FileManager.default.enumerator(atPath: repositoryRoot + "/" + folder)?.compactMap { $0 as? String }
                 ?? []
+            #expect(folder != "clients/expo/ios" || !files.isEmpty, "\(folder) has the Expo module's Swift sources")
             // The look-alikes themselves import each other.
             for file in files where file.hasSuffix(".swift") && !file.split(separator: "/")[0].hasSuffix("Shim") {
                 let text = try String(contentsOfFile: "\(repositoryRoot)/\(folder)/\(file)", encoding: .utf8)
@@ -88,7 +116,7 @@ struct ArchitectureTests {
                     } else if line.hasPrefix("import "), line.hasSuffix("Shim") {
                         let guarded =
                             conditions.last.map { innermost in
-                                ["ActivityKit", "SwiftUI", "WidgetKit"].contains {
+                                Self.lookAlikeFrameworks.contains {
                                     innermost.condition == (innermost.inElse ? "" : "!") + "canImport(\($0))"
                                 }
                             } ?? false
