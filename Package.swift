@@ -120,7 +120,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI", "DropTrackRuntime",
+                "DropTrackAPI", "DropTrackRuntime", "DropTrackLive",
             ],
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),

@@ -182,6 +182,17 @@ package func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool
     return condition()
 }
 
+/// Polls `condition` every 10 ms until it holds or `timeout` passes, sleeping without holding a thread:
+/// what async tests use while actors (a `LiveActivitySync`) must run meanwhile.
+package func waitFor(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
 /// True if a TCP connect to the port is refused.
 package func connectionRefused(port: Int) -> Bool {
     do {

@@ -86,15 +86,5 @@ extension DeviceAPIError {
     static let noRoute = DeviceAPIError(status: 404, code: "no_route", message: "no endpoint")
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
-func waitFor(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
-}
-
 /// Token bytes made from one repeated byte, so tests can tell tokens apart.
 func token(_ byte: UInt8, count: Int = 32) -> Data { Data(repeating: byte, count: count) }
