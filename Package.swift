@@ -207,6 +207,7 @@ let package = Package(
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
                 "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo", "DropTrackTesting",
+                "DropTrackLive",
             ],
             swiftSettings: strict),
     ],
