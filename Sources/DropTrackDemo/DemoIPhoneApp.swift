@@ -82,7 +82,9 @@ public final class DemoIPhoneApp: Sendable {
     /// Launches the app: a new sync over the same ledger, started, replacing (and stopping) the one
     /// running. Returns nil once the app is closed for good.
     @discardableResult
-    public func launch() async -> LiveActivitySync? {
+    public func launch() async -> LiveActivitySync? { await inForeground { await self.launchNow() } }
+
+    private func launchNow() async -> LiveActivitySync? {
         // Weak: the sync holds the API, which holds this closure, and the app holds the sync.
         let api = HTTPDeviceAPI(baseURL: serverURL()) { [weak self] in
             guard let self else { throw CancellationError() }
@@ -114,8 +116,11 @@ public final class DemoIPhoneApp: Sendable {
 
     /// Closes the app and opens it again, as a person does: the new launch starts its sync over the
     /// same ledger and reconciles, then reports once its queue has settled.
-    public func relaunch() async -> Relaunch? {
-        guard let sync = await launch() else { return nil }
+    @discardableResult
+    public func relaunch() async -> Relaunch? { await inForeground { await self.relaunchNow() } }
+
+    private func relaunchNow() async -> Relaunch? {
+        guard let sync = await launchNow() else { return nil }
         let reconciled = await sync.reconcile()
         let pending = await settle(sync)
         let history = await sync.history
@@ -130,7 +135,23 @@ public final class DemoIPhoneApp: Sendable {
     }
 
     /// The phone's settings changed: the running sync reports the new facts with every token.
-    public func refreshFacts() async { await sync?.refreshFacts() }
+    public func refreshFacts() async {
+        let sync = self.sync
+        await inForeground { await sync?.refreshFacts() }
+    }
+
+    /// Starts `work` on the app without waiting for it (the demo's start, the dashboard's buttons).
+    func runWithoutWaiting(_ work: @escaping @Sendable (DemoIPhoneApp) async -> Void) {
+        Task(priority: Self.priority) { await work(self) }
+    }
+
+    /// The app's work runs at high priority, as iOS runs the app in front, so the tasks the sync makes
+    /// (they inherit it) are not queued behind every other waiting job of a busy process (the tests).
+    static let priority = TaskPriority.high
+
+    private func inForeground<Result: Sendable>(_ work: @escaping @Sendable () async -> Result) async -> Result {
+        await Task(priority: Self.priority) { await work() }.value
+    }
 
     /// Closes the app for good (the demo stops): its sync stops observing and retrying.
     public func close() {
@@ -139,7 +160,7 @@ public final class DemoIPhoneApp: Sendable {
             defer { state.sync = nil }
             return state.sync
         }
-        if let sync { Task { await sync.stop() } }
+        if let sync { Task(priority: Self.priority) { await sync.stop() } }
     }
 
     /// Waits until the sync's queue has stayed empty for a moment (its streams deliver what the phone

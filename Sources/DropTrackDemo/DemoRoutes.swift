@@ -80,7 +80,7 @@ struct DemoRoutes: RouteExtension {
         case ("POST", "iphone", "relaunch"):
             // A relaunch waits for the server (over HTTP, through these same routes), so it runs on its
             // own; the dashboard hears how it went from the app's log (`app` events) and `/demo/state`.
-            Task { await demo.iphoneApp.relaunch() }
+            demo.iphoneApp.runWithoutWaiting { await $0.relaunch() }
             return ("/demo/iphone/relaunch", json(202, .object(["relaunching": .bool(true)])))
         case ("POST", "broken", let kind?):
             guard let broken = DemoDriver.BrokenPush(rawValue: kind) else {

@@ -165,7 +165,7 @@ public final class DemoStack: Sendable {
             logger.warning("demo.listen_beyond_loopback", ["listen": listen, "fix": "--listen 127.0.0.1:PORT"])
         }
         // The app opens once the server answers; its sync registers the phone's tokens from there.
-        Task { [iphoneApp] in await iphoneApp.launch() }
+        iphoneApp.runWithoutWaiting { await $0.launch() }
         fcm.registerToken(androidToken)
         api.post(
             "/v1/tokens/fcm",
@@ -188,7 +188,7 @@ public final class DemoStack: Sendable {
     /// Registers every token of both phones again with their current facts, as the apps do when
     /// they see a switch change; the server keeps the news with each token.
     func reportDeviceFacts() {
-        Task { [iphoneApp] in await iphoneApp.refreshFacts() }
+        iphoneApp.runWithoutWaiting { await $0.refreshFacts() }
         api.post(
             "/v1/tokens/fcm",
             [

@@ -24,6 +24,10 @@ private func request(_ demo: DemoStack, _ method: String, _ path: String, _ body
     return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)
 }
 
+/// How long to wait for the iPhone app's sync: it runs on Swift's shared thread pool, which a full
+/// parallel test run keeps busy with blocking tests for long stretches.
+private let appTimeout: Duration = .seconds(30)
+
 /// The server's token records for the demo iPhone.
 private func iphoneTokens(_ demo: DemoStack) -> [TokenRecord] {
     (try? demo.server.store.transaction { try $0.tokens(app: DemoStack.appID, deviceIds: [DemoIPhoneApp.deviceID]) })
@@ -57,7 +61,7 @@ struct DemoStackTests {
     func wholeLoop() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(await waitFor { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         #expect(demo.driver.place().status == 201)
         #expect(await waitFor { demo.iphone.activities.count == 1 && demo.android.notifications.count == 1 })
         for _ in 0..<6 { #expect(demo.driver.next().status == 200) }
@@ -86,7 +90,7 @@ struct DemoStackTests {
     func brokenPushes() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(await waitFor { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         let placed = demo.driver.place()
         #expect(placed.status == 201)
         let orderID = try #require(placed.body["activityId"]?.stringValue)
@@ -129,7 +133,7 @@ struct DemoStackTests {
     func switchReachesDiagnosis() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(await waitFor { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         let placed = demo.driver.place()
         let orderID = try #require(placed.body["activityId"]?.stringValue)
         #expect(await waitFor { demo.iphone.activities.first?.updateToken.isEmpty == false })
@@ -141,7 +145,9 @@ struct DemoStackTests {
         }
         #expect(try !lateFindings().contains("DT-048"))
         #expect(try request(demo, "POST", "/demo/settings", #"{"liveActivitiesEnabled":false}"#).status == 200)
-        #expect(await waitFor { (try? lateFindings())?.contains("DT-048") == true }, "\((try? lateFindings()) ?? [])")
+        #expect(
+            await waitFor(timeout: appTimeout) { (try? lateFindings())?.contains("DT-048") == true },
+            "\((try? lateFindings()) ?? [])")
     }
 
     @Test(
@@ -153,7 +159,7 @@ struct DemoStackTests {
         let signingKey = demo.dataDirectory + "/keys/\(DemoStack.appID)-device-\(DemoStack.deviceKeyID).p8"
         let mode = try FileManager.default.attributesOfItem(atPath: signingKey)[.posixPermissions] as? Int
         #expect(mode == 0o600, "the DropTrack-held signing key is the owner's only")
-        #expect(await waitFor { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         // The sync sends `appBuild` (the old demo code did not), and the credential's `sub` is the user.
         let pushToStart = try #require(iphoneTokens(demo).first { $0.kind == .pushToStart })
         #expect(pushToStart.userId == DemoStack.userID && pushToStart.device?["appBuild"]?.stringValue == "1")
@@ -161,7 +167,7 @@ struct DemoStackTests {
         let placed = demo.driver.place()
         let orderID = try #require(placed.body["activityId"]?.stringValue)
         #expect(await waitFor { demo.iphone.activities.count == 1 }, "the start reaches the phone")
-        #expect(await waitFor { await registered(demo, .activity, activity: orderID) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
         #expect(iphoneTokens(demo).contains { $0.activityId == orderID && $0.token == updateToken })
         #expect(demo.iphoneApp.log.contains { $0.kind == "registered" && $0.text.contains(orderID) })
@@ -173,10 +179,10 @@ struct DemoStackTests {
     func relaunch() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(await waitFor { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         let orderID = try #require(demo.driver.place().body["activityId"]?.stringValue)
-        #expect(await waitFor { await registered(demo, .activity, activity: orderID) })
-        #expect(await waitFor { await demo.iphoneApp.sync?.pendingWork == 0 })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
+        #expect(await waitFor(timeout: appTimeout) { await demo.iphoneApp.sync?.pendingWork == 0 })
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
 
         // The app is closed; the delivery ends and APNs cannot deliver the end, so the phone still shows it.
@@ -203,17 +209,17 @@ struct DemoStackTests {
         // The new launch keeps the phone and the server in step: the next order reaches the phone.
         let next = try #require(demo.driver.place().body["activityId"]?.stringValue)
         #expect(await waitFor { demo.iphone.activities.count == 2 })
-        #expect(await waitFor { await registered(demo, .activity, activity: next) })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: next) })
     }
 
     @Test("POST /demo/iphone/relaunch relaunches the app, and the state reports it")
     func relaunchRoute() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(await waitFor { await registered(demo, .pushToStart) })
-        #expect(await waitFor { await demo.iphoneApp.sync?.pendingWork == 0 })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await demo.iphoneApp.sync?.pendingWork == 0 })
         #expect(try request(demo, "POST", "/demo/iphone/relaunch", "{}").status == 202)
-        #expect(await waitFor { demo.iphoneApp.lastRelaunch != nil })
+        #expect(await waitFor(timeout: appTimeout) { demo.iphoneApp.lastRelaunch != nil })
         #expect(demo.iphoneApp.lastRelaunch?.summary == "relaunched: 0 tokens re-sent, reconciled: ended 0, lost 0")
     }
 }
