@@ -69,7 +69,7 @@ class WebDriver:
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": shutil.which("chromium") or "/usr/bin/chromium",
                                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                            "--disable-dev-shm-usage", "--window-size=1400,1000"]}}}}
+                                            "--disable-dev-shm-usage", "--window-size=1400,1400"]}}}}
         self.session = self.call("POST", "/session", capabilities)["sessionId"]
 
     def call(self, method, path, body=None):
