@@ -130,7 +130,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
-                "DropTrackAPI", "DropTrackRuntime",
+                "DropTrackAPI", "DropTrackRuntime", "DropTrackLive",
             ],
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
@@ -226,6 +226,7 @@ let package = Package(
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
                 "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo", "DropTrackTesting",
+                "DropTrackLive",
             ],
             swiftSettings: strict),
     ],

@@ -7,9 +7,11 @@ WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
 2. Reassign the rider: the courier label changes on both phones.
 3. A deliberately broken push (a Unix date in content-state) shows in the live log and in the
    iPhone's drops, with the trap id.
-4. Save a screenshot to .build/artifacts/dashboard.png (a build artifact, not committed).
-5. Demote the Android Live Update to a plain notification and reassign: it stays demoted (DT-115).
-6. Swipe the Android Live Update away and reassign again: the phone drops the update as DT-115 and
+4. Relaunch the iPhone app (DropTrackLive's sync, started again over the same ledger): the page
+   reports that it re-sent no token and reconciled, and the activity still updates afterwards.
+5. Save a screenshot to .build/artifacts/dashboard.png (a build artifact, not committed).
+6. Demote the Android Live Update to a plain notification and reassign: it stays demoted (DT-115).
+7. Swipe the Android Live Update away and reassign again: the phone drops the update as DT-115 and
    the card does not come back.
 
 Usage: dashboard_browser.py PATH/TO/droptrack
@@ -67,7 +69,7 @@ class WebDriver:
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": shutil.which("chromium") or "/usr/bin/chromium",
                                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                            "--disable-dev-shm-usage", "--window-size=1400,1000"]}}}}
+                                            "--disable-dev-shm-usage", "--window-size=1400,1400"]}}}}
         self.session = self.call("POST", "/session", capabilities)["sessionId"]
 
     def call(self, method, path, body=None):
@@ -133,6 +135,8 @@ try:
     browser.open(f"http://127.0.0.1:{port}/")
     wait_for("the live log to connect", lambda: browser.text("#stream-state") == "live")
     check(browser.text("#card-status") == "No Live Activity", "the iPhone starts with no Live Activity")
+    wait_for("the iPhone app to register its push-to-start token",
+             lambda: "registered push-to-start token" in browser.text("#iphone-app-log"))
 
     print("place an order, then six steps")
     browser.click("#place")
@@ -164,6 +168,19 @@ try:
     wait_for("the drop on the iPhone", lambda: "DT-017" in browser.text("#iphone-drops"))
     wait_for("the drop in the live log", lambda: "DT-017" in browser.text("#log"))
     check(browser.text("#card-status") == "Delivered", "the card still shows the last good state")
+
+    print("relaunch the iPhone app")
+    browser.click("#relaunch")
+    wait_for("the relaunch on the page", lambda: "relaunched:" in browser.text("#iphone-app-status"))
+    check(browser.text("#iphone-app-status") == "relaunched: 0 tokens re-sent, reconciled: ended 0, lost 0",
+          f"the page reports the relaunch: {browser.text('#iphone-app-status')!r}")
+    check("not re-sent" in browser.text("#iphone-app-log"), "the app's log shows the ledger kept the tokens")
+    wait_for("the relaunch in the live log", lambda: "iPhone app: relaunched" in browser.text("#log"))
+    before = state(port)["iphone"]["activities"][-1]["timestamp"]
+    browser.click("#reassign")
+    wait_for("an update after the relaunch", lambda: state(port)["iphone"]["activities"][-1]["timestamp"] > before)
+    wait_for("the courier after the relaunch", lambda: browser.text("#card-courier") != courier)
+    check(browser.text("#card-status") == "Delivered", "the activity still updates after the relaunch")
 
     browser.screenshot(ARTIFACT)
     check(os.path.getsize(ARTIFACT) > 10_000, f"screenshot saved: {os.path.relpath(ARTIFACT, ROOT)}")

@@ -41,10 +41,10 @@ echo "== swift test"
 # The client libraries' suites run apart: they are async all the way down, while many server suites
 # block their thread on sockets, and Swift Testing runs both on the one concurrency pool (a thread
 # per core), so in one run the async suites could starve for tens of seconds behind the blocking ones.
-client_suites="LiveTests|ExpoModuleTests"
+client_suites="LiveTests|ExpoModuleTests|DemoStackTests"
 swift test --skip-build --skip "$client_suites"
 
-echo "== swift test: the client libraries (DropTrackLive, the Expo module's iOS side)"
+echo "== swift test: the client libraries (DropTrackLive, the Expo module's iOS side, the demo's iPhone app)"
 swift test --skip-build --filter "$client_suites"
 
 echo "== the PostgreSQL store across a server restart"

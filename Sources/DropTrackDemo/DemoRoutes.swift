@@ -9,7 +9,8 @@ import Foundation
 import Synchronization
 
 /// The dashboard: its files at `/`, what the simulated phones show at `GET /demo/state`, the
-/// buttons at `POST /demo/actions/{place,next,reassign,end}` and `POST /demo/broken/{kind}`,
+/// buttons at `POST /demo/actions/{place,next,reassign,end}` and `POST /demo/broken/{kind}`, the
+/// iPhone app's relaunch at `POST /demo/iphone/relaunch`,
 /// switches at `POST /demo/settings`, and the live log at `GET /demo/events` (SSE). Demo only:
 /// no key, because it runs on loopback for one person; `DemoGuard` keeps other sites' pages out.
 struct DemoRoutes: RouteExtension {
@@ -76,6 +77,11 @@ struct DemoRoutes: RouteExtension {
             return (
                 "/demo/actions", json(200, .object(["status": .number(Double(result.status)), "body": result.body]))
             )
+        case ("POST", "iphone", "relaunch"):
+            // A relaunch waits for the server (over HTTP, through these same routes), so it runs on its
+            // own; the dashboard hears how it went from the app's log (`app` events) and `/demo/state`.
+            demo.iphoneApp.runWithoutWaiting { await $0.relaunch() }
+            return ("/demo/iphone/relaunch", json(202, .object(["relaunching": .bool(true)])))
         case ("POST", "broken", let kind?):
             guard let broken = DemoDriver.BrokenPush(rawValue: kind) else {
                 return ("/demo/broken", json(404, DemoDriver.message("no broken push \(kind)")))
@@ -191,6 +197,13 @@ struct DemoRoutes: RouteExtension {
                 "liveActivitiesEnabled": .bool(demo.iphone.settings.liveActivitiesEnabled),
                 "activities": .array(activities), "drops": .array(iphoneDrops),
                 "received": .number(Double(demo.iphone.received)),
+                "app": .object([
+                    "lastRelaunch": demo.iphoneApp.lastRelaunch.map { .string($0.summary) } ?? .null,
+                    "log": .array(
+                        demo.iphoneApp.log.suffix(20).map {
+                            .object(["kind": .string($0.kind), "text": .string($0.text)])
+                        }),
+                ]),
             ]),
             "android": .object([
                 "liveUpdatesAllowed": .bool(demo.android.settings.userAllowsLiveUpdates),

@@ -18,14 +18,6 @@ public struct DemoError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 }
 
-/// The simulated iPhone, for the app callbacks that read its settings (set once it exists).
-final class IPhoneReference: Sendable {
-    let simulator = Mutex<IPhoneSimulator?>(nil)
-
-    /// The facts the app reports with a token, from the phone's current settings.
-    var facts: JSONValue { DemoStack.facts(simulator.withLock { $0 }?.settings ?? IPhoneSettings()) }
-}
-
 /// The whole loop in one process: development keys, the APNs and FCM emulators, the server on
 /// SQLite, a simulated iPhone and a simulated Android phone registered for user `demo`, and the
 /// dashboard. Pushes go over real HTTP/2 and TLS to the emulators, which hand them to the phones.
@@ -51,8 +43,10 @@ public final class DemoStack: Sendable {
     public let dataDirectory: String
     let temporary: Bool
     let logger: Logger
-    /// The simulated apps' way to the API.
+    /// The simulated Android app's and the backend's way to the API.
     let api: DemoAPI
+    /// The simulated iPhone's app: DropTrackLive, registering its tokens over HTTP with a device credential.
+    public let iphoneApp: DemoIPhoneApp
 
     /// Builds and starts everything. `listen` is the dashboard and API address; `data` keeps the
     /// store between runs (a temporary folder, removed on `stop`, when nil).
@@ -83,6 +77,7 @@ public final class DemoStack: Sendable {
         let fcmPort = try fcm.start(tls: tls)
         try keys.pointServiceAccount(at: "https://127.0.0.1:\(fcmPort)/token")
 
+        let deviceKeyFile = try Self.writeDeviceSigningKey(into: keys.directory)
         let key = AppConfiguration.newAPIKey(app: Self.appID)
         apiKey = key.key
         let configuration = ServerConfiguration(
@@ -92,7 +87,8 @@ public final class DemoStack: Sendable {
                     id: Self.appID, bundleId: keys.bundleID,
                     apns: .init(
                         keyFile: keys.apnsKeyFile, keyId: keys.keyID, teamId: keys.teamID, environment: "sandbox"),
-                    fcm: .init(serviceAccountFile: keys.serviceAccountFile), apiKeyHashes: [key.hash])
+                    fcm: .init(serviceAccountFile: keys.serviceAccountFile), apiKeyHashes: [key.hash],
+                    deviceKeys: [.init(kid: Self.deviceKeyID, privateKeyFile: deviceKeyFile)])
             ],
             apnsHost: "127.0.0.1:\(apnsPort)", fcmBaseURL: "https://127.0.0.1:\(fcmPort)", caFile: keys.caFile,
             requestsPerSecondPerKey: 0, schedulerIntervalSeconds: 5)
@@ -102,35 +98,28 @@ public final class DemoStack: Sendable {
             diagnosisSources: [DemoPhoneDrops(control: control)])
         let api = DemoAPI(server: server, key: key.key)
         self.api = api
-        // The iPhone app reads its switches from the phone it runs on, which exists only below.
-        let phone = IPhoneReference()
         let events = server.events
         let apnsEmulator = apns
-        let simulator = IPhoneSimulator(deviceID: "demo-iphone") { event in
+        // APNs knows the tokens it issues to the phone; registering them with the server is the app's part.
+        let simulator = IPhoneSimulator(deviceID: DemoIPhoneApp.deviceID) { event in
             switch event {
-            case .pushToStart(let type, let token):
+            case .pushToStart(let type, let token), .activity(_, let type, _, let token):
                 apnsEmulator.registerToken(token, environment: .sandbox, attributesType: type)
-                api.post(
-                    "/v1/tokens/push-to-start",
-                    [
-                        "userId": .string(Self.userID), "deviceId": .string("demo-iphone"), "token": .string(token),
-                        "environment": .string("sandbox"), "attributesType": .string(type),
-                        "device": phone.facts,
-                    ])
-            case .activity(_, let type, let attributes, let token):
-                // The app knows its server's activity by the order id, which the demo uses as the activity id.
-                apnsEmulator.registerToken(token, environment: .sandbox, attributesType: type)
-                guard let orderID = attributes["orderId"]?.stringValue else { return }
-                api.post(
-                    "/v1/tokens/activity",
-                    [
-                        "activityId": .string(orderID), "deviceId": .string("demo-iphone"), "token": .string(token),
-                        "environment": .string("sandbox"), "device": phone.facts,
-                    ])
             }
         }
+        for (type, token) in simulator.pushToStartTokensByType {
+            apns.registerToken(token, environment: .sandbox, attributesType: type)
+        }
         iphone = simulator
-        phone.simulator.withLock { $0 = simulator }
+        iphoneApp = DemoIPhoneApp(
+            phone: simulator, serverURL: { [server] in URL(string: "http://\(Self.ownAddress(server))")! },
+            ledgerDirectory: URL(fileURLWithPath: dataDirectory + "/iphone-app"),
+            backend: { try Self.mintDeviceCredential(api) },
+            onLog: { line in
+                events.publish(
+                    app: Self.appID, event: "app",
+                    payload: .object(["kind": .string(line.kind), "text": .string(line.text)]))
+            })
         android = AndroidLiveUpdatePhone()
         androidToken = "demo-pixel:APA91b" + String(hexEncoding: (0..<40).map { _ in UInt8.random(in: 0...255) })
         driver = DemoDriver(api: api, transport: server.transport, bundleID: keys.bundleID)
@@ -175,7 +164,8 @@ public final class DemoStack: Sendable {
             FileHandle.standardError.write(Data((warning + "\n").utf8))
             logger.warning("demo.listen_beyond_loopback", ["listen": listen, "fix": "--listen 127.0.0.1:PORT"])
         }
-        iphone.registerPushToStartTokens()
+        // The app opens once the server answers; its sync registers the phone's tokens from there.
+        iphoneApp.runWithoutWaiting { await $0.launch() }
         fcm.registerToken(androidToken)
         api.post(
             "/v1/tokens/fcm",
@@ -183,16 +173,6 @@ public final class DemoStack: Sendable {
                 "userId": .string(Self.userID), "deviceId": .string("demo-pixel"), "token": .string(androidToken),
                 "device": Self.facts(android.settings),
             ])
-    }
-
-    /// What the simulated iPhone app reports with each token, as a real app should: its OS and the
-    /// Live Activities switches (`ActivityAuthorizationInfo`).
-    static func facts(_ settings: IPhoneSettings) -> JSONValue {
-        .object([
-            "osVersion": .string(String(settings.osVersion)),
-            "areActivitiesEnabled": .bool(settings.liveActivitiesEnabled),
-            "frequentPushesEnabled": .bool(settings.frequentUpdates),
-        ])
     }
 
     /// What the simulated Android app reports with its token.
@@ -208,8 +188,7 @@ public final class DemoStack: Sendable {
     /// Registers every token of both phones again with their current facts, as the apps do when
     /// they see a switch change; the server keeps the news with each token.
     func reportDeviceFacts() {
-        iphone.registerPushToStartTokens()
-        iphone.reportUpdateTokens()
+        iphoneApp.runWithoutWaiting { await $0.refreshFacts() }
         api.post(
             "/v1/tokens/fcm",
             [
@@ -223,8 +202,9 @@ public final class DemoStack: Sendable {
         "http://\(parseListenAddress(server.configuration.listen)?.host ?? "127.0.0.1"):\(server.port)/"
     }
 
-    /// Drains the server, stops the emulators, and removes a temporary data folder.
+    /// Closes the iPhone app, drains the server, stops the emulators, and removes a temporary data folder.
     public func stop() {
+        iphoneApp.close()
         server.shutdown(timeout: .seconds(5))
         apns.stop()
         fcm.stop()
@@ -264,27 +244,4 @@ final class DemoControl: Sendable {
     private let stack = Mutex<DemoStack?>(nil)
     func attach(_ demo: DemoStack) { stack.withLock { $0 = demo } }
     var demo: DemoStack? { stack.withLock { $0 } }
-}
-
-/// The demo app's calls to the server's API, in process, through the same router real requests
-/// take (authentication, validation and logging included).
-struct DemoAPI: Sendable {
-    let server: DropTrackServer
-    let key: String
-
-    /// One call; returns the status and the JSON answer.
-    @discardableResult
-    func call(_ method: String, _ path: String, _ body: JSONValue? = nil) -> (status: Int, body: JSONValue) {
-        // The app's calls come from this machine, so they name the demo's own address (DemoGuard).
-        var headers = ["authorization": "Bearer \(key)", "host": "127.0.0.1:\(server.port)"]
-        if body != nil { headers["content-type"] = "application/json" }
-        let request = HTTPRequest(
-            method: method, path: path, headers: headers, body: body.map { $0.serialized() } ?? [])
-        guard case .response(let response) = server.router.handle(request) else { return (0, .null) }
-        return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)
-    }
-
-    func post(_ path: String, _ body: [String: JSONValue]) {
-        call("POST", path, .object(body))
-    }
 }

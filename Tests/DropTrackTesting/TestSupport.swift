@@ -38,7 +38,8 @@ package func makeTemporaryDirectory(_ name: String = "t") -> String {
     return path
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
+/// Polls `condition` every 10 ms until it holds or `timeout` passes, sleeping without holding a thread:
+/// what async tests use while actors (a `LiveActivitySync`) must run meanwhile.
 package func waitFor(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDemo
 import DropTrackEmulators
+import DropTrackLive
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting
@@ -23,16 +24,46 @@ private func request(_ demo: DemoStack, _ method: String, _ path: String, _ body
     return (response.status, (try? JSONValue.parse(bytes: response.body)) ?? .null)
 }
 
+/// How long to wait for the iPhone app's sync: it runs on Swift's shared thread pool, which a full
+/// parallel test run keeps busy with blocking tests for long stretches.
+private let appTimeout: Duration = .seconds(30)
+
+/// The server's token records for the demo iPhone.
+private func iphoneTokens(_ demo: DemoStack) -> [TokenRecord] {
+    (try? demo.server.store.transaction { try $0.tokens(app: DemoStack.appID, deviceIds: [DemoIPhoneApp.deviceID]) })
+        ?? []
+}
+
+/// Whether the iPhone app's sync registered a token of this kind (for this activity, when given).
+private func registered(_ demo: DemoStack, _ kind: Registration.Kind, activity: String? = nil) async -> Bool {
+    guard let history = await demo.iphoneApp.sync?.history else { return false }
+    return history.contains {
+        guard case .registered(let registration) = $0, registration.kind == kind else { return false }
+        return activity == nil || registration.subject == activity
+    }
+}
+
+/// Requests the server answered on the token routes, from its metrics.
+private func tokenRequests(_ demo: DemoStack) throws -> Int {
+    let connection = try RawConnection(port: demo.server.port)
+    defer { connection.close() }
+    try connection.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:\(demo.server.port)\r\nConnection: close\r\n\r\n")
+    let text = String(decoding: try connection.readResponse(timeout: .seconds(30)).body, as: UTF8.self)
+    return text.split(separator: "\n").filter {
+        $0.hasPrefix("droptrack_http_requests_total{") && $0.contains("route=\"/v1/tokens/")
+    }.reduce(0) { $0 + (Int($1.split(separator: " ").last ?? "") ?? 0) }
+}
+
 @Suite("The demo, in process: server, emulators and both phones")
 struct DemoStackTests {
     @Test(
         "place an order, six steps and a reassignment: both phones show the same final state; a broken push is dropped")
-    func wholeLoop() throws {
+    func wholeLoop() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(eventually { demo.iphone.tokens.count == 1 })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         #expect(demo.driver.place().status == 201)
-        #expect(eventually { demo.iphone.activities.count == 1 && demo.android.notifications.count == 1 })
+        #expect(await waitFor { demo.iphone.activities.count == 1 && demo.android.notifications.count == 1 })
         for _ in 0..<6 { #expect(demo.driver.next().status == 200) }
         #expect(demo.driver.next().status == 409, "no step after delivered")
         #expect(demo.driver.reassign().status == 200)
@@ -45,29 +76,29 @@ struct DemoStackTests {
             return state.status == "Delivered" && state.riderReassigned && notification.title == "Delivered"
                 && notification.text.contains(state.courierName)
         }
-        #expect(eventually(timeout: .seconds(10), settled))
+        #expect(await waitFor(timeout: .seconds(10), settled))
         #expect(demo.iphone.drops.isEmpty && demo.android.drops.isEmpty)
         let broken = demo.driver.sendBroken(.unixDate, iphone: demo.iphone)
         #expect(broken["status"]?.numberValue == 200, "APNs accepts it")
         #expect(broken["findings"]?.arrayValue?.contains { $0["trap"]?.stringValue == "DT-017" } == true)
-        #expect(eventually { demo.iphone.drops.contains { $0.trap == "DT-017" } }, "and the phone drops it")
+        #expect(await waitFor { demo.iphone.drops.contains { $0.trap == "DT-017" } }, "and the phone drops it")
         #expect(demo.driver.end().status == 200)
-        #expect(eventually { demo.iphone.activities.last?.phase(at: Date()) == "ended" })
+        #expect(await waitFor { demo.iphone.activities.last?.phase(at: Date()) == "ended" })
     }
 
     @Test("each broken-push button: the doctor names its trap, and the client, APNs or the phone refuses it")
-    func brokenPushes() throws {
+    func brokenPushes() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(eventually { demo.iphone.tokens.count == 1 })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         let placed = demo.driver.place()
         #expect(placed.status == 201)
         let orderID = try #require(placed.body["activityId"]?.stringValue)
-        #expect(eventually { demo.iphone.activities.first?.updateToken.isEmpty == false })
+        #expect(await waitFor { demo.iphone.activities.first?.updateToken.isEmpty == false })
         #expect(demo.driver.next().status == 200)
         // The phone holds the server's newest version before anything breaks.
         #expect(
-            eventually {
+            await waitFor {
                 let held = try? demo.server.store.transaction { try $0.activity(app: DemoStack.appID, id: orderID) }
                 return held?.version == 2 && demo.iphone.activities.first?.timestamp == held?.timestamp
             },
@@ -86,7 +117,8 @@ struct DemoStackTests {
             #expect(!traps.contains("DT-063"), "the demo's client signs every push; no missing-credentials finding")
             #expect(answer["status"]?.numberValue == Double(status), "\(kind): \(answer)")
             if phoneDrops {
-                #expect(eventually { demo.iphone.drops.contains { $0.trap == trap } }, "\(kind): \(demo.iphone.drops)")
+                #expect(
+                    await waitFor { demo.iphone.drops.contains { $0.trap == trap } }, "\(kind): \(demo.iphone.drops)")
             }
         }
         // The server's diagnosis of the order shows what the phone dropped, by trap.
@@ -98,13 +130,13 @@ struct DemoStackTests {
     @Test(
         "turning Live Activities off on the phone reaches the diagnosis: the app reports it, and DT-048 names the device"
     )
-    func switchReachesDiagnosis() throws {
+    func switchReachesDiagnosis() async throws {
         let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
         defer { demo.stop() }
-        #expect(eventually { demo.iphone.tokens.count == 1 })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
         let placed = demo.driver.place()
         let orderID = try #require(placed.body["activityId"]?.stringValue)
-        #expect(eventually { demo.iphone.activities.first?.updateToken.isEmpty == false })
+        #expect(await waitFor { demo.iphone.activities.first?.updateToken.isEmpty == false })
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
         func lateFindings() throws -> [String] {
             try request(demo, "GET", "/v1/activities/\(orderID)/diagnosis").body["findings"]?.arrayValue?.compactMap {
@@ -113,6 +145,81 @@ struct DemoStackTests {
         }
         #expect(try !lateFindings().contains("DT-048"))
         #expect(try request(demo, "POST", "/demo/settings", #"{"liveActivitiesEnabled":false}"#).status == 200)
-        #expect(eventually { (try? lateFindings())?.contains("DT-048") == true }, "\((try? lateFindings()) ?? [])")
+        #expect(
+            await waitFor(timeout: appTimeout) { (try? lateFindings())?.contains("DT-048") == true },
+            "\((try? lateFindings()) ?? [])")
+    }
+
+    @Test(
+        "the iPhone runs DropTrackLive: its tokens reach the server through the sync, with a device credential the backend had minted"
+    )
+    func iphoneRegistersThroughTheSync() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        let signingKey = demo.dataDirectory + "/keys/\(DemoStack.appID)-device-\(DemoStack.deviceKeyID).p8"
+        let mode = try FileManager.default.attributesOfItem(atPath: signingKey)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "the DropTrack-held signing key is the owner's only")
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        // The sync sends `appBuild` (the old demo code did not), and the credential's `sub` is the user.
+        let pushToStart = try #require(iphoneTokens(demo).first { $0.kind == .pushToStart })
+        #expect(pushToStart.userId == DemoStack.userID && pushToStart.device?["appBuild"]?.stringValue == "1")
+        #expect(demo.iphoneApp.credentialsMinted >= 1)
+        let placed = demo.driver.place()
+        let orderID = try #require(placed.body["activityId"]?.stringValue)
+        #expect(await waitFor { demo.iphone.activities.count == 1 }, "the start reaches the phone")
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
+        let updateToken = try #require(demo.iphone.activities.first?.updateToken)
+        #expect(iphoneTokens(demo).contains { $0.activityId == orderID && $0.token == updateToken })
+        #expect(demo.iphoneApp.log.contains { $0.kind == "registered" && $0.text.contains(orderID) })
+        #expect(!demo.iphoneApp.log.contains { $0.text.contains(updateToken) }, "tokens by fingerprint only")
+    }
+
+    @Test(
+        "a relaunch re-sends nothing, and ends on the phone the activity that ended while the app was closed")
+    func relaunch() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        let orderID = try #require(demo.driver.place().body["activityId"]?.stringValue)
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
+        #expect(await waitFor(timeout: appTimeout) { await demo.iphoneApp.sync?.pendingWork == 0 })
+        let updateToken = try #require(demo.iphone.activities.first?.updateToken)
+
+        // The app is closed; the delivery ends and APNs cannot deliver the end, so the phone still shows it.
+        await demo.iphoneApp.sync?.stop()
+        demo.apns.markTokenDead(updateToken)
+        #expect(demo.driver.end().status == 200)
+        #expect(
+            await waitFor {
+                let held = try? demo.server.store.transaction { try $0.activity(app: DemoStack.appID, id: orderID) }
+                return held?.state == .ended
+            })
+        #expect(demo.iphone.activities.first?.phase(at: Date()) == "active")
+        let before = try tokenRequests(demo)
+
+        let outcome = try #require(await demo.iphoneApp.relaunch())
+        #expect(outcome.tokensResent == 0 && outcome.pending == 0)
+        #expect(outcome.reconciled.endedLocally == [orderID] && outcome.reconciled.failure == nil)
+        #expect(outcome.summary == "relaunched: 0 tokens re-sent, reconciled: ended 1, lost 0")
+        #expect(demo.iphone.activities.first?.phase(at: Date()) == "dismissed", "ended on the phone")
+        #expect(try tokenRequests(demo) == before, "no token sent again")
+        let state = try request(demo, "GET", "/demo/state").body
+        #expect(state["iphone"]?["app"]?["lastRelaunch"]?.stringValue == outcome.summary)
+
+        // The new launch keeps the phone and the server in step: the next order reaches the phone.
+        let next = try #require(demo.driver.place().body["activityId"]?.stringValue)
+        #expect(await waitFor { demo.iphone.activities.count == 2 })
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: next) })
+    }
+
+    @Test("POST /demo/iphone/relaunch relaunches the app, and the state reports it")
+    func relaunchRoute() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        #expect(await waitFor(timeout: appTimeout) { await demo.iphoneApp.sync?.pendingWork == 0 })
+        #expect(try request(demo, "POST", "/demo/iphone/relaunch", "{}").status == 202)
+        #expect(await waitFor(timeout: appTimeout) { demo.iphoneApp.lastRelaunch != nil })
+        #expect(demo.iphoneApp.lastRelaunch?.summary == "relaunched: 0 tokens re-sent, reconciled: ended 0, lost 0")
     }
 }

@@ -1,6 +1,7 @@
 // The DropTrack demo dashboard: renders what the simulated phones hold (GET /demo/state), sends
-// the buttons to the server (POST /demo/actions/…, /demo/broken/…), and shows every send and drop
-// as it happens (Server-Sent Events from GET /demo/events). No build step, no dependencies.
+// the buttons to the server (POST /demo/actions/…, /demo/broken/…, /demo/iphone/relaunch), and shows
+// every send, drop and iPhone app event as it happens (Server-Sent Events from GET /demo/events). No
+// build step, no dependencies.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -59,6 +60,19 @@ function renderIPhone(iphone) {
     banner.classList.remove("hidden");
   } else {
     banner.classList.add("hidden");
+  }
+}
+
+// The iPhone app's own log (DropTrackLive's sync events, tokens by fingerprint) and its last relaunch.
+function renderApp(app) {
+  text("iphone-app-status", app.lastRelaunch);
+  const list = $("iphone-app-log");
+  list.replaceChildren();
+  for (const line of app.log.slice(-8).reverse()) {
+    const item = document.createElement("li");
+    item.className = line.kind;
+    item.textContent = line.text;
+    list.appendChild(item);
   }
 }
 
@@ -130,6 +144,7 @@ async function refresh() {
     const response = await fetch("/demo/state", { cache: "no-store" });
     const state = await response.json();
     renderIPhone(state.iphone);
+    renderApp(state.iphone.app);
     renderAndroid(state.android);
     renderDrops("iphone-drops", state.iphone.drops);
     renderDrops("android-drops", state.android.drops);
@@ -185,6 +200,11 @@ function connect() {
     const findings = result.findings.map((f) => `${f.trap} ${f.message} Fix: ${f.fix}`);
     log("broken", `broken push "${result.kind}": APNs answered ${result.status || "nothing"} ${result.reason}`, findings);
   });
+  source.addEventListener("app", (event) => {
+    const line = JSON.parse(event.data);
+    log(line.kind === "failed" || line.kind === "retrying" ? "fail" : "app", `iPhone app: ${line.text}`);
+    refresh();
+  });
   source.addEventListener("device", () => refresh());
   source.onerror = () => text("stream-state", "reconnecting…");
 }
@@ -226,6 +246,11 @@ $("lu-allowed").addEventListener("change", (event) => post("/demo/settings", {
 $("android-online").addEventListener("change", (event) => post("/demo/settings", {
   androidOnline: event.target.checked,
 }).then(refresh));
+$("relaunch").addEventListener("click", async () => {
+  text("iphone-app-status", "relaunching…");
+  await post("/demo/iphone/relaunch");
+  text("answer", "The iPhone app relaunched: a new sync over the same ledger, then a reconcile");
+});
 $("android-demote").addEventListener("click", async () => {
   const result = await post("/demo/actions/android-demote");
   text("answer", result.status === 200 ? "The user demoted the Live Update; the server was not told"
