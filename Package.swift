@@ -60,7 +60,8 @@ let package = Package(
         // with the server, reports lifecycle changes and reconciles, behind the `LiveActivityHost` (ActivityKit)
         // and `DropTrackDeviceAPI` (the device routes) seams. The contract only: no server target.
         .target(
-            name: "DropTrackLive", dependencies: ["DropTrackContract", lookAlike("ActivityKitShim")],
+            name: "DropTrackLive",
+            dependencies: ["DropTrackContract", "DropTrackSHA256", lookAlike("ActivityKitShim")],
             swiftSettings: strict),
         // The Expo module's iOS side (clients/expo/ios): JavaScript's calls on DropTrackLive, over Expo's module API.
         .target(
@@ -69,8 +70,10 @@ let package = Package(
                 "DropTrackLive", "DropTrackContract", lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
             ],
             path: "clients/expo/ios", swiftSettings: strict),
+        // SHA-256 in plain Swift: fingerprints of secrets, in the server and in the iOS library alike.
+        .target(name: "DropTrackSHA256", swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
-        .target(name: "DropTrackCore", swiftSettings: strict),
+        .target(name: "DropTrackCore", dependencies: ["DropTrackSHA256"], swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
         .target(
             name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore", lookAlike("ActivityKitShim")],
@@ -103,15 +106,16 @@ let package = Package(
         .target(
             name: "DropTrackDispatch",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackStore",
+                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
+                "DropTrackStore",
             ],
             swiftSettings: strict),
         // The HTTP API over the dispatch core: routes, keys, rate limits, SSE, metrics, OpenAPI document.
         .target(
             name: "DropTrackAPI",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackStore",
-                "DropTrackDispatch", "DropTrackHTTP1",
+                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
+                "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
             ],
             resources: [.embedInCode("openapi.json")], swiftSettings: strict),
         // The composition root: builds the store, the provider transports and the API from the configuration, and
@@ -149,9 +153,9 @@ let package = Package(
         .executableTarget(
             name: "droptrack",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
-                "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
-                "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
+                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
+                "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
+                "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
             ],
             swiftSettings: strict),
 
@@ -185,7 +189,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CryptoTests",
-            dependencies: ["DropTrackCore", "DropTrackCrypto", "DropTrackProviders", "DropTrackTesting"],
+            dependencies: [
+                "DropTrackCore", "DropTrackSHA256", "DropTrackCrypto", "DropTrackProviders", "DropTrackTesting",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "HTTP2Tests", dependencies: ["DropTrackCrypto", "DropTrackHTTP2", "DropTrackTesting"],

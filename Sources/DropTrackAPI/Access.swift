@@ -1,5 +1,6 @@
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackSHA256
 import Foundation
 import Synchronization
 

@@ -1,3 +1,5 @@
+import DropTrackSHA256
+
 /// A short, stable, non-reversible name for a secret (a device token, an API key, a JWT), used
 /// wherever the secret itself must not appear: logs, errors, the event stream, metrics, the API.
 ///

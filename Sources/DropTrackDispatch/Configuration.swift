@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackSHA256
 import DropTrackStore
 import Foundation
 

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackSHA256
 import Foundation
 
 /// Attributes that name the server's activity they belong to. The sync registers an activity's

@@ -1,3 +1,4 @@
+import DropTrackSHA256
 import Foundation
 
 /// The name a push token goes by wherever the token itself must not appear: the ledger, logs,

@@ -1,6 +1,7 @@
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackProviders
+import DropTrackSHA256
 import DropTrackTesting
 import Foundation
 import Testing

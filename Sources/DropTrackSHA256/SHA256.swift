@@ -1,5 +1,6 @@
-/// SHA-256 (FIPS 180-4) in plain Swift, so that layers without OpenSSL can fingerprint secrets.
-/// Only used for fingerprints and hashes of API keys; tests check it against OpenSSL.
+/// SHA-256 (FIPS 180-4) in plain Swift, so that layers without OpenSSL (and DropTrackLive, which ships in
+/// iOS apps and is tested on Linux, where CryptoKit does not exist) can fingerprint secrets. Only used for
+/// fingerprints and hashes of API keys; tests check it against OpenSSL.
 public enum SHA256 {
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
