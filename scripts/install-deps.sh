@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what DropTrack needs on Debian 12 with the Swift toolchain, idempotently:
 # the C libraries it links, the reference tools its tests and benchmarks run beside it, kotlinc, JUnit 4
-# and a JDK for the Android library (clients/android, no Gradle), tsc for the Expo module, and a
+# and a JDK for the Android library (clients/android, no Gradle), tsc for the Expo module, dpkg-dev and
+# systemd for checking the Debian package, curl for the README's examples, and a
 # Python virtualenv (.venv) of independent peer clients. Safe to run again: it only installs what
 # is missing.
 set -euo pipefail
@@ -14,6 +15,8 @@ APT_PACKAGES=(
   chromium chromium-driver fonts-dejavu-core                                        # the dashboard's browser test
   kotlin junit4 default-jdk-headless                                                # the Android library's tests (clients/android)
   node-typescript                                                                   # tsc for the Expo module (clients/expo)
+  dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
+  curl                                                                              # the README's examples (checks/readme_examples.py)
 )
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
