@@ -16,6 +16,7 @@ APT_PACKAGES=(
   kotlin junit4 default-jdk-headless                                                # the Android library's tests (clients/android)
   node-typescript                                                                   # tsc for the Expo module (clients/expo)
   dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
+  libcurl4-openssl-dev                                                              # the package's release build (-static-stdlib links FoundationNetworking)
   curl                                                                              # the README's examples (checks/readme_examples.py)
 )
 missing=()

@@ -2,8 +2,8 @@
 # Builds the Debian package of the DropTrack server with dpkg-deb:
 #   scripts/package-deb.sh [BINARY] [OUTDIR]
 # BINARY defaults to a release build made here with the Swift runtime linked in statically
-# (`swift build -c release --product droptrack -Xswiftc -static-stdlib`), so the package depends
-# only on Debian's own libraries. OUTDIR defaults to .build/deb. Prints the .deb's path last.
+# (`swift build -c release --product droptrack -Xswiftc -static-stdlib`; linking FoundationNetworking
+# statically needs libcurl4-openssl-dev), so the package depends only on Debian's own libraries. OUTDIR defaults to .build/deb. Prints the .deb's path last.
 #
 # Contents: /usr/bin/droptrack; the systemd unit /lib/systemd/system/droptrack.service; the
 # configuration /etc/droptrack/droptrack.json (a conffile) with /etc/droptrack/keys for the APNs and
@@ -72,6 +72,7 @@ EOF
   shlib_extra=(-l"$stage/usr/lib/droptrack/swift")
 else
   install -m 0755 "$binary" "$stage/usr/bin/droptrack"
+  strip --strip-unneeded "$stage/usr/bin/droptrack"   # as dh_strip would; symbols stay in the build tree
   shlib_target=$stage/usr/bin/droptrack
   shlib_extra=()
 fi
