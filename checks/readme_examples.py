@@ -202,6 +202,9 @@ def after(work, ports, readme, output):
     print("== what the examples did")
     check('{"status":"ready"}' in output.replace(" ", ""), "serve answered /readyz ready")
     check(re.search(r"^ok$", output, re.MULTILINE) is not None, "the SQLite backup passes its integrity check")
+    backup_mode = os.stat(f"{work}/droptrack-backup.sqlite").st_mode & 0o777
+    check(backup_mode == 0o600, f"the backup (raw device tokens) is 0600: {backup_mode:o}")
+    check(os.stat(f"{work}/droptrack.json").st_mode & 0o777 == 0o600, "apps add wrote the config 0600")
     context = ssl.create_default_context(cafile=f"{work}/droptrack-dev/ca.pem")
     apns = f"https://localhost:{ports['APNS_PORT']}"
     deadline, devices = time.time() + 30, {}
