@@ -10,7 +10,8 @@
 #      registration client against a real `droptrack serve`, then type-checks the Expo module
 #      (clients/expo) with tsc and runs its tests with node --test;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
-#      and bash plus curl for the doctor's reading of curl lines);
+#      and bash plus curl for the doctor's reading of curl lines), then runs the README's shell examples as
+#      written (checks/readme_examples.py) and builds and inspects the Debian package (checks/package_deb.py);
 #   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis),
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice, and
 #      resets APNs connections during a start and takes APNs away for 150 s (no start twice, no
@@ -61,6 +62,12 @@ echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
 .venv/bin/python -W ignore checks/fcm_independent.py .build/debug/droptrack
 .venv/bin/python checks/doctor_independent.py .build/debug/droptrack
+
+echo "== the README's examples, run as written"
+timeout 300 .venv/bin/python checks/readme_examples.py .build/debug/droptrack
+
+echo "== the Debian package (scripts/package-deb.sh on the debug binary, systemd-analyze verify)"
+timeout 300 .venv/bin/python checks/package_deb.py .build/debug/droptrack
 
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
