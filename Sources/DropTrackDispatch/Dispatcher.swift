@@ -585,7 +585,7 @@ public final class Dispatcher: Service {
     }
 
     /// Every outcome that needs someone's attention gets a warning once it is committed: a dead letter, a token the
-    /// provider declared dead, a start in doubt. Before, these were only in the timeline, the event stream and the
+    /// provider declared dead, a start in doubt, any other refusal by the provider. Before, these were only in the timeline, the event stream and the
     /// metrics, and a server whose every start was refused (a wrong bundle id, say) logged nothing.
     private func logFailures(_ lines: [TimelineEntry]) {
         for line in lines {
@@ -601,6 +601,14 @@ public final class Dispatcher: Service {
             case "in_doubt":
                 message = "dispatch.start_in_doubt"
                 fix = "none needed: the device shows at most one activity; if it shows none, start it again"
+            case _ where line.status >= 400:
+                // Any other refusal (throttled, a credential refused, the provider's own error), retried or not:
+                // an operator sees a provider saying no before it becomes a dead letter.
+                message = "dispatch.provider_refused"
+                fix =
+                    line.remedy == "retry"
+                    ? "none needed if it passes: \(line.note ?? "it is retried")"
+                    : "\(line.remedy): \(line.note ?? "see the provider's reason")"
             default:
                 continue
             }

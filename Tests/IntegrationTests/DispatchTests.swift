@@ -463,6 +463,12 @@ struct DispatchTests {
         let deadLetters = server.logs.entries.filter { $0.message == "dispatch.dead_letter" }
         #expect(deadLetters.count == 1 && deadLetters.first?.metadata["token"] == Fingerprint(of: broken).value)
         #expect(deadLetters.first?.metadata["fix"]?.isEmpty == false)
+        // Each refusal before it, retried, is a warning too, with the provider's reason.
+        let refused = server.logs.entries.filter { $0.message == "dispatch.provider_refused" }
+        #expect(refused.count == 4, "two 503s for the flaky token, two 500s before the broken one's dead letter")
+        #expect(refused.allSatisfy { $0.level == .warning && $0.metadata["reason"]?.isEmpty == false })
+        #expect(
+            refused.contains { $0.metadata["token"] == Fingerprint(of: flaky).value && $0.metadata["status"] == "503" })
     }
 
     @Test("the scheduler starts at startAt, recomputes a schedule every tick, and ends and dismisses on time")
