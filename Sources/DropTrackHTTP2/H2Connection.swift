@@ -333,6 +333,16 @@ class H2Connection {
 
     // MARK: Helpers for subclasses.
 
+    /// Queues a frame with one of nghttp2's `submit_*` calls and checks its result. They fail only when the
+    /// session cannot go on (out of memory, an argument nghttp2 refuses), so the connection is closed with the call
+    /// named rather than carrying on as if the frame were on its way. Returns whether it was queued.
+    @discardableResult
+    func submitted(_ call: String, _ result: Int32) -> Bool {
+        guard result < 0 else { return true }
+        abortConnection("\(call) failed: \(String(cString: nghttp2_strerror(result)))")
+        return false
+    }
+
     /// Submits response or request headers built from names and values; nghttp2 copies them.
     static func withNameValues<R>(
         _ fields: [(name: String, value: String, neverIndex: Bool)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R

@@ -153,8 +153,13 @@ final class ClientSession: H2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
-        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+        // Both fail only without memory; a session that cannot send its SETTINGS is no session.
+        guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0,
+            nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20) == 0
+        else {
+            nghttp2_session_del(session)
+            return nil
+        }
         return session
     }
 
@@ -251,8 +256,12 @@ final class ClientSession: H2Connection {
         switch action {
         case .submit(let pending): submit(pending)
         case .resetStream(let streamID):
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
-        case .sendPing: nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+            submitted(
+                "nghttp2_submit_rst_stream",
+                nghttp2_submit_rst_stream(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue))
+        case .sendPing:
+            submitted("nghttp2_submit_ping", nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil))
         case .succeed(let pending, let response):
             handle.load.subtract(1, ordering: .relaxed)
             pending.completion(.success(response))

@@ -298,8 +298,13 @@ final class ServerSession: H2Connection {
                 value: context.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
-        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
-        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+        // Both fail only without memory; a session that cannot send its SETTINGS is no session.
+        guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0,
+            nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20) == 0
+        else {
+            nghttp2_session_del(session)
+            return nil
+        }
         context.pendingMaxConcurrentStreams = nil
         return session
     }
@@ -307,9 +312,11 @@ final class ServerSession: H2Connection {
     override func processCommands() {
         if server.isStopping && !goingAway {
             goingAway = true
-            nghttp2_submit_goaway(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
-                NGHTTP2_NO_ERROR.rawValue, nil, 0)
+            submitted(
+                "nghttp2_submit_goaway",
+                nghttp2_submit_goaway(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+                    NGHTTP2_NO_ERROR.rawValue, nil, 0))
         }
     }
 
@@ -398,7 +405,9 @@ final class ServerSession: H2Connection {
             context.pendingMaxConcurrentStreams = nil
             var entry = nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: newLimit)
-            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+            submitted(
+                "nghttp2_submit_settings",
+                nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1))
         }
         switch action {
         case .respond(let response): submit(response, on: streamID)
@@ -407,14 +416,22 @@ final class ServerSession: H2Connection {
             goingAway = true
             let last = max(0, streamID - 2)
             for (id, _) in streams where id > last {
-                nghttp2_submit_rst_stream(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue)
+                guard
+                    submitted(
+                        "nghttp2_submit_rst_stream",
+                        nghttp2_submit_rst_stream(
+                            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue))
+                else { return }
             }
-            nghttp2_submit_goaway(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, debugData, debugData.count)
+            submitted(
+                "nghttp2_submit_goaway",
+                nghttp2_submit_goaway(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, debugData, debugData.count))
         case .resetConnection: abortConnection("connection reset on purpose")
         case .resetStream(let errorCode):
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+            submitted(
+                "nghttp2_submit_rst_stream",
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode))
         }
     }
 
@@ -437,13 +454,14 @@ final class ServerSession: H2Connection {
         if hasBody {
             let source = BodySource(response.body)
             stream.response = source
-            H2Connection.withNameValues(count, field) { nva, count in
+            _ = H2Connection.withNameValues(count, field) { nva, count in
                 var provider = H2Connection.dataProvider(for: source)
-                _ = nghttp2_submit_response(session, streamID, nva, count, &provider)
+                return submitted(
+                    "nghttp2_submit_response", nghttp2_submit_response(session, streamID, nva, count, &provider))
             }
         } else {
-            H2Connection.withNameValues(count, field) { nva, count in
-                _ = nghttp2_submit_response(session, streamID, nva, count, nil)
+            _ = H2Connection.withNameValues(count, field) { nva, count in
+                submitted("nghttp2_submit_response", nghttp2_submit_response(session, streamID, nva, count, nil))
             }
         }
     }
