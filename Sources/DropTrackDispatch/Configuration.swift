@@ -20,6 +20,9 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
             self.teamId = teamId
             self.environment = environment
         }
+
+        /// Spelt out (and listed) so a misspelt key in the file can be named.
+        package enum CodingKeys: String, CodingKey, CaseIterable { case keyFile, keyId, teamId, environment }
     }
 
     /// FCM credentials.
@@ -27,6 +30,9 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
         /// The service-account JSON file.
         public var serviceAccountFile: String
         public init(serviceAccountFile: String) { self.serviceAccountFile = serviceAccountFile }
+
+        /// Spelt out (and listed) so a misspelt key in the file can be named.
+        package enum CodingKeys: String, CodingKey, CaseIterable { case serviceAccountFile }
     }
 
     /// A key that signs or verifies this app's device credentials (docs/device-api.md): exactly one
@@ -44,6 +50,9 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
             self.publicKeyFile = publicKeyFile
             self.privateKeyFile = privateKeyFile
         }
+
+        /// Spelt out (and listed) so a misspelt key in the file can be named.
+        package enum CodingKeys: String, CodingKey, CaseIterable { case kid, publicKeyFile, privateKeyFile }
 
         /// A kid is what a JWS header carries and a file name may hold: 1–64 letters, digits, '-', '_' or '.'.
         public static func isValidKid(_ kid: String) -> Bool {
@@ -361,10 +370,26 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
         }
         switch error {
         case .keyNotFound(let key, let context): return "missing key '\(path(context.codingPath + [key]))'"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "'\(path(context.codingPath))': \(context.debugDescription)"
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            // Foundation's text ("Expected to decode Int but found a string instead") names Swift types.
+            let found = context.debugDescription.components(separatedBy: "but found ").dropFirst().first?
+                .components(separatedBy: " instead").first
+            let article = found.map { $0.hasPrefix("a ") || $0.hasPrefix("an ") ? $0 : "a \($0)" }
+            return "'\(path(context.codingPath))' must be \(plainName(of: type))\(article.map { ", not \($0)" } ?? "")"
         case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
         @unknown default: return "\(error)"
+        }
+    }
+
+    /// What a value of `type` is called in a JSON file.
+    static func plainName(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is [String].Type: "a list of strings"
+        default: String(describing: type).hasPrefix("Array") ? "a list" : "an object"
         }
     }
 }

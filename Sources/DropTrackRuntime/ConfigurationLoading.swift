@@ -177,7 +177,21 @@ extension ServerConfiguration {
         try check(top, known: CodingKeys.allCases.map(\.rawValue), at: "")
         for (index, app) in (top["apps"]?.arrayValue ?? []).enumerated() {
             guard let object = app.objectValue else { continue }
-            try check(object, known: AppConfiguration.CodingKeys.allCases.map(\.rawValue), at: "apps[\(index)].")
+            let path = "apps[\(index)]."
+            try check(object, known: AppConfiguration.CodingKeys.allCases.map(\.rawValue), at: path)
+            // One level down too: a misspelt `keyfile` would otherwise surface as "missing key 'keyFile'".
+            if let apns = object["apns"]?.objectValue {
+                try check(apns, known: AppConfiguration.APNs.CodingKeys.allCases.map(\.rawValue), at: path + "apns.")
+            }
+            if let fcm = object["fcm"]?.objectValue {
+                try check(fcm, known: AppConfiguration.FCM.CodingKeys.allCases.map(\.rawValue), at: path + "fcm.")
+            }
+            for (keyIndex, key) in (object["deviceKeys"]?.arrayValue ?? []).enumerated() {
+                guard let entry = key.objectValue else { continue }
+                try check(
+                    entry, known: AppConfiguration.DeviceKey.CodingKeys.allCases.map(\.rawValue),
+                    at: path + "deviceKeys[\(keyIndex)].")
+            }
         }
     }
 }

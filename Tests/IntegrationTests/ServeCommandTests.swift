@@ -31,6 +31,23 @@ struct ServeCommandTests {
         } throws: { error in
             (error as? ConfigurationError)?.message.contains("apps[0].bundleID") == true
         }
+        // One level down, inside an app's credentials, and a wrong type in plain words.
+        try
+            #"{"apps":[{"id":"a","apiKeyHashes":[],"apns":{"keyfile":"k.p8","keyId":"ABCDEFGHIJ","teamId":"ABCDEFGHIJ","environment":"sandbox"}}]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            let message = (error as? ConfigurationError)?.message ?? ""
+            return message.contains("'apps[0].apns.keyfile'") && message.contains("did you mean 'keyFile'")
+        }
+        try #"{"listen":8080,"maxAttempts":"5"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try ServerConfiguration.load(file: file, environment: [:])
+        } throws: { error in
+            let message = (error as? ConfigurationError)?.message ?? ""
+            return message.hasSuffix("'listen' must be a string, not a number") && !message.contains("decode")
+        }
         try #"{"maxInFlight":10}"#.write(toFile: file, atomically: true, encoding: .utf8)
         let loaded = try ServerConfiguration.load(file: file, environment: ["DROPTRACK_MAX_IN_FLIGHT": "20"])
         #expect(loaded.maxInFlight == 20, "variables win over the file")
