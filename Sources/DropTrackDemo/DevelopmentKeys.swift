@@ -27,6 +27,9 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
     public var serviceAccountFile: String { directory + "/fcm/service-account.json" }
     public var serviceAccountPublicKeyFile: String { directory + "/fcm/service-account.pub.pem" }
     public var clientEmail: String { "droptrack-dev@\(projectID).iam.gserviceaccount.com" }
+    /// Where the service account's `token_uri` says the FCM emulator answers: the address the next
+    /// step's `emulate fcm --listen` must use.
+    public var fcmListen = "127.0.0.1:4443"
 
     static func randomID(_ length: Int) -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
@@ -49,6 +52,7 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
         }
         var keys = DevelopmentKeys(directory: directory, keyID: randomID(10), teamID: randomID(10), bundleID: bundleID)
         keys.projectID = projectID
+        if let port = URL(string: fcmTokenURI)?.port { keys.fcmListen = "127.0.0.1:\(port)" }
         let certificates = try DevelopmentCertificates.generate()
         let apnsKey = try PrivateKey.generate(.es256)
         try save(certificates.caCertificatePEM, keys.caFile)
@@ -119,7 +123,7 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
           droptrack emulate apns --listen 127.0.0.1:2197 --auth-key-pub \(apnsPublicKeyFile) \\
             --key-id \(keyID) --team-id \(teamID) --bundle-id \(bundleID) \\
             --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
-          droptrack emulate fcm --listen 127.0.0.1:4443 --service-account-pub \(serviceAccountPublicKeyFile) \
+          droptrack emulate fcm --listen \(fcmListen) --service-account-pub \(serviceAccountPublicKeyFile) \
             --project \(projectID) --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
         """
     }
