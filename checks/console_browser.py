@@ -166,6 +166,7 @@ try:
     status, body, _ = stack.api("POST", "/v1/activities", {
         "activityId": "order-1001", "userId": "u1", "attributesType": "DeliveryAttributes",
         "attributes": {"orderId": "1001"}, "alert": {"title": "Order placed", "body": "Sam is on it"},
+        "idempotencyKey": "start-order-1001",
         "event": {"type": "delivery.step", "data": {"step": "placed", "courierName": "Sam"}}})
     check(status == 201, f"the activity started ({status} {str(body)[:200]})")
     browser.open(f"{stack.base}/console/")
@@ -180,8 +181,15 @@ try:
     print("the live event stream")
     browser.open(f"{stack.base}/console/events")
     wait_for("the stream to connect", lambda: browser.text("#stream-status") == "connected")
-    stack.api("POST", "/v1/activities/order-1001/events", {"type": "delivery.step", "data": {"step": "preparing"}})
-    wait_for("the update's send in the list", lambda: "order-1001" in browser.text("#events"), timeout=30)
+    # The FCM emulator does not know the first device's token, so it was invalidated by the first send:
+    # a second order to a newly registered device makes the next send.
+    stack.api("POST", "/v1/tokens/fcm", {"userId": "u2", "deviceId": "pixel-2", "token": "fcm-token-" + "y" * 40})
+    stack.api("POST", "/v1/activities", {
+        "activityId": "order-1002", "userId": "u2", "attributesType": "DeliveryAttributes",
+        "attributes": {"orderId": "1002"}, "alert": {"title": "Order placed", "body": "Sam is on it"},
+        "idempotencyKey": "start-order-1002",
+        "event": {"type": "delivery.step", "data": {"step": "placed", "courierName": "Sam"}}})
+    wait_for("the start's send in the list", lambda: "order-1002" in browser.text("#events"), timeout=30)
     check(browser.count("#events li") >= 1, f"events listed: {browser.text('#events')[:160]!r}")
 
     print("plots")

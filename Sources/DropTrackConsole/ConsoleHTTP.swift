@@ -52,19 +52,29 @@ enum ConsoleHTTP {
         request.headers["x-forwarded-proto"]?.lowercased() == "https"
     }
 
-    /// Why a state-changing request is not from the console's own pages, or nil when it is: its
-    /// `Origin` (or, without one, its `Referer`) must be this `Host`.
+    /// Why a state-changing request is not from the console's own pages, or nil when it is.
+    ///
+    /// The console's pages send `Referrer-Policy: no-referrer`, under which browsers send `Origin: null`
+    /// and no `Referer` even for the console's own forms. So the browser's `Sec-Fetch-Site` (a header no
+    /// page can set) decides where it is sent: it must be `same-origin`. Without it (older browsers) the
+    /// `Origin`, or else the `Referer`, must be this `Host`; `Origin: null` alone proves nothing.
     static func crossSiteRefusal(_ request: HTTPRequest) -> String? {
         guard let host = request.headers["host"], !host.isEmpty else { return "the request names no Host" }
         let own = ["http://" + host, "https://" + host]
-        if let origin = request.headers["origin"] {
-            return own.contains(origin) ? nil : "the request comes from another site (Origin \(origin.prefix(100)))"
+        let origin = request.headers["origin"]
+        if let origin, origin != "null", !own.contains(origin) {
+            return "the request comes from another site (Origin \(origin.prefix(100)))"
         }
+        if let site = request.headers["sec-fetch-site"] {
+            return site == "same-origin"
+                ? nil : "the browser says the request comes from another site (\(site.prefix(20)))"
+        }
+        if let origin, origin != "null" { return nil }
         if let referer = request.headers["referer"] {
             return own.contains(where: { referer == $0 || referer.hasPrefix($0 + "/") })
                 ? nil : "the request comes from another site (Referer)"
         }
-        return "the request carries neither Origin nor Referer, so where it comes from is unknown"
+        return "the request does not say it comes from this site (no Sec-Fetch-Site, Origin or Referer)"
     }
 
     /// A console page or file with the security headers.

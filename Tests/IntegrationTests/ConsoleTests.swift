@@ -115,7 +115,20 @@ struct ConsoleTests {
         #expect(try post(harness, "/console/login", body, cookie: loginCookie, origin: nil).status == 403)
         #expect(try post(harness, "/console/login", "key=key-app1", cookie: loginCookie).status == 403)
         #expect(try post(harness, "/console/login", "key=key-app1&csrf=\(token)", cookie: "").status == 403)
+        // What Chromium sends under the pages' Referrer-Policy: no-referrer: Origin null, and where the request
+        // came from in Sec-Fetch-Site, which no page can set.
+        let fromBrowser = [
+            "Content-Type": "application/x-www-form-urlencoded", "Cookie": loginCookie, "Origin": "null",
+        ]
+        var crossSite = fromBrowser
+        crossSite["Sec-Fetch-Site"] = "cross-site"
+        #expect(try harness.call("POST", "/console/login", body, key: nil, headers: crossSite).status == 403)
+        #expect(try harness.call("POST", "/console/login", body, key: nil, headers: fromBrowser).status == 403)
         #expect(harness.server.console?.sessions.count == 0)
+        var sameOrigin = fromBrowser
+        sameOrigin["Sec-Fetch-Site"] = "same-origin"
+        #expect(try harness.call("POST", "/console/login", body, key: nil, headers: sameOrigin).status == 303)
+        #expect(harness.server.console?.sessions.count == 1)
 
         let (cookie, _) = try signIn(harness)
         let home = try get(harness, "/console/", cookie: cookie)
