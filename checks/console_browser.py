@@ -193,7 +193,7 @@ try:
     check(browser.count("#events li") >= 1, f"events listed: {browser.text('#events')[:160]!r}")
 
     print("plots")
-    time.sleep(6)  # one sampler interval, so the plots have two readings
+    time.sleep(11)  # two sampler intervals, so the plots have lines of two readings
     browser.open(f"{stack.base}/console/plots")
     wait_for("three plots", lambda: browser.count("figure.plot svg") == 3)
     check(browser.count("figure.plot svg path.line") >= 4, "each plot draws its lines")

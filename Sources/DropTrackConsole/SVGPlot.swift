@@ -30,7 +30,7 @@ struct SVGPlot {
         var svg = """
             <figure class="plot"><figcaption>\(titleText) <span class="unit">(\(ConsoleHTTP.escape(unit)))</span>\
             </figcaption><svg viewBox="0 0 \(Int(Self.width)) \(Int(Self.height))" role="img" \
-            aria-label="\(titleText)" preserveAspectRatio="none">
+            aria-label="\(titleText)">
             <line class="axis" x1="\(x(0))" y1="\(y(0))" x2="\(x(window))" y2="\(y(0))"/>\
             <line class="axis" x1="\(x(0))" y1="\(y(top))" x2="\(x(0))" y2="\(y(0))"/>\
             <line class="grid" x1="\(x(0))" y1="\(y(top))" x2="\(x(window))" y2="\(y(top))"/>\
@@ -53,6 +53,10 @@ struct SVGPlot {
                 drawing = true
             }
             svg += "<path class=\"line \(line.cssClass)\" d=\"\(path.isEmpty ? "M0 0" : path)\"/>"
+            // The newest reading as a dot, so a plot with one reading (or a lone point between gaps) shows it.
+            if let last = line.points.last, let value = last.y {
+                svg += "<circle class=\"dot \(line.cssClass)\" cx=\"\(x(last.x))\" cy=\"\(y(value))\" r=\"3\"/>"
+            }
         }
         svg += "</svg><ul class=\"legend\">"
         for line in series {
