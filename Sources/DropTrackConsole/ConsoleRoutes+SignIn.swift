@@ -25,6 +25,12 @@ extension ConsoleRoutes {
             return ConsoleHTTP.page(
                 415, ConsolePages.refusal("send the sign-in form (application/x-www-form-urlencoded)"))
         }
+        if let wait = signInAttempts.take("sign-in") {
+            let seconds = Int(wait.rounded(.up))
+            return ConsoleHTTP.page(
+                429, ConsolePages.refusal("too many sign-in attempts; try again in \(seconds) s"),
+                extra: [("Retry-After", String(seconds))])
+        }
         let expected = ConsoleHTTP.cookies(request)[ConsoleHTTP.loginCookie] ?? ""
         guard !expected.isEmpty, ConsoleSessions.constantTimeEqual(form["csrf"] ?? "", expected) else {
             return loginForm(request, status: 403, problem: "the form expired; sign in again")

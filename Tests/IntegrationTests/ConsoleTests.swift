@@ -196,6 +196,22 @@ struct ConsoleTests {
         #expect(first.contains("event: ready") && first.contains("app1"))
     }
 
+    @Test("sign-in attempts are limited: past a burst of 20, 429 with Retry-After until the clock moves on")
+    func signInLimited() throws {
+        let clock = ManualWallClock(unixSeconds: 1_796_000_000)
+        let harness = try ServerHarness(clock: clock)
+        defer { harness.stop() }
+        let token = try loginToken(harness)
+        let cookie = "dt_console_login=\(token)"
+        for _ in 0..<20 {
+            #expect(try post(harness, "/console/login", "key=guess&csrf=\(token)", cookie: cookie).status == 401)
+        }
+        let refused = try post(harness, "/console/login", "key=key-app1&csrf=\(token)", cookie: cookie)
+        #expect(refused.status == 429 && refused.headers["retry-after"] == "1")
+        clock.advance(by: 2)
+        #expect(try post(harness, "/console/login", "key=key-app1&csrf=\(token)", cookie: cookie).status == 303)
+    }
+
     @Test("with console false, /console is not served")
     func turnedOff() throws {
         let harness = try ServerHarness(tweak: { $0.console = false })
