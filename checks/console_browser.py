@@ -176,7 +176,6 @@ try:
     check(browser.count("table") >= 1 and "Timeline" in browser.text("main"), "devices and timeline shown")
     wait_for("the start's send in the timeline", lambda: (browser.open(browser.script("return location.href"))
                                                           or "fcm" in browser.text("main")), timeout=30)
-    browser.screenshot(os.path.join(ARTIFACTS, "console-activity-1280.png"))
 
     print("the live event stream")
     browser.open(f"{stack.base}/console/events")
@@ -204,6 +203,7 @@ try:
         browser.width(width)
         browser.open(f"{stack.base}/console/activities/order-1001")
         wait_for("the activity page", lambda: "Diagnosis" in browser.text("main"))
+        browser.screenshot(os.path.join(ARTIFACTS, f"console-activity-{width}.png"))
         for page in ("/console/activities/order-1001", "/console/tokens", "/console/plots", "/console/events"):
             browser.open(stack.base + page)
             wait_for(f"{page} at {width}", lambda: browser.count("main h1") == 1)

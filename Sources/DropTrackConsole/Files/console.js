@@ -38,7 +38,7 @@ function followStream(list) {
     while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
   };
   source.addEventListener("ready", () => { status.textContent = "connected"; status.className = "status live"; });
-  for (const name of ["send", "dropped", "broken", "device"]) {
+  for (const name of ["send", "drop", "dropped", "broken", "device"]) {
     source.addEventListener(name, (event) => add(name, event));
   }
   source.onerror = () => { status.textContent = "reconnecting…"; status.className = "status"; };
