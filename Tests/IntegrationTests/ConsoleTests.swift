@@ -212,6 +212,22 @@ struct ConsoleTests {
         #expect(try post(harness, "/console/login", "key=key-app1&csrf=\(token)", cookie: cookie).status == 303)
     }
 
+    @Test("behind a TLS proxy (X-Forwarded-Proto: https) the cookie is Secure and https://host is this site")
+    func secureBehindProxy() throws {
+        let harness = try ServerHarness()
+        defer { harness.stop() }
+        let token = try loginToken(harness)
+        let answer = try harness.call(
+            "POST", "/console/login", "key=key-app1&csrf=\(token)", key: nil,
+            headers: [
+                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "dt_console_login=\(token)",
+                "Origin": "https://127.0.0.1", "X-Forwarded-Proto": "https",
+            ])
+        #expect(answer.status == 303)
+        let cookie = try #require(answer.headers["set-cookie"])
+        #expect(cookie.hasPrefix("dt_console=") && cookie.contains("; Secure"))
+    }
+
     @Test("with console false, /console is not served")
     func turnedOff() throws {
         let harness = try ServerHarness(tweak: { $0.console = false })
