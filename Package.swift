@@ -118,13 +118,23 @@ let package = Package(
                 "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
             ],
             resources: [.embedInCode("openapi.json")], swiftSettings: strict),
+        // The operator console under `serve` at /console: session sign-in with an app's API key, server-rendered
+        // pages of activities, diagnosis, tokens, the live event stream and plots, its files built into the binary.
+        .target(
+            name: "DropTrackConsole",
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackDoctor", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackHTTP1", "DropTrackAPI",
+            ],
+            resources: [.embedInCode("Files/console.css"), .embedInCode("Files/console.js")],
+            swiftSettings: strict),
         // The composition root: builds the store, the provider transports and the API from the configuration, and
         // owns the process's services (started in order, stopped in reverse within one deadline).
         .target(
             name: "DropTrackRuntime",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
-                "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI",
+                "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackConsole",
             ],
             swiftSettings: strict),
         // The whole loop on one machine: development keys, emulators, simulated phones, the server and
@@ -231,8 +241,8 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
-                "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo", "DropTrackTesting",
-                "DropTrackLive",
+                "DropTrackHTTP1", "DropTrackAPI", "DropTrackConsole", "DropTrackRuntime", "DropTrackDemo",
+                "DropTrackTesting", "DropTrackLive",
             ],
             swiftSettings: strict),
     ],

@@ -75,6 +75,7 @@ timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
 timeout 900 .venv/bin/python checks/transport_faults.py .build/debug/droptrack 150
 timeout 300 .venv/bin/python checks/soak.py .build/debug/droptrack 40
 timeout 300 .venv/bin/python checks/dashboard_browser.py .build/debug/droptrack
+timeout 300 .venv/bin/python checks/console_browser.py .build/debug/droptrack
 timeout 1200 .venv/bin/python checks/replicas.py .build/debug/droptrack 1000 20
 
 echo "== all tests passed"

@@ -113,6 +113,28 @@ public final class MetricsRegistry: Sendable {
         families.withLock { $0[name]?.counters[labels] ?? 0 }
     }
 
+    /// A counter's series summed by one label's value (the console's plots: sends by outcome).
+    public func counterTotals(_ name: String, by label: String) -> [String: Double] {
+        families.withLock { families in
+            var totals: [String: Double] = [:]
+            for (labels, value) in families[name]?.counters ?? [:] { totals[labels[label] ?? "", default: 0] += value }
+            return totals
+        }
+    }
+
+    /// A histogram's sum and count over all its series (the console's plots: the mean between two readings).
+    public func histogramTotals(_ name: String) -> (sum: Double, count: Int) {
+        families.withLock { families in
+            var sum = 0.0
+            var count = 0
+            for entry in families[name]?.histograms.values.map({ $0 }) ?? [] {
+                sum += entry.sum
+                count += entry.count
+            }
+            return (sum, count)
+        }
+    }
+
     /// Observations recorded in a histogram (tests).
     public func observations(_ name: String, _ labels: [String: String] = [:]) -> Int {
         families.withLock { $0[name]?.histograms[labels]?.count ?? 0 }

@@ -205,6 +205,8 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var tokenRetentionDays: Double
     /// Log level: trace, debug, info, notice, warning, error.
     public var logLevel: String
+    /// Serve the operator console at `/console` (sign-in with an app's API key).
+    public var console: Bool
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
 
     public init(
@@ -218,8 +220,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
         tokenRetentionDays: Double = 30, logLevel: String = "info", providerTimeoutSeconds: Double = 10,
         maxConnections: Int = 1000, maxConnectionsPerClient: Int = 64, maxEventStreamsPerKey: Int = 10,
-        maxEventStreams: Int = 200, requestsPerSecondPerUser: Double = 5
+        maxEventStreams: Int = 200, requestsPerSecondPerUser: Double = 5, console: Bool = true
     ) {
+        self.console = console
         self.requestsPerSecondPerUser = requestsPerSecondPerUser
         self.maxConnections = maxConnections
         self.maxConnectionsPerClient = maxConnectionsPerClient
@@ -401,7 +404,7 @@ extension ServerConfiguration {
         case priority10PerHour, schedulerIntervalSeconds, defaultStaleSeconds, maxActiveSeconds, fcmTTLSeconds,
             providerTimeoutSeconds, timelineRetentionDays, tokenRetentionDays, logLevel
         case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
-        case requestsPerSecondPerUser
+        case requestsPerSecondPerUser, console
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -450,6 +453,7 @@ extension ServerConfiguration {
                 ?? defaults.maxEventStreamsPerKey,
             maxEventStreams: try c.decodeIfPresent(Int.self, forKey: .maxEventStreams) ?? defaults.maxEventStreams,
             requestsPerSecondPerUser: try c.decodeIfPresent(Double.self, forKey: .requestsPerSecondPerUser)
-                ?? defaults.requestsPerSecondPerUser)
+                ?? defaults.requestsPerSecondPerUser,
+            console: try c.decodeIfPresent(Bool.self, forKey: .console) ?? defaults.console)
     }
 }

@@ -80,6 +80,10 @@ extension ServerConfiguration {
         ),
         ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
         (
+            "console", "DROPTRACK_CONSOLE",
+            "true or false: serve the operator console at /console, signed in with an app's API key (default true)"
+        ),
+        (
             "apps", "-",
             "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas, deviceKeys [{kid, publicKeyFile or privateKeyFile}] (see docs/device-api.md)"
         ),
@@ -118,6 +122,13 @@ extension ServerConfiguration {
         if let value = environment["DROPTRACK_FCM_BASE_URL"] { configuration.fcmBaseURL = value }
         if let value = environment["DROPTRACK_CA_FILE"] { configuration.caFile = value }
         if let value = environment["DROPTRACK_LOG_LEVEL"] { configuration.logLevel = value }
+        if let text = environment["DROPTRACK_CONSOLE"] {
+            guard let value = ["true": true, "1": true, "false": false, "0": false][text.lowercased()] else {
+                throw ConfigurationError(
+                    key: "DROPTRACK_CONSOLE", "DROPTRACK_CONSOLE must be true or false, not '\(text)'")
+            }
+            configuration.console = value
+        }
         if let value = try number("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = Int(value) }
         if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_KEY") {
             configuration.requestsPerSecondPerKey = value

@@ -1,4 +1,5 @@
 import DropTrackAPI
+import DropTrackConsole
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
@@ -29,6 +30,8 @@ public final class DropTrackServer: Sendable {
     public let router: APIRouter
     let http: HTTPServer
     let logger: Logger
+    /// The operator console's sessions and plot sampler (nil with `console: false`).
+    public let console: (sessions: ConsoleSessions, sampler: MetricSampler)?
     private let lifecycle = Lifecycle()
     private let sqliteOwnership: SQLiteOwnership?
     /// Started when `start` runs: the transport, the dispatcher, the scheduler (unless tests drive it), the API.
@@ -84,9 +87,23 @@ public final class DropTrackServer: Sendable {
             store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() })
         scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
         let lifecycle = self.lifecycle
+        var routes = extensions
+        if configuration.console {
+            let console = (
+                sessions: ConsoleSessions(clock: clock),
+                sampler: MetricSampler(metrics: metrics, store: store, clock: clock)
+            )
+            routes.append(
+                ConsoleRoutes(
+                    registry: registry, store: store, events: events, apps: configuration.apps,
+                    sessions: console.sessions, sampler: console.sampler, clock: clock, logger: logger))
+            self.console = console
+        } else {
+            self.console = nil
+        }
         let router = APIRouter(
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
-            transport: transport, clock: clock, extensions: extensions, diagnosisSources: diagnosisSources,
+            transport: transport, clock: clock, extensions: routes, diagnosisSources: diagnosisSources,
             deviceCredentials: try ES256DeviceCredentials(apps: configuration.apps, clock: clock),
             readiness: {
                 guard lifecycle.phase.withLock({ $0 }) == .running else { return .notReady("shutting down") }
@@ -151,8 +168,9 @@ public final class DropTrackServer: Sendable {
                 key: "listen", "listen must be HOST:PORT with an IPv4 address, e.g. 127.0.0.1:8787")
         }
         let api = HTTPService(server: http, host: host, port: port)
+        let sampler: [any Service] = console.map { [$0.sampler] } ?? []
         let group = ServiceGroup(
-            [TransportService(transport: transport), dispatcher] + (runScheduler ? [scheduler] : []) + [api])
+            [TransportService(transport: transport), dispatcher] + (runScheduler ? [scheduler] : []) + sampler + [api])
         services.withLock { $0 = group }
         try group.start()
         let bound = http.port

@@ -57,6 +57,10 @@ public protocol StoreTransaction {
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
     /// Marks tokens invalid, keeping the first reason given.
     func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws
+    /// The app's newest `limit` tokens by registration time, newest first (the operator console's list).
+    func recentTokens(app: String, limit: Int) throws -> [TokenRecord]
+    /// The app's `limit` most recently invalidated tokens, newest invalidation first.
+    func recentInvalidations(app: String, limit: Int) throws -> [TokenRecord]
 
     // MARK: Activities
 
@@ -73,6 +77,9 @@ public protocol StoreTransaction {
     /// Activities the scheduler must look at by `now`: scheduled starts, automatic ends, stale and
     /// dismissal times, and schedule-type activities.
     func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord]
+    /// The app's newest `limit` activities by creation time, newest first, only those in `state`
+    /// when given (the operator console's list).
+    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> [ActivityRecord]
 
     // MARK: Outbox
 

@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 7
+    static let version = 8
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -33,6 +33,15 @@ enum SQLSchema {
             [
                 "CREATE INDEX IF NOT EXISTS tokens_device_valid ON tokens (app, device_id) WHERE invalidated_at IS NULL",
                 "DROP INDEX IF EXISTS tokens_device",
+            ]
+        ),
+        // The operator console lists an app's newest activities and tokens: without these, each page
+        // sorts every row of the app.
+        (
+            8,
+            [
+                "CREATE INDEX IF NOT EXISTS activities_recent ON activities (app, created_at)",
+                "CREATE INDEX IF NOT EXISTS tokens_recent ON tokens (app, created_at)",
             ]
         ),
     ]
