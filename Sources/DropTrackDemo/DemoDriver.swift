@@ -3,6 +3,8 @@ import DropTrackCore
 import DropTrackDispatch
 import DropTrackDoctor
 import DropTrackEmulators
+import DropTrackRuntime
+import DropTrackStore
 import DropTrackWire
 import Foundation
 import Synchronization
@@ -26,6 +28,8 @@ public final class DemoDriver: Sendable {
         var activityID: String
         var step: DeliveryStep
         var courier: String
+        /// Set once the server took its end; the buttons then act on no order until the next is placed.
+        var ended = false
     }
 
     static let couriers = ["Sam", "Priya", "Diego", "Mei", "Tomás"]
@@ -41,12 +45,39 @@ public final class DemoDriver: Sendable {
         self.bundleID = bundleID
     }
 
-    /// The current order's activity id, if any.
+    /// The current order's activity id, if any (it may have ended).
     public var currentActivity: String? { state.withLock { $0.order?.activityID } }
 
-    /// Places a new order: a push-to-start to the iPhone and a start to the Android phone.
+    /// The current order for the page: its id, its step's status line, and whether it still runs.
+    public var currentOrder: JSONValue {
+        guard let order = state.withLock({ $0.order }) else { return .null }
+        return .object([
+            "id": .string(order.activityID), "status": .string(order.step.status), "running": .bool(!order.ended),
+        ])
+    }
+
+    /// Places a new order: a push-to-start to the iPhone and a start to the Android phone. While an
+    /// order runs it answers 409 `order_running` unless `replacing`, which ends that order first (at
+    /// once, on both phones), so there is never a second running order the buttons cannot reach.
     @discardableResult
-    public func place() -> (status: Int, body: JSONValue) {
+    public func place(replacing: Bool = false) -> (status: Int, body: JSONValue) {
+        if let running = state.withLock({ $0.order?.ended == false ? $0.order : nil }) {
+            guard replacing else {
+                return (
+                    409,
+                    .object([
+                        "error": .object([
+                            "code": .string("order_running"), "order": .string(running.activityID),
+                            "message": .string(
+                                "order \(running.activityID) is still running (\(running.step.status)): end it first, or confirm to end it and place a new one"
+                            ),
+                        ])
+                    ])
+                )
+            }
+            let ended = end(dismissal: "immediate")
+            guard ended.status == 200 else { return ended }
+        }
         let (id, courier) = state.withLock { state -> (String, String) in
             state.placed += 1
             state.courier = 0
@@ -73,11 +104,11 @@ public final class DemoDriver: Sendable {
     public func next() -> (status: Int, body: JSONValue) {
         guard
             let (id, step) = state.withLock({ state -> (String, DeliveryStep)? in
-                guard let order = state.order, let next = order.step.next else { return nil }
+                guard let order = state.order, !order.ended, let next = order.step.next else { return nil }
                 state.order?.step = next
                 return (order.activityID, next)
             })
-        else { return (409, Self.message("place an order first, or it is already delivered")) }
+        else { return (409, Self.message("place an order first: none runs, or it is already delivered")) }
         return api.call(
             "POST", "/v1/activities/\(id)/events",
             .object([
@@ -91,7 +122,7 @@ public final class DemoDriver: Sendable {
     public func reassign() -> (status: Int, body: JSONValue) {
         guard
             let (id, courier) = state.withLock({ state -> (String, String)? in
-                guard let order = state.order else { return nil }
+                guard let order = state.order, !order.ended else { return nil }
                 state.courier = (state.courier + 1) % Self.couriers.count
                 let courier = Self.couriers[state.courier == 0 ? 1 : state.courier]
                 state.order?.courier = courier
@@ -103,13 +134,52 @@ public final class DemoDriver: Sendable {
             .object(["type": .string("delivery.reassign"), "data": .object(["courierName": .string(courier)])]))
     }
 
-    /// Ends the delivery with the default dismissal (it stays on the Lock Screen for up to 4 hours).
+    /// Ends the delivery, by default with the default dismissal (it stays on the Lock Screen for up to
+    /// 4 hours); `immediate` takes it off both phones at once.
     @discardableResult
-    public func end() -> (status: Int, body: JSONValue) {
-        guard let id = state.withLock({ $0.order?.activityID }) else {
-            return (409, Self.message("place an order first"))
+    public func end(dismissal: String = "default") -> (status: Int, body: JSONValue) {
+        guard let id = state.withLock({ $0.order?.ended == false ? $0.order?.activityID : nil }) else {
+            return (409, Self.message("place an order first: none runs"))
         }
-        return api.call("POST", "/v1/activities/\(id)/end", .object(["dismissal": .string("default")]))
+        let answer = api.call("POST", "/v1/activities/\(id)/end", .object(["dismissal": .string(dismissal)]))
+        if answer.status == 200 {
+            state.withLock { state in if state.order?.activityID == id { state.order?.ended = true } }
+        }
+        return answer
+    }
+
+    /// Sends `count` ETA updates to the running order, each once the server sent the one before (a
+    /// burst would coalesce in the outbox into a few sends, and FCM would store only those). Stops at
+    /// the first update not sent within `timeout`. Answers how many were sent.
+    func sendETAUpdates(count: Int, timeout: Duration) -> (status: Int, body: JSONValue) {
+        guard let id = state.withLock({ $0.order?.ended == false ? $0.order?.activityID : nil }) else {
+            return (409, Self.message("place an order first: none runs"))
+        }
+        var sent = 0
+        for index in 0..<count {
+            let answer = api.call(
+                "POST", "/v1/activities/\(id)/events",
+                .object(["type": .string("delivery.eta"), "data": .object(["minutes": .number(Double(count - index))])])
+            )
+            guard answer.status == 200, waitUntilSent(activityID: id, timeout: timeout) else {
+                return (answer.status == 200 ? 504 : answer.status, .object(["sent": .number(Double(sent))]))
+            }
+            sent += 1
+        }
+        return (200, .object(["sent": .number(Double(sent)), "activityId": .string(id)]))
+    }
+
+    /// Waits until the server has no unsent push for the activity, checking every 5 ms up to `timeout`.
+    func waitUntilSent(activityID: String, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let pending = try? api.server.store.transaction {
+                try $0.hasPendingOutbox(app: DemoStack.appID, activityId: activityID)
+            }
+            if pending == false { return true }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return false
     }
 
     /// Sends one deliberately broken push to `device` (the iPhone's token for it), straight through
