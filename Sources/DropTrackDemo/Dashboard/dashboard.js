@@ -148,14 +148,30 @@ function renderOrder(order) {
   document.body.dataset.order = order ? order.id : "";
 }
 
+// Drops in a row with the same trap are one line ("×12", the latest reason), so a burst of one kind
+// (a backlog shed at 5 a second) does not push the others out of the eight lines shown.
+function groupDrops(drops) {
+  const groups = [];
+  for (const drop of drops) {
+    const last = groups[groups.length - 1];
+    if (last && last.trap === drop.trap) {
+      last.count += 1;
+      last.reason = drop.reason;
+    } else {
+      groups.push({ trap: drop.trap, reason: drop.reason, count: 1 });
+    }
+  }
+  return groups;
+}
+
 function renderDrops(id, drops) {
   const list = $(id);
   list.replaceChildren();
-  for (const drop of drops.slice(-8).reverse()) {
+  for (const group of groupDrops(drops).slice(-8).reverse()) {
     const item = document.createElement("li");
     const trap = document.createElement("b");
-    trap.textContent = drop.trap ? `${drop.trap} ` : "";
-    item.append(trap, drop.reason);
+    trap.textContent = group.trap ? `${group.trap} ` : "";
+    item.append(trap, group.count > 1 ? `×${group.count} ${group.reason}` : group.reason);
     list.appendChild(item);
   }
 }
