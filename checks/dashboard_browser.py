@@ -283,7 +283,7 @@ try:
     check("1 pushes" not in browser.text("#iphone-received"), f"counts read well: {browser.text('#iphone-received')!r}")
 
     print("at phone width (390 px)")
-    browser.resize(390, 1800)
+    browser.resize(390, 3600)  # tall, so the screenshot reaches the Android phone and the log
     wait_for("the window to be 390 px wide", lambda: browser.script("return window.innerWidth") == 390)
     scroll, inner = browser.script(
         "return [document.documentElement.scrollWidth, window.innerWidth]")
