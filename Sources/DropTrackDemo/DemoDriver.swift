@@ -48,6 +48,9 @@ public final class DemoDriver: Sendable {
     /// The current order's activity id, if any (it may have ended).
     public var currentActivity: String? { state.withLock { $0.order?.activityID } }
 
+    /// The running order's activity id: nil before the first order and once it ended.
+    public var runningActivity: String? { state.withLock { $0.order?.ended == false ? $0.order?.activityID : nil } }
+
     /// The current order for the page: its id, its step's status line, and whether it still runs.
     public var currentOrder: JSONValue {
         guard let order = state.withLock({ $0.order }) else { return .null }
@@ -61,31 +64,34 @@ public final class DemoDriver: Sendable {
     /// once, on both phones), so there is never a second running order the buttons cannot reach.
     @discardableResult
     public func place(replacing: Bool = false) -> (status: Int, body: JSONValue) {
-        if let running = state.withLock({ $0.order?.ended == false ? $0.order : nil }) {
-            guard replacing else {
-                return (
-                    409,
-                    .object([
-                        "error": .object([
-                            "code": .string("order_running"), "order": .string(running.activityID),
-                            "message": .string(
-                                "order \(running.activityID) is still running (\(running.step.status)): end it first, or confirm to end it and place a new one"
-                            ),
-                        ])
-                    ])
-                )
-            }
+        if replacing, runningActivity != nil {
             let ended = end(dismissal: "immediate")
             guard ended.status == 200 else { return ended }
         }
-        let (id, courier) = state.withLock { state -> (String, String) in
+        // Checked and claimed under one lock, so two quick clicks cannot both start an order.
+        let claim = state.withLock { state -> (placed: (id: String, courier: String)?, running: Order?) in
+            if let order = state.order, !order.ended { return (nil, order) }
             state.placed += 1
             state.courier = 0
             let id = "A-\(1000 + state.placed)-\(String(UUID().uuidString.prefix(4)).lowercased())"
             state.order = Order(activityID: id, step: .placed, courier: Self.couriers[0])
-            return (id, Self.couriers[0])
+            return ((id, Self.couriers[0]), nil)
         }
-        return api.call(
+        guard let (id, courier) = claim.placed else {
+            let running = claim.running
+            return (
+                409,
+                .object([
+                    "error": .object([
+                        "code": .string("order_running"), "order": .string(running?.activityID ?? ""),
+                        "message": .string(
+                            "order \(running?.activityID ?? "") is still running (\(running?.step.status ?? "")): end it first, or confirm to end it and place a new one"
+                        ),
+                    ])
+                ])
+            )
+        }
+        let answer = api.call(
             "POST", "/v1/activities",
             .object([
                 "activityId": .string(id), "userId": .string(DemoStack.userID),
@@ -97,6 +103,9 @@ public final class DemoDriver: Sendable {
                 "alert": .object(["title": .string("Order \(id) placed"), "body": .string("\(courier) is on it")]),
                 "idempotencyKey": .string("demo-start-\(id)"),
             ]))
+        // An order the server did not take does not run, so it cannot block the next one.
+        if !(200..<300).contains(answer.status) { markEnded(id) }
+        return answer
     }
 
     /// The next of the seven steps; the last stays on screen as a final update until `end`.
@@ -138,21 +147,25 @@ public final class DemoDriver: Sendable {
     /// 4 hours); `immediate` takes it off both phones at once.
     @discardableResult
     public func end(dismissal: String = "default") -> (status: Int, body: JSONValue) {
-        guard let id = state.withLock({ $0.order?.ended == false ? $0.order?.activityID : nil }) else {
+        guard let id = runningActivity else {
             return (409, Self.message("place an order first: none runs"))
         }
         let answer = api.call("POST", "/v1/activities/\(id)/end", .object(["dismissal": .string(dismissal)]))
-        if answer.status == 200 {
-            state.withLock { state in if state.order?.activityID == id { state.order?.ended = true } }
-        }
+        // Ended, or refused because the server holds no running activity of that id: either way it no
+        // longer runs. Anything else (no answer, a 5xx) may pass, so the order stays.
+        if (200..<500).contains(answer.status) { markEnded(id) }
         return answer
+    }
+
+    private func markEnded(_ id: String) {
+        state.withLock { state in if state.order?.activityID == id { state.order?.ended = true } }
     }
 
     /// Sends `count` ETA updates to the running order, each once the server sent the one before (a
     /// burst would coalesce in the outbox into a few sends, and FCM would store only those). Stops at
     /// the first update not sent within `timeout`. Answers how many were sent.
     func sendETAUpdates(count: Int, timeout: Duration) -> (status: Int, body: JSONValue) {
-        guard let id = state.withLock({ $0.order?.ended == false ? $0.order?.activityID : nil }) else {
+        guard let id = runningActivity else {
             return (409, Self.message("place an order first: none runs"))
         }
         var sent = 0

@@ -7,6 +7,7 @@ import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// One request to the demo's HTTP API with its key, over a connection of its own.
@@ -245,6 +246,15 @@ struct DemoStackTests {
         let order = try request(demo, "GET", "/demo/state").body["order"]
         #expect(order?["id"]?.stringValue == next && order?["running"]?.boolValue == true)
         #expect(order?["status"]?.stringValue == "Order placed")
+
+        // Quick clicks at once: one order starts, the others are asked to confirm.
+        #expect(demo.driver.end().status == 200)
+        let statuses = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let status = demo.driver.place().status
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0.sorted() } == [201, 409, 409, 409])
     }
 
     @Test("Reset ends the running order through the API and clears both phones; the buttons then act on no order")
