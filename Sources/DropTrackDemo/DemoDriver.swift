@@ -32,6 +32,21 @@ public final class DemoDriver: Sendable {
         var ended = false
     }
 
+    /// Why a place was refused: an order runs, and the page asks before ending it.
+    struct OrderRunning: Error {
+        var order: Order
+        var answer: JSONValue {
+            .object([
+                "error": .object([
+                    "code": .string("order_running"), "order": .string(order.activityID),
+                    "message": .string(
+                        "order \(order.activityID) is still running (\(order.step.status)): end it first, or confirm to end it and place a new one"
+                    ),
+                ])
+            ])
+        }
+    }
+
     static let couriers = ["Sam", "Priya", "Diego", "Mei", "Tomás"]
 
     let api: DemoAPI
@@ -66,30 +81,22 @@ public final class DemoDriver: Sendable {
     public func place(replacing: Bool = false) -> (status: Int, body: JSONValue) {
         if replacing, runningActivity != nil {
             let ended = end(dismissal: "immediate")
-            guard ended.status == 200 else { return ended }
+            guard runningActivity == nil else { return ended }
         }
         // Checked and claimed under one lock, so two quick clicks cannot both start an order.
-        let claim = state.withLock { state -> (placed: (id: String, courier: String)?, running: Order?) in
-            if let order = state.order, !order.ended { return (nil, order) }
+        let claim = state.withLock { state -> Result<(id: String, courier: String), OrderRunning> in
+            if let order = state.order, !order.ended { return .failure(OrderRunning(order: order)) }
             state.placed += 1
             state.courier = 0
             let id = "A-\(1000 + state.placed)-\(String(UUID().uuidString.prefix(4)).lowercased())"
             state.order = Order(activityID: id, step: .placed, courier: Self.couriers[0])
-            return ((id, Self.couriers[0]), nil)
+            return .success((id, Self.couriers[0]))
         }
-        guard let (id, courier) = claim.placed else {
-            let running = claim.running
-            return (
-                409,
-                .object([
-                    "error": .object([
-                        "code": .string("order_running"), "order": .string(running?.activityID ?? ""),
-                        "message": .string(
-                            "order \(running?.activityID ?? "") is still running (\(running?.step.status ?? "")): end it first, or confirm to end it and place a new one"
-                        ),
-                    ])
-                ])
-            )
+        let id: String
+        let courier: String
+        switch claim {
+        case .success(let placed): (id, courier) = placed
+        case .failure(let running): return (409, running.answer)
         }
         let answer = api.call(
             "POST", "/v1/activities",
