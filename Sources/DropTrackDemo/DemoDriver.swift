@@ -169,18 +169,19 @@ public final class DemoDriver: Sendable {
     }
 
     /// Sends `count` ETA updates to the running order, each once the server sent the one before (a
-    /// burst would coalesce in the outbox into a few sends, and FCM would store only those). Stops at
+    /// burst would coalesce in the outbox into a few sends, and FCM would store only those). The ETA
+    /// wavers within 2 minutes of the step's own, so the card still reads sensibly afterwards. Stops at
     /// the first update not sent within `timeout`. Answers how many were sent.
     func sendETAUpdates(count: Int, timeout: Duration) -> (status: Int, body: JSONValue) {
-        guard let id = runningActivity else {
+        guard let (id, step) = state.withLock({ $0.order.flatMap { $0.ended ? nil : ($0.activityID, $0.step) } }) else {
             return (409, Self.message("place an order first: none runs"))
         }
         var sent = 0
         for index in 0..<count {
+            let minutes = step.minutesToArrival + index % 3
             let answer = api.call(
                 "POST", "/v1/activities/\(id)/events",
-                .object(["type": .string("delivery.eta"), "data": .object(["minutes": .number(Double(count - index))])])
-            )
+                .object(["type": .string("delivery.eta"), "data": .object(["minutes": .number(Double(minutes))])]))
             guard answer.status == 200, waitUntilSent(activityID: id, timeout: timeout) else {
                 return (answer.status == 200 ? 504 : answer.status, .object(["sent": .number(Double(sent))]))
             }
