@@ -148,7 +148,7 @@ let package = Package(
             ],
             resources: [
                 .embedInCode("Dashboard/index.html"), .embedInCode("Dashboard/dashboard.css"),
-                .embedInCode("Dashboard/dashboard.js"),
+                .embedInCode("Dashboard/dashboard.js"), .embedInCode("Dashboard/dashboard-live.js"),
             ],
             swiftSettings: strict),
         // Local APNs and FCM emulators and device simulators; the simulated iPhone plays ActivityKit for DropTrackLive.

@@ -9,10 +9,17 @@ WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
    iPhone's drops, with the trap id.
 4. Relaunch the iPhone app (DropTrackLive's sync, started again over the same ledger): the page
    reports that it re-sent no token and reconciled, and the activity still updates afterwards.
-5. Save a screenshot to .build/artifacts/dashboard.png (a build artifact, not committed).
+5. Save a screenshot at 1280 px wide to .build/artifacts/dashboard.png (a build artifact, not committed).
 6. Demote the Android Live Update to a plain notification and reassign: it stays demoted (DT-115).
 7. Swipe the Android Live Update away and reassign again: the phone drops the update as DT-115 and
    the card does not come back.
+8. Reset: the order ends, both phones and the log are cleared.
+9. One current order: a second "Place order" asks in the page; "Keep it" keeps the order, "End it and
+   place a new order" ends it, so one order runs. The start's banner goes after a few seconds.
+10. A switch says it took effect; "Queue 120 updates while offline" shows FCM's DT-114 drop; the
+   suffix-less topic push is logged as refused before sending.
+11. At 390 px wide (the window set through WebDriver): one column, no horizontal scroll, the Android
+   card inside the page; a screenshot to .build/artifacts/dashboard-390.png.
 
 Usage: dashboard_browser.py PATH/TO/droptrack
 """
@@ -31,6 +38,7 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
 ARTIFACT = os.path.join(ROOT, ".build/artifacts/dashboard.png")
+ARTIFACT_390 = os.path.join(ROOT, ".build/artifacts/dashboard-390.png")
 failures = []
 
 
@@ -98,6 +106,18 @@ class WebDriver:
     def text(self, css):
         return self.do("GET", f"/element/{self.element(css)}/text")
 
+    def attribute(self, css, name):
+        return self.do("GET", f"/element/{self.element(css)}/attribute/{name}") or ""
+
+    def visible(self, css):
+        return "hidden" not in self.attribute(css, "class").split()
+
+    def script(self, source):
+        return self.do("POST", "/execute/sync", {"script": source, "args": []})
+
+    def resize(self, width, height):
+        self.do("POST", "/window/rect", {"width": width, "height": height})
+
     def count(self, css):
         return len(self.do("POST", "/elements", {"using": "css selector", "value": css}))
 
@@ -132,6 +152,7 @@ try:
     wait_for("chromedriver", lambda: urllib.request.urlopen(f"http://127.0.0.1:{driver_port}/status",
                                                              timeout=2).status == 200)
     browser = WebDriver(driver_port)
+    browser.resize(1280, 1400)
     browser.open(f"http://127.0.0.1:{port}/")
     wait_for("the live log to connect", lambda: browser.text("#stream-state") == "live")
     check(browser.text("#card-status") == "No Live Activity", "the iPhone starts with no Live Activity")
@@ -149,6 +170,11 @@ try:
                  lambda: state(port)["iphone"]["activities"][-1]["timestamp"] > before)
     wait_for("the last step on the card", lambda: browser.text("#card-status") == "Delivered")
     check(browser.count("#card-segments span.lit") == 7, "all seven segments are lit")
+    check((browser.text("#card-eta"), browser.text("#card-stops")) == ("Arrived", "Enjoy your order"),
+          f"delivered reads {browser.text('#card-eta')!r} · {browser.text('#card-stops')!r}, not \"0 min · You're next\"")
+    log_text = browser.text("#log")
+    check("iPhone update token " in log_text and "Android FCM token " in log_text,
+          "the log names what each fingerprint is")
     wait_for("the last step on Android", lambda: browser.text("#android-title") == "Delivered")
     held = state(port)
     check(held["iphone"]["activities"][-1]["view"]["status"] == held["android"]["notifications"][-1]["title"],
@@ -182,6 +208,7 @@ try:
     wait_for("the courier after the relaunch", lambda: browser.text("#card-courier") != courier)
     check(browser.text("#card-status") == "Delivered", "the activity still updates after the relaunch")
 
+    check(browser.script("return window.innerWidth") == 1280, "the window is 1280 px wide")
     browser.screenshot(ARTIFACT)
     check(os.path.getsize(ARTIFACT) > 10_000, f"screenshot saved: {os.path.relpath(ARTIFACT, ROOT)}")
 
@@ -201,6 +228,74 @@ try:
     browser.click("#reassign")
     wait_for("the drop on the Android phone", lambda: "DT-115" in browser.text("#android-drops"))
     check(not state(port)["android"]["notifications"], "the dismissed Live Update does not come back")
+
+    print("Reset: the order ends, the phones and the log are cleared")
+    first = state(port)["order"]["id"]
+    browser.click("#reset")
+    wait_for("the order to end", lambda: state(port)["order"]["running"] is False)
+    wait_for("the iPhone card to go", lambda: browser.text("#card-status") == "No Live Activity")
+    wait_for("the drops to go", lambda: not browser.text("#iphone-drops") and not browser.text("#android-drops"))
+    wait_for("the log to clear", lambda: "DT-017" not in browser.text("#log"))
+    check(browser.text("#android-title") == "No Live Update", "the Android phone shows no Live Update")
+    check(browser.text("#current-order") == f"Current order {first} · Delivered · ended",
+          f"the page shows the ended order: {browser.text('#current-order')!r}")
+    check(browser.attribute("#next", "disabled") == "true", "Next step waits for an order")
+
+    print("one current order: a second Place order asks first")
+    browser.click("#place")
+    wait_for("the new order on the iPhone", lambda: browser.text("#card-status") == "Order placed")
+    order = state(port)["order"]["id"]
+    check(browser.text("#current-order") == f"Current order {order} · Order placed · running",
+          f"the page shows the current order: {browser.text('#current-order')!r}")
+    check(browser.visible("#banner"), "the start's alert banner shows")
+    wait_for("the banner to go", lambda: not browser.visible("#banner"), timeout=10)
+    browser.click("#place")
+    wait_for("the page to ask", lambda: browser.visible("#place-confirm"))
+    check(order in browser.text("#place-confirm-text"), f"it names the running order: {browser.text('#place-confirm-text')!r}")
+    browser.click("#place-keep")
+    wait_for("the question to go", lambda: not browser.visible("#place-confirm"))
+    check(state(port)["order"]["id"] == order, "Keep it keeps the order")
+    browser.click("#place")
+    wait_for("the page to ask again", lambda: browser.visible("#place-confirm"))
+    browser.click("#place-replace")
+    wait_for("the new order", lambda: state(port)["order"]["id"] != order and state(port)["order"]["running"])
+    wait_for("the old order to leave the iPhone", lambda: len(
+        [a for a in state(port)["iphone"]["activities"] if a["phase"] != "dismissed"]) == 1)
+    wait_for("the new order on the Android phone",
+             lambda: state(port)["android"]["notifications"][-1]["tag"] == state(port)["order"]["id"])
+    check(browser.text("#android-title") == "Order placed", "the Android phone shows the new order")
+
+    print("switches say they took effect; 120 updates while offline reach DT-114; a refused push")
+    browser.click("#android-online")
+    wait_for("the switch to answer", lambda: "Android: offline" in browser.text("#answer"))
+    check("applied" in browser.attribute("#android-online", "class") or
+          "applied" in browser.script("return document.getElementById('android-online').closest('label').className"),
+          "the switch shows it was applied")
+    browser.click("#android-online")
+    wait_for("the switch to answer again", lambda: "Android: online" in browser.text("#answer"))
+    browser.click("#offline-burst")
+    wait_for("the DT-114 drop on the Android phone", lambda: "DT-114" in browser.text("#android-drops"), timeout=60)
+    wait_for("the answer", lambda: "120 updates sent" in browser.text("#answer"))
+    check(state(port)["android"]["online"], "the Android phone is back online")
+    browser.click('[data-broken="topic"]')
+    wait_for("the refused push in the log", lambda: "refused before sending" in browser.text("#log"))
+    check("APNs answered nothing" not in browser.text("#log"), "no \"APNs answered nothing\"")
+    check("1 pushes" not in browser.text("#iphone-received"), f"counts read well: {browser.text('#iphone-received')!r}")
+
+    print("at phone width (390 px)")
+    browser.resize(390, 3600)  # tall, so the screenshot reaches the Android phone and the log
+    wait_for("the window to be 390 px wide", lambda: browser.script("return window.innerWidth") == 390)
+    scroll, inner = browser.script(
+        "return [document.documentElement.scrollWidth, window.innerWidth]")
+    check(scroll <= inner, f"no horizontal scroll at 390 px (scrollWidth {scroll}, innerWidth {inner})")
+    left, right = browser.script(
+        "const r = document.getElementById('notification').getBoundingClientRect(); return [r.left, r.right]")
+    check(left >= 0 and right <= inner, f"the Android card fits ({left:.0f}…{right:.0f} of {inner})")
+    widths = browser.script(
+        "return [...document.querySelectorAll('.devices > section')].map((e) => e.getBoundingClientRect().width)")
+    check(all(width >= inner * 0.8 for width in widths), f"one column: each section {widths} of {inner}")
+    browser.screenshot(ARTIFACT_390)
+    check(os.path.getsize(ARTIFACT_390) > 10_000, f"screenshot saved: {os.path.relpath(ARTIFACT_390, ROOT)}")
 except Exception as error:  # report what the page showed, then fail
     failures.append(str(error))
     print(f"  FAIL {error}")

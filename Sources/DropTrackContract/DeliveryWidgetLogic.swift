@@ -48,4 +48,18 @@ public enum DeliveryWidgetLogic {
         let minutes = max(0, Int((eta.timeIntervalSince(now) / 60).rounded(.up)))
         return "\(minutes) min"
     }
+
+    /// Whether the order was handed over: the last step (progress 1) has no minutes or stops left to
+    /// count, so the card must not read "0 min · You're next" under "Delivered".
+    public static func isDelivered(progress: Double) -> Bool { progress.isFinite && progress >= 1 }
+
+    /// The minutes line for a state: "Arrived" once delivered, else `minutesText(eta:now:)`.
+    public static func minutesText(eta: Date, now: Date, progress: Double) -> String {
+        isDelivered(progress: progress) ? "Arrived" : minutesText(eta: eta, now: now)
+    }
+
+    /// The stops line for a state: "Enjoy your order" once delivered, else `stopsLabel(stopsRemaining:)`.
+    public static func stopsLabel(stopsRemaining: Int, progress: Double) -> String {
+        isDelivered(progress: progress) ? "Enjoy your order" : stopsLabel(stopsRemaining: stopsRemaining)
+    }
 }

@@ -9,7 +9,8 @@ import Foundation
 import Synchronization
 
 /// The dashboard: its files at `/`, what the simulated phones show at `GET /demo/state`, the
-/// buttons at `POST /demo/actions/{place,next,reassign,end}` and `POST /demo/broken/{kind}`, the
+/// buttons at `POST /demo/actions/{place,next,reassign,end,reset,offline-burst}` (place takes
+/// `{"replace": true}` to end a running order first) and `POST /demo/broken/{kind}`, the
 /// iPhone app's relaunch at `POST /demo/iphone/relaunch`,
 /// switches at `POST /demo/settings`, and the live log at `GET /demo/events` (SSE). Demo only:
 /// no key, because it runs on loopback for one person; `DemoGuard` keeps other sites' pages out.
@@ -21,6 +22,7 @@ struct DemoRoutes: RouteExtension {
         "/index.html": ("text/html; charset=utf-8", PackageResources.index_html),
         "/dashboard.css": ("text/css; charset=utf-8", PackageResources.dashboard_css),
         "/dashboard.js": ("text/javascript; charset=utf-8", PackageResources.dashboard_js),
+        "/dashboard-live.js": ("text/javascript; charset=utf-8", PackageResources.dashboard_live_js),
     ]
 
     func reply(to request: HTTPRequest) -> (route: String, reply: HTTPReply)? {
@@ -52,7 +54,11 @@ struct DemoRoutes: RouteExtension {
         case ("POST", "actions", let action?):
             let result: (status: Int, body: JSONValue)
             switch action {
-            case "place": result = demo.driver.place()
+            case "place":
+                let body = (try? JSONValue.parse(bytes: request.body)) ?? .null
+                result = demo.driver.place(replacing: body["replace"]?.boolValue == true)
+            case "reset": result = demo.reset()
+            case "offline-burst": result = demo.queueUpdatesWhileOffline()
             case "next": result = demo.driver.next()
             case "reassign": result = demo.driver.reassign()
             case "end": result = demo.driver.end()
@@ -99,7 +105,7 @@ struct DemoRoutes: RouteExtension {
             }
             // Offline, FCM keeps up to 100 messages; past that it drops them all (DT-114).
             if let online = body["androidOnline"]?.boolValue {
-                if online { demo.android.goOnline() } else { demo.android.goOffline() }
+                if online { demo.reconnectAndroid() } else { demo.android.goOffline() }
             }
             // The apps see the switches change and tell the server, which the diagnosis then reads.
             if body["liveActivitiesEnabled"] != nil || body["androidLiveUpdatesAllowed"] != nil {
@@ -164,8 +170,9 @@ struct DemoRoutes: RouteExtension {
                     "litSegments": .number(Double(DeliveryWidgetLogic.litSegments(progress: state.progress))),
                     "segmentCount": .number(Double(DeliveryWidgetLogic.segmentCount)),
                     "percent": .string(DeliveryWidgetLogic.percentText(progress: state.progress)),
-                    "eta": .string(DeliveryWidgetLogic.minutesText(eta: state.eta, now: now)),
-                    "stops": .string(DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining)),
+                    "eta": .string(DeliveryWidgetLogic.minutesText(eta: state.eta, now: now, progress: state.progress)),
+                    "stops": .string(
+                        DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining, progress: state.progress)),
                     "courier": .string(
                         DeliveryWidgetLogic.courierLabel(
                             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: false)),
@@ -192,7 +199,7 @@ struct DemoRoutes: RouteExtension {
         }
         return .object([
             "now": .number(now.timeIntervalSince1970.rounded()),
-            "order": demo.driver.currentActivity.map { .string($0) } ?? .null,
+            "order": demo.driver.currentOrder,
             "iphone": .object([
                 "liveActivitiesEnabled": .bool(demo.iphone.settings.liveActivitiesEnabled),
                 "activities": .array(activities), "drops": .array(iphoneDrops),

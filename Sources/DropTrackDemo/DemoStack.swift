@@ -145,13 +145,7 @@ public final class DemoStack: Sendable {
             let before = android.drops.count
             android.receive(data: delivery.data, priority: delivery.priority)
             for drop in android.drops.dropFirst(before) {
-                events.publish(
-                    app: Self.appID, event: "drop",
-                    payload: .object([
-                        "device": .string("android"), "reason": .string(drop.reason),
-                        "trap": drop.trap.map { .string($0) } ?? .null,
-                        "activityId": drop.activityId.map { .string($0) } ?? .null,
-                    ]))
+                events.publish(app: Self.appID, event: "drop", payload: Self.dropJSON(drop))
             }
             events.publish(app: Self.appID, event: "device", payload: .object(["device": .string("android")]))
         }
@@ -218,6 +212,14 @@ public final class DemoStack: Sendable {
             "activityId": drop.activityId.map { .string($0) } ?? .null,
         ])
     }
+
+    static func dropJSON(_ drop: AndroidDrop) -> JSONValue {
+        .object([
+            "device": .string("android"), "reason": .string(drop.reason),
+            "trap": drop.trap.map { .string($0) } ?? .null,
+            "activityId": drop.activityId.map { .string($0) } ?? .null,
+        ])
+    }
 }
 
 /// The simulated phones' drops, for the server's diagnosis of an activity.
@@ -229,12 +231,7 @@ struct DemoPhoneDrops: DiagnosisSource {
         let iphone = demo.iphone.drops.filter { deviceFingerprints.contains($0.token) }.map {
             DemoStack.dropJSON($0, device: "iphone")
         }
-        let android = demo.android.drops.filter { $0.activityId == activityId }.map { drop -> JSONValue in
-            .object([
-                "device": .string("android"), "reason": .string(drop.reason),
-                "trap": drop.trap.map { .string($0) } ?? .null, "activityId": .string(activityId),
-            ])
-        }
+        let android = demo.android.drops.filter { $0.activityId == activityId }.map(DemoStack.dropJSON)
         return iphone + android
     }
 }

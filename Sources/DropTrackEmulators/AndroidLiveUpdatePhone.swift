@@ -370,6 +370,16 @@ public final class AndroidLiveUpdatePhone: Sendable {
         }
     }
 
+    /// A fresh start for a demo (its Reset): no notifications, drops, findings or stored messages, and
+    /// nothing remembered of what the user swiped away or demoted. Settings and the connection stay.
+    public func reset() {
+        state.withLock { state in
+            var fresh = State(settings: state.settings)
+            fresh.online = state.online
+            state = fresh
+        }
+    }
+
     /// The phone loses its connection: FCM stores messages for it until it comes back.
     public func goOffline() {
         state.withLock { $0.online = false }

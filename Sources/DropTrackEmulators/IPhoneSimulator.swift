@@ -201,6 +201,26 @@ public final class IPhoneSimulator: Sendable {
         for change in changes { publish(change) }
     }
 
+    /// A fresh start for a demo (its Reset): every activity is dismissed, and ActivityKit says so to the
+    /// app; the drops and the count of pushes received are forgotten. Tokens and settings stay, as on a
+    /// phone whose user cleared the Lock Screen.
+    public func reset() {
+        let now = clock.now()
+        let changes = state.withLock { state in
+            Self.phaseChanges(&state, now: now) { state in
+                for id in state.order {
+                    guard var activity = state.activities[id], activity.phase(at: now) != "dismissed" else { continue }
+                    activity.endedAt = activity.endedAt ?? now
+                    activity.dismissAt = now
+                    state.activities[id] = activity
+                }
+                state.drops = []
+                state.received = 0
+            }.1
+        }
+        for change in changes { publish(change) }
+    }
+
     /// The phone's clock, by which activities go stale, end and leave the Lock Screen.
     public var now: Date { clock.now() }
 

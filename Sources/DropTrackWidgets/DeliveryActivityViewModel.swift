@@ -13,11 +13,11 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
     public var courierLine: String
     /// "Sam" or "Sam (new)", for the Dynamic Island.
     public var courierCompact: String
-    /// "You're next", "1 stop away", "N stops away".
+    /// "You're next", "1 stop away", "N stops away"; "Enjoy your order" once delivered.
     public var stopsLine: String
     /// "43%".
     public var percentText: String
-    /// "12 min": minutes until the ETA at the time the view was made.
+    /// "12 min": minutes until the ETA at the time the view was made; "Arrived" once delivered.
     public var minutesText: String
     /// Progress clamped to 0…1, for `ProgressView`.
     public var progress: Double
@@ -40,15 +40,15 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: false)
         courierCompact = DeliveryWidgetLogic.courierLabel(
             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: true)
-        stopsLine = DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining)
+        stopsLine = DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining, progress: state.progress)
         percentText = DeliveryWidgetLogic.percentText(progress: state.progress)
-        minutesText = DeliveryWidgetLogic.minutesText(eta: state.eta, now: now)
+        minutesText = DeliveryWidgetLogic.minutesText(eta: state.eta, now: now, progress: state.progress)
         progress = state.progress.isFinite ? min(max(state.progress, 0), 1) : 0
         litSegments = DeliveryWidgetLogic.litSegments(progress: state.progress)
         segmentCount = DeliveryWidgetLogic.segmentCount
         eta = state.eta
         self.isStale = isStale
-        symbolName = progress >= 1 ? "checkmark.circle.fill" : "box.truck.fill"
+        symbolName = DeliveryWidgetLogic.isDelivered(progress: progress) ? "checkmark.circle.fill" : "box.truck.fill"
     }
 
     /// Whether segment `index` (0-based) is lit.

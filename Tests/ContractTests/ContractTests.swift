@@ -159,6 +159,24 @@ struct WidgetLogicTests {
         #expect(DeliveryWidgetLogic.minutesText(eta: now.addingTimeInterval(-600), now: now) == "0 min")
     }
 
+    @Test("once delivered, the card reads \"Arrived · Enjoy your order\", not \"0 min · You're next\"")
+    func deliveredLabels() {
+        let now = Date(timeIntervalSince1970: referenceUnix)
+        let delivered = DeliveryStep.delivered.contentState(courierName: "Sam", riderReassigned: false, at: now)
+        #expect(
+            DeliveryWidgetLogic.minutesText(eta: delivered.eta, now: now, progress: delivered.progress) == "Arrived")
+        #expect(
+            DeliveryWidgetLogic.stopsLabel(stopsRemaining: delivered.stopsRemaining, progress: delivered.progress)
+                == "Enjoy your order")
+        // The step before still counts down.
+        let nearby = DeliveryStep.nearby.contentState(courierName: "Sam", riderReassigned: false, at: now)
+        #expect(DeliveryWidgetLogic.minutesText(eta: nearby.eta, now: now, progress: nearby.progress) == "3 min")
+        #expect(
+            DeliveryWidgetLogic.stopsLabel(stopsRemaining: nearby.stopsRemaining, progress: nearby.progress)
+                == "You're next")
+        #expect(!DeliveryWidgetLogic.isDelivered(progress: .nan) && !DeliveryWidgetLogic.isDelivered(progress: 0.99))
+    }
+
     @Test("the seven steps run from placed to delivered with a rising progress")
     func steps() {
         #expect(DeliveryStep.allCases.count == 7)

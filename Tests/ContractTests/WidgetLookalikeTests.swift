@@ -34,6 +34,15 @@ struct WidgetLookalikeTests {
         #expect(model.symbolName == "box.truck.fill")
     }
 
+    @Test("the widget's delivered card says \"Arrived\", not \"0 min\" and \"You're next\"")
+    func deliveredViewModel() {
+        let state = DeliveryStep.delivered.contentState(courierName: "Sam", riderReassigned: false, at: Self.now)
+        let model = DeliveryActivityViewModel(
+            attributes: DeliveryAttributes(orderId: "4711"), state: state, isStale: false, now: Self.now)
+        #expect(model.minutesText == "Arrived" && model.stopsLine == "Enjoy your order")
+        #expect(model.symbolName == "checkmark.circle.fill")
+    }
+
     #if !canImport(WidgetKit)
         @Test("the Dynamic Island fills the four expanded regions and builds every presentation")
         @MainActor

@@ -7,6 +7,7 @@ import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// One request to the demo's HTTP API with its key, over a connection of its own.
@@ -210,6 +211,92 @@ struct DemoStackTests {
         let next = try #require(demo.driver.place().body["activityId"]?.stringValue)
         #expect(await waitFor { demo.iphone.activities.count == 2 })
         #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: next) })
+    }
+
+    @Test(
+        "one current order: a second place is refused until confirmed, which ends the first on the server and the phones"
+    )
+    func oneCurrentOrder() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        let first = try #require(demo.driver.place().body["activityId"]?.stringValue)
+        #expect(await waitFor { demo.iphone.activities.count == 1 && demo.android.notifications.count == 1 })
+        let second = try request(demo, "POST", "/demo/actions/place", "{}").body
+        #expect(second["status"]?.numberValue == 409)
+        #expect(second["body"]?["error"]?["code"]?.stringValue == "order_running")
+        #expect(second["body"]?["error"]?["order"]?.stringValue == first)
+        #expect(demo.driver.currentActivity == first, "nothing placed")
+
+        let replaced = try request(demo, "POST", "/demo/actions/place", #"{"replace":true}"#).body
+        #expect(replaced["status"]?.numberValue == 201, "\(replaced)")
+        let next = try #require(replaced["body"]?["activityId"]?.stringValue)
+        #expect(next != first)
+        let held = try demo.server.store.transaction { try $0.activity(app: DemoStack.appID, id: first) }
+        #expect(held?.state == .ended, "the first order ended through the API")
+        #expect(
+            await waitFor {
+                demo.iphone.activities.map { $0.phase(at: Date()) } == ["dismissed", "active"]
+                    && demo.iphone.activities.last?.attributes["orderId"]?.stringValue == next
+                    && demo.android.notification(forActivity: first)?.ongoing == false
+                    && demo.android.notifications.last?.tag == next
+            },
+            "the first order ended on both phones: \(demo.iphone.activities.map { ($0.id, $0.phase(at: Date())) }) \(demo.android.notifications.map { ($0.tag, $0.ongoing) })"
+        )
+        let order = try request(demo, "GET", "/demo/state").body["order"]
+        #expect(order?["id"]?.stringValue == next && order?["running"]?.boolValue == true)
+        #expect(order?["status"]?.stringValue == "Order placed")
+
+        // Quick clicks at once: one order starts, the others are asked to confirm.
+        #expect(demo.driver.end().status == 200)
+        let statuses = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let status = demo.driver.place().status
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0.sorted() } == [201, 409, 409, 409])
+    }
+
+    @Test("Reset ends the running order through the API and clears both phones; the buttons then act on no order")
+    func reset() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        let orderID = try #require(demo.driver.place().body["activityId"]?.stringValue)
+        #expect(await waitFor { demo.iphone.activities.count == 1 && demo.android.notifications.count == 1 })
+        _ = demo.driver.sendBroken(.unixDate, iphone: demo.iphone)
+        #expect(await waitFor { !demo.iphone.drops.isEmpty }, "a drop to clear")
+
+        let answer = try request(demo, "POST", "/demo/actions/reset", "{}").body
+        #expect(answer["status"]?.numberValue == 200 && answer["body"]?["ended"]?.stringValue == orderID, "\(answer)")
+        let held = try demo.server.store.transaction { try $0.activity(app: DemoStack.appID, id: orderID) }
+        #expect(held?.state == .ended)
+        #expect(demo.iphone.activities.allSatisfy { $0.phase(at: Date()) == "dismissed" })
+        #expect(demo.iphone.drops.isEmpty && demo.iphone.received == 0)
+        #expect(demo.android.notifications.isEmpty && demo.android.drops.isEmpty && demo.android.received == 0)
+        #expect(demo.driver.next().status == 409 && demo.driver.end().status == 409, "no order runs")
+        #expect(demo.driver.currentOrder["running"]?.boolValue == false)
+        #expect(demo.reset().status == 200, "a reset with nothing running is fine")
+        // The next order starts clean.
+        #expect(demo.driver.place().status == 201)
+        #expect(await waitFor { demo.android.notifications.count == 1 })
+    }
+
+    @Test("the offline burst: 120 updates while the Android phone is offline take FCM past 100, and DT-114 shows")
+    func offlineBurst() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        #expect(demo.queueUpdatesWhileOffline().status == 409, "no order to update")
+        #expect(demo.driver.place().status == 201)
+        #expect(await waitFor { demo.android.notifications.count == 1 })
+        let answer = try request(demo, "POST", "/demo/actions/offline-burst", "{}").body
+        #expect(answer["status"]?.numberValue == 200, "\(answer)")
+        #expect(answer["body"]?["sent"]?.numberValue == Double(DemoStack.offlineBurstUpdates))
+        let dropped = demo.android.drops.filter { $0.trap == "DT-114" }
+        #expect(dropped.count == 1 && dropped.first?.reason.contains("discarded 101 messages") == true, "\(dropped)")
+        #expect(answer["body"]?["dropped"]?.arrayValue?.count == 1)
+        #expect(demo.android.isOnline && demo.android.pendingMessages == 0, "back online, the rest handed over")
     }
 
     @Test("POST /demo/iphone/relaunch relaunches the app, and the state reports it")

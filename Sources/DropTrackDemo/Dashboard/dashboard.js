@@ -1,6 +1,5 @@
-// The DropTrack demo dashboard: renders what the simulated phones hold (GET /demo/state), sends
-// the buttons to the server (POST /demo/actions/…, /demo/broken/…, /demo/iphone/relaunch), and shows
-// every send, drop and iPhone app event as it happens (Server-Sent Events from GET /demo/events). No
+// The DropTrack demo dashboard, part one: renders what the simulated phones hold (GET /demo/state)
+// and the current order. Part two (dashboard-live.js) sends the buttons and shows the live log. No
 // build step, no dependencies.
 "use strict";
 
@@ -8,6 +7,32 @@ const $ = (id) => document.getElementById(id);
 
 function text(id, value) {
   $(id).textContent = value == null ? "" : String(value);
+}
+
+// "1 push", "2 pushes".
+function counted(count, one, many) {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+// How long iOS shows an alert's banner before it slides away.
+const bannerSeconds = 5;
+// The alert last shown (activity and text), so a refresh does not show it again once it went.
+let bannerShown = "";
+let bannerTimer = null;
+
+function showBanner(activity) {
+  const banner = $("banner");
+  if (!activity || !activity.lastAlert) {
+    banner.classList.add("hidden");
+    return;
+  }
+  const key = `${activity.id}|${activity.lastAlert}`;
+  if (key === bannerShown) return;
+  bannerShown = key;
+  banner.textContent = activity.lastAlert;
+  banner.classList.remove("hidden");
+  clearTimeout(bannerTimer);
+  bannerTimer = setTimeout(() => banner.classList.add("hidden"), bannerSeconds * 1000);
 }
 
 function segments(container, lit, count) {
@@ -20,7 +45,7 @@ function segments(container, lit, count) {
 }
 
 function renderIPhone(iphone) {
-  text("iphone-received", `${iphone.received} pushes received`);
+  text("iphone-received", `${counted(iphone.received, "push", "pushes")} received`);
   $("la-enabled").checked = iphone.liveActivitiesEnabled;
   const shown = iphone.activities.filter((activity) => activity.phase !== "dismissed");
   const activity = shown[shown.length - 1];
@@ -33,7 +58,7 @@ function renderIPhone(iphone) {
       "expanded-eta", "expanded-courier", "expanded-stops", "minimal-percent"].forEach((id) => text(id, ""));
     segments($("card-segments"), 0, 7);
     segments($("expanded-segments"), 0, 7);
-    $("banner").classList.add("hidden");
+    showBanner(null);
     return;
   }
   const view = activity.view;
@@ -54,13 +79,7 @@ function renderIPhone(iphone) {
   text("expanded-courier", view.courierCompact);
   text("expanded-stops", view.stops);
   text("minimal-percent", view.percent);
-  const banner = $("banner");
-  if (activity.lastAlert) {
-    banner.textContent = activity.lastAlert;
-    banner.classList.remove("hidden");
-  } else {
-    banner.classList.add("hidden");
-  }
+  showBanner(activity);
 }
 
 // The iPhone app's own log (DropTrackLive's sync events, tokens by fingerprint) and its last relaunch.
@@ -77,7 +96,7 @@ function renderApp(app) {
 }
 
 function renderAndroid(android) {
-  text("android-received", `${android.received} messages received`);
+  text("android-received", `${counted(android.received, "message", "messages")} received`);
   $("lu-allowed").checked = android.liveUpdatesAllowed;
   $("android-online").checked = android.online;
   const notification = android.notifications[android.notifications.length - 1];
@@ -119,14 +138,40 @@ function renderAndroid(android) {
   }
 }
 
+// The current order (id, step, running or ended); the order buttons act on it only while it runs.
+function renderOrder(order) {
+  const line = $("current-order");
+  line.dataset.running = order && order.running ? "true" : "false";
+  text("current-order", order ? `Current order ${order.id} · ${order.status} · ${order.running ? "running" : "ended"}`
+    : "No order yet");
+  for (const id of ["next", "reassign", "end", "offline-burst"]) $(id).disabled = !(order && order.running);
+  document.body.dataset.order = order ? order.id : "";
+}
+
+// Drops in a row with the same trap are one line ("×12", the latest reason), so a burst of one kind
+// (a backlog shed at 5 a second) does not push the others out of the eight lines shown.
+function groupDrops(drops) {
+  const groups = [];
+  for (const drop of drops) {
+    const last = groups[groups.length - 1];
+    if (last && last.trap === drop.trap) {
+      last.count += 1;
+      last.reason = drop.reason;
+    } else {
+      groups.push({ trap: drop.trap, reason: drop.reason, count: 1 });
+    }
+  }
+  return groups;
+}
+
 function renderDrops(id, drops) {
   const list = $(id);
   list.replaceChildren();
-  for (const drop of drops.slice(-8).reverse()) {
+  for (const group of groupDrops(drops).slice(-8).reverse()) {
     const item = document.createElement("li");
     const trap = document.createElement("b");
-    trap.textContent = drop.trap ? `${drop.trap} ` : "";
-    item.append(trap, drop.reason);
+    trap.textContent = group.trap ? `${group.trap} ` : "";
+    item.append(trap, group.count > 1 ? `×${group.count} ${group.reason}` : group.reason);
     list.appendChild(item);
   }
 }
@@ -148,7 +193,7 @@ async function refresh() {
     renderAndroid(state.android);
     renderDrops("iphone-drops", state.iphone.drops);
     renderDrops("android-drops", state.android.drops);
-    document.body.dataset.order = state.order || "";
+    renderOrder(state.order);
   } finally {
     refreshing = false;
     if (again) {
@@ -158,118 +203,3 @@ async function refresh() {
   }
 }
 
-function log(kind, html, extra) {
-  const list = $("log");
-  const item = document.createElement("li");
-  item.className = kind;
-  const time = document.createElement("time");
-  time.textContent = new Date().toLocaleTimeString();
-  item.appendChild(time);
-  const body = document.createElement("span");
-  body.textContent = html;
-  item.appendChild(body);
-  for (const line of extra || []) {
-    const detail = document.createElement("span");
-    detail.className = "finding";
-    detail.textContent = line;
-    item.appendChild(detail);
-  }
-  list.prepend(item);
-  while (list.children.length > 200) list.lastChild.remove();
-}
-
-function connect() {
-  const source = new EventSource("/demo/events");
-  source.addEventListener("ready", () => text("stream-state", "live"));
-  source.addEventListener("send", (event) => {
-    const send = JSON.parse(event.data);
-    const ok = send.status >= 200 && send.status < 300;
-    const line = `${send.provider} ${send.event} → ${send.destination}  ` +
-      `${send.status || "-"} ${send.reason}  ${send.latencyMs} ms  p${send.priority}` +
-      (send.note ? `  (${send.note})` : "");
-    log(ok ? "ok" : "fail", line, send.explanation ? [send.explanation] : []);
-    refresh();
-  });
-  source.addEventListener("drop", (event) => {
-    const drop = JSON.parse(event.data);
-    log("drop", `${drop.device} dropped ${drop.event || "a push"}: ${drop.reason}`, drop.trap ? [drop.trap] : []);
-    refresh();
-  });
-  source.addEventListener("broken", (event) => {
-    const result = JSON.parse(event.data);
-    const findings = result.findings.map((f) => `${f.trap} ${f.message} Fix: ${f.fix}`);
-    log("broken", `broken push "${result.kind}": APNs answered ${result.status || "nothing"} ${result.reason}`, findings);
-  });
-  source.addEventListener("app", (event) => {
-    const line = JSON.parse(event.data);
-    log(line.kind === "failed" || line.kind === "retrying" ? "fail" : "app", `iPhone app: ${line.text}`);
-    refresh();
-  });
-  source.addEventListener("device", () => refresh());
-  source.onerror = () => text("stream-state", "reconnecting…");
-}
-
-async function post(path, body) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: body ? JSON.stringify(body) : "{}",
-  });
-  return response.json();
-}
-
-document.querySelectorAll("[data-action]").forEach((button) => {
-  button.addEventListener("click", async () => {
-    const result = await post(`/demo/actions/${button.dataset.action}`);
-    const error = result.body && result.body.error;
-    text("answer", error ? `${button.textContent}: ${result.status} ${error.message}` :
-      `${button.textContent}: ${result.status}`);
-    refresh();
-  });
-});
-
-document.querySelectorAll("[data-broken]").forEach((button) => {
-  button.addEventListener("click", async () => {
-    const result = await post(`/demo/broken/${button.dataset.broken}`);
-    text("answer", result.error ? result.error.message :
-      `${button.textContent}: APNs ${result.status || "-"} ${result.reason}; ${result.findings.length} finding(s)`);
-    setTimeout(refresh, 200);
-  });
-});
-
-$("la-enabled").addEventListener("change", (event) => post("/demo/settings", {
-  liveActivitiesEnabled: event.target.checked,
-}).then(refresh));
-$("lu-allowed").addEventListener("change", (event) => post("/demo/settings", {
-  androidLiveUpdatesAllowed: event.target.checked,
-}).then(refresh));
-$("android-online").addEventListener("change", (event) => post("/demo/settings", {
-  androidOnline: event.target.checked,
-}).then(refresh));
-$("relaunch").addEventListener("click", async () => {
-  text("iphone-app-status", "relaunching…");
-  await post("/demo/iphone/relaunch");
-  text("answer", "The iPhone app relaunched: a new sync over the same ledger, then a reconcile");
-});
-$("android-demote").addEventListener("click", async () => {
-  const result = await post("/demo/actions/android-demote");
-  text("answer", result.status === 200 ? "The user demoted the Live Update; the server was not told"
-    : (result.body && result.body.error ? result.body.error.message : `demote: ${result.status}`));
-  refresh();
-});
-$("android-dismiss").addEventListener("click", async () => {
-  const result = await post("/demo/actions/android-dismiss");
-  text("answer", result.status === 200 ? "The user swiped the Live Update away; the server was not told"
-    : (result.body && result.body.error ? result.body.error.message : `dismiss: ${result.status}`));
-  refresh();
-});
-
-setInterval(() => {
-  const now = new Date();
-  const time = `${now.getHours()}:${String(now.getMinutes()).padStart(2, "0")}`;
-  text("clock", time);
-  text("android-clock", time);
-}, 1000);
-
-connect();
-refresh();
