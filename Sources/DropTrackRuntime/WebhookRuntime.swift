@@ -13,14 +13,15 @@ struct OpenSSLWebhookSigner: WebhookSigner {
 
 /// Webhook POSTs over Foundation's URLSession, each bounded by its request's timeout.
 final class URLSessionWebhookTransport: WebhookTransport {
-    private let session: URLSession
-
-    init() {
+    /// One session for the process, never invalidated: invalidating one from a deinit crashed
+    /// FoundationNetworking when the last reference went on one of the session's own threads.
+    private static let sharedSession: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
-    }
+        return URLSession(configuration: configuration)
+    }()
+    private var session: URLSession { Self.sharedSession }
 
     func post(_ request: WebhookRequest, completion: @escaping @Sendable (WebhookResponse) -> Void) {
         guard let url = URL(string: request.url) else {
@@ -39,8 +40,6 @@ final class URLSessionWebhookTransport: WebhookTransport {
             }
         }.resume()
     }
-
-    deinit { session.invalidateAndCancel() }
 }
 
 extension WebhookEndpoints {
