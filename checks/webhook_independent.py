@@ -4,7 +4,8 @@
 `droptrack apps webhook add` writes a fresh secret (0600) and prints it; a `droptrack serve` with that
 endpoint ends an activity; a plain `http.server` receiver gets the `activity_ended` delivery and checks
 `DropTrack-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with `hmac.compare_digest`,
-as a receiver's few lines would. A changed body must not verify.
+as a receiver's few lines would. A changed body must not verify. Then, with the receiver answering 503,
+a second activity ends, the server is killed (SIGKILL) and started again: the delivery is not lost.
 
 Usage: webhook_independent.py PATH/TO/droptrack
 Exits non-zero if a check failed.
@@ -32,10 +33,17 @@ def verify(secret, header, body):
 
 def main(droptrack):
     received = []
+    refused = []
+    down = threading.Event()
 
     class Receiver(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if down.is_set():
+                refused.append(body)
+                self.send_response(503)
+                self.end_headers()
+                return
             received.append(({k.lower(): v for k, v in self.headers.items()}, body))
             self.send_response(204)
             self.end_headers()
@@ -81,6 +89,23 @@ def main(droptrack):
                   "the body and DropTrack-Event name the event")
             check(event["id"] == headers.get("droptrack-delivery") and event["activityId"] == "order-7",
                   "DropTrack-Delivery is the body's id; the body names the activity")
+
+            down.set()
+            status, _, _ = stack.api("POST", "/v1/activities", {
+                "activityId": "order-8", "userId": "user-8", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "A-8"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+                "alert": {"title": "Order placed"}, "idempotencyKey": "start-order-8"})
+            status, _, _ = stack.api("POST", "/v1/activities/order-8/end", {})
+            check(status == 200, "a second activity ends while the receiver answers 503")
+            wait_until("a refused attempt", lambda: refused, timeout=30)
+            stack.kill_server(sig=signal.SIGKILL)
+            down.clear()
+            stack.start_server()
+            wait_until("the delivery after kill -9", lambda: len(received) >= 2, timeout=60)
+            headers, body = received[1]
+            check(verify(secret, headers.get("droptrack-signature", ""), body)[0]
+                  and json.loads(body)["activityId"] == "order-8",
+                  "after kill -9 and a restart the queued delivery arrives, signed")
     finally:
         receiver.shutdown()
     if failures:
