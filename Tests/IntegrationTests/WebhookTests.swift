@@ -99,6 +99,30 @@ struct WebhookTests {
         #expect(eventually { (try? server.store.transaction { try $0.webhookStats() }.pending) == 0 })
     }
 
+    @Test(
+        "a receiver that stays down: given up after webhookMaxAttempts, kept as failed, one warning, no secret logged")
+    func givenUp() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret, mode: .refuse(500))
+        defer { receiver.stop() }
+        let hook = try Self.endpoint(receiver.url)
+        let server = try ServerHarness {
+            hook(&$0)
+            $0.webhookMaxAttempts = 2
+        }
+        defer { server.stop() }
+        _ = try server.registry.startActivity(app: "app1", body: server.json(start("order-g", user: "u1")))
+        try dismiss(server, activity: "order-g", device: "g1", reason: "gone")
+        #expect(eventually { (try? server.store.transaction { try $0.webhookStats() }.failed) == 1 })
+        #expect(receiver.received.count == 2)
+        #expect(server.metrics.value("droptrack_webhook_deliveries_total", ["result": "failed"]) == 1)
+        let kept = try server.store.transaction { try $0.webhookDeliveries(limit: 10) }
+        #expect(kept.count == 1 && kept.first?.lastError == "the receiver answered 500")
+        let warnings = server.logs.entries.filter { $0.message == "webhooks.given_up" }
+        #expect(warnings.count == 1 && warnings.first?.level == .warning)
+        #expect(warnings.first?.metadata["endpoint"] == "ops")
+        #expect(!server.logs.entries.contains { "\($0.metadata)".contains(Self.secret) })
+    }
+
     @Test("a receiver that never answers does not slow a send: the outbox drains meanwhile")
     func hangingReceiver() throws {
         let receiver = try WebhookReceiver(secret: Self.secret, mode: .hang)
