@@ -5,9 +5,11 @@ import Foundation
 public struct WebhookDelivery: Sendable, Equatable {
     /// The row's id: deliveries of one (endpoint, activity) go out in this order.
     public var id: Int64
+    /// The app whose outcome it reports.
     public var app: String
     /// The endpoint's `id` in the app's configuration.
     public var endpoint: String
+    /// The activity the outcome is about: deliveries are ordered per (endpoint, activity).
     public var activityId: String
     /// The `DropTrack-Delivery` header and the body's `id`: the same on every retry, so a receiver can
     /// drop a duplicate.
@@ -16,11 +18,13 @@ public struct WebhookDelivery: Sendable, Equatable {
     public var event: String
     /// The JSON body, as sent.
     public var body: String
+    /// When the outcome happened (the transaction that queued it).
     public var createdAt: Date
     /// When it may be tried (again).
     public var availableAt: Date
     /// Attempts so far (a claim counts as one).
     public var attempts: Int
+    /// Why the last attempt failed (the receiver's status, or the transport's error).
     public var lastError: String?
     /// When it was given up: kept, visible, never tried again.
     public var failedAt: Date?
