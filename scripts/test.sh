@@ -62,6 +62,7 @@ echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
 .venv/bin/python -W ignore checks/fcm_independent.py .build/debug/droptrack
 .venv/bin/python checks/doctor_independent.py .build/debug/droptrack
+timeout 300 .venv/bin/python checks/webhook_independent.py .build/debug/droptrack
 
 echo "== the README's examples, run as written"
 timeout 300 .venv/bin/python checks/readme_examples.py .build/debug/droptrack

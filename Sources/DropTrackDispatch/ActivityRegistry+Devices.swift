@@ -1,3 +1,4 @@
+import DropTrackContract
 import DropTrackCore
 import DropTrackStore
 import Foundation
@@ -104,7 +105,19 @@ extension ActivityRegistry {
                 if !invalidated.isEmpty {
                     try tx.invalidateTokens(
                         app: appID, fingerprints: invalidated, reason: "device_\(report.state.rawValue)", at: now)
+                    try webhooks.record(
+                        tx, app: appID, activityId: activityId, event: .tokenInvalidated,
+                        data: [
+                            "fingerprints": .array(invalidated.map { .string($0) }),
+                            "reason": .string("device_\(report.state.rawValue)"), "by": .string("device"),
+                        ], at: now)
                 }
+            }
+            if report.state == .dismissed {
+                var data: [String: JSONValue] = ["deviceId": .string(report.deviceId)]
+                data["reason"] = report.reason.map { .string($0) }
+                try webhooks.record(
+                    tx, app: appID, activityId: activityId, event: .activityDismissed, data: data, at: now)
             }
             let note = ["deviceId \(report.deviceId)", report.reason.map { "reason: \($0)" }].compactMap { $0 }
             try tx.appendTimeline([

@@ -60,6 +60,11 @@ extension ActivityRegistry {
             destinations: destinations.map { .token(fingerprint: $0.fingerprint) } + channel,
             version: activity.version,
             availableAt: now, now: now)
+        if event == .end {
+            try webhooks.record(
+                tx, app: activity.app, activityId: activity.id, event: .activityEnded,
+                data: ["version": .number(Double(activity.version)), "userId": .string(activity.userId)], at: now)
+        }
         if !notes.isEmpty {
             try tx.appendTimeline(
                 notes.map {

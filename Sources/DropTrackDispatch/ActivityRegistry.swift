@@ -15,6 +15,8 @@ public final class ActivityRegistry: Sendable {
     let wake: @Sendable () -> Void
     /// Creates and deletes broadcast channels (nil: broadcast activities are refused).
     let channels: (any PushTransport)?
+    /// Outcomes the app's webhooks hear about, queued with the outcome.
+    let webhooks: WebhookOutcomes
 
     /// Creates a registry; `wake` nudges the dispatcher when work is queued; `channels` manages
     /// iOS 18 broadcast channels.
@@ -27,6 +29,7 @@ public final class ActivityRegistry: Sendable {
         self.clock = clock
         self.channels = channels
         self.wake = wake
+        webhooks = WebhookOutcomes(configuration: configuration)
     }
 
     func app(_ id: String) throws(ActivityError) -> AppConfiguration {

@@ -77,16 +77,20 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
     public var priority10PerHour: Int?
     /// The keys that sign or verify this app's device credentials.
     public var deviceKeys: [DeviceKey]?
+    /// Endpoints told about outcomes (dead letters, invalidated tokens, ended activities, …).
+    public var webhooks: [Webhook]?
 
     package enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, bundleId, apns, fcm, apiKeyHashes, schemas, priority10PerHour, deviceKeys
+        case id, bundleId, apns, fcm, apiKeyHashes, schemas, priority10PerHour, deviceKeys, webhooks
     }
 
     public init(
         id: String, bundleId: String? = nil, apns: APNs? = nil, fcm: FCM? = nil, apiKeyHashes: [String] = [],
-        schemas: [String: AttributesSchema]? = nil, priority10PerHour: Int? = nil, deviceKeys: [DeviceKey]? = nil
+        schemas: [String: AttributesSchema]? = nil, priority10PerHour: Int? = nil, deviceKeys: [DeviceKey]? = nil,
+        webhooks: [Webhook]? = nil
     ) {
         self.deviceKeys = deviceKeys
+        self.webhooks = webhooks
         self.id = id
         self.bundleId = bundleId
         self.apns = apns
@@ -207,6 +211,12 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var logLevel: String
     /// Serve the operator console at `/console` (sign-in with an app's API key).
     public var console: Bool
+    /// Lets webhook URLs be `http://127.0.0.1…` (tests and local development); otherwise only `https://`.
+    public var allowLoopbackWebhooks: Bool
+    /// Attempts per webhook delivery before it is given up (kept as failed).
+    public var webhookMaxAttempts: Int
+    /// How long a webhook delivery waits for the receiver's answer.
+    public var webhookTimeoutSeconds: Double
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
 
     public init(
@@ -220,9 +230,13 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         maxActiveSeconds: Double = 8 * 3600, fcmTTLSeconds: Double = 600, timelineRetentionDays: Double = 30,
         tokenRetentionDays: Double = 30, logLevel: String = "info", providerTimeoutSeconds: Double = 10,
         maxConnections: Int = 1000, maxConnectionsPerClient: Int = 64, maxEventStreamsPerKey: Int = 10,
-        maxEventStreams: Int = 200, requestsPerSecondPerUser: Double = 5, console: Bool = true
+        maxEventStreams: Int = 200, requestsPerSecondPerUser: Double = 5, console: Bool = true,
+        allowLoopbackWebhooks: Bool = false, webhookMaxAttempts: Int = 15, webhookTimeoutSeconds: Double = 10
     ) {
         self.console = console
+        self.allowLoopbackWebhooks = allowLoopbackWebhooks
+        self.webhookMaxAttempts = webhookMaxAttempts
+        self.webhookTimeoutSeconds = webhookTimeoutSeconds
         self.requestsPerSecondPerUser = requestsPerSecondPerUser
         self.maxConnections = maxConnections
         self.maxConnectionsPerClient = maxConnectionsPerClient
@@ -323,6 +337,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
                     key: "apps[\(index)].apiKeyHashes", "API keys are stored as sha256:<hex> hashes")
             }
             try Self.validateDeviceKeys(app.deviceKeys ?? [], at: "apps[\(index)].deviceKeys")
+            try validateWebhooks(app.webhooks ?? [], at: "apps[\(index)].webhooks")
         }
     }
 }
@@ -405,6 +420,7 @@ extension ServerConfiguration {
             providerTimeoutSeconds, timelineRetentionDays, tokenRetentionDays, logLevel
         case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
         case requestsPerSecondPerUser, console
+        case allowLoopbackWebhooks, webhookMaxAttempts, webhookTimeoutSeconds
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -454,6 +470,12 @@ extension ServerConfiguration {
             maxEventStreams: try c.decodeIfPresent(Int.self, forKey: .maxEventStreams) ?? defaults.maxEventStreams,
             requestsPerSecondPerUser: try c.decodeIfPresent(Double.self, forKey: .requestsPerSecondPerUser)
                 ?? defaults.requestsPerSecondPerUser,
-            console: try c.decodeIfPresent(Bool.self, forKey: .console) ?? defaults.console)
+            console: try c.decodeIfPresent(Bool.self, forKey: .console) ?? defaults.console,
+            allowLoopbackWebhooks: try c.decodeIfPresent(Bool.self, forKey: .allowLoopbackWebhooks)
+                ?? defaults.allowLoopbackWebhooks,
+            webhookMaxAttempts: try c.decodeIfPresent(Int.self, forKey: .webhookMaxAttempts)
+                ?? defaults.webhookMaxAttempts,
+            webhookTimeoutSeconds: try c.decodeIfPresent(Double.self, forKey: .webhookTimeoutSeconds)
+                ?? defaults.webhookTimeoutSeconds)
     }
 }

@@ -1,3 +1,4 @@
+import DropTrackContract
 import DropTrackCore
 import DropTrackStore
 import DropTrackWire
@@ -110,6 +111,12 @@ extension Dispatcher {
                 work.provider == "apns" ? max(work.version, entry.requestedVersion) : work.version
             try tx.completeOutbox(ids: [entry.id], sentVersion: covered, owner: owner, now: now)
             metrics.increment("droptrack_starts_in_doubt_total")
+            try webhooks.record(
+                tx, app: entry.app, activityId: entry.activityId, event: .startInDoubt,
+                data: [
+                    "destination": .string(entry.destination.stored), "reason": .string(result.reason),
+                    "version": .number(Double(work.version)),
+                ], at: now)
             remedy = "in_doubt"
             note =
                 "not sent again: the request was written and no answer came (\(result.reason)), so it may have started the activity; a second start would show a second one"
@@ -122,9 +129,10 @@ extension Dispatcher {
         }
         let age = now.timeIntervalSince(entry.firstQueuedAt)
         guard age <= retry.maxAge else {
-            try tx.deadLetterOutbox(
-                id: entry.id, owner: owner,
-                error: "provider unreachable for \(Int(age))s (max age \(Int(retry.maxAge))s): \(result.explanation)")
+            try deadLetter(
+                tx, entry,
+                error: "provider unreachable for \(Int(age))s (max age \(Int(retry.maxAge))s): \(result.explanation)",
+                now: now)
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
             remedy = "dead_letter"
             note = "the provider stayed unreachable past maxAgeSeconds"
@@ -137,5 +145,18 @@ extension Dispatcher {
         note =
             "never reached the provider; tried again in \(Int(at.timeIntervalSince(now).rounded()))s, no attempt used"
         return true
+    }
+}
+
+extension Dispatcher {
+    /// Parks a row as a dead letter and queues the `dead_letter` webhook in the same transaction.
+    func deadLetter(_ tx: any StoreTransaction, _ entry: OutboxEntry, error: String, now: Date) throws {
+        try tx.deadLetterOutbox(id: entry.id, owner: owner, error: error)
+        try webhooks.record(
+            tx, app: entry.app, activityId: entry.activityId, event: .deadLetter,
+            data: [
+                "destination": .string(entry.destination.stored), "error": .string(error),
+                "attempts": .number(Double(entry.attempts)),
+            ], at: now)
     }
 }

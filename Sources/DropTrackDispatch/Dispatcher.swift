@@ -48,6 +48,8 @@ public final class Dispatcher: Service {
     let logger: Logger
     let owner: String
     let retry: RetryPolicy
+    /// Outcomes the app's webhooks hear about, queued with the outcome.
+    let webhooks: WebhookOutcomes
     let state = Mutex(State())
     private let stoppedLatch = Latch<Void>()
     private let condition = NSCondition()
@@ -67,6 +69,7 @@ public final class Dispatcher: Service {
         self.events = events
         self.logger = logger.with(["component": "dispatcher"])
         self.owner = owner
+        webhooks = WebhookOutcomes(configuration: configuration)
         retry = RetryPolicy(
             maxAttempts: configuration.maxAttempts, maxAge: configuration.maxAgeSeconds,
             base: configuration.backoffBaseSeconds,
@@ -278,8 +281,7 @@ public final class Dispatcher: Service {
                             continue
                         }
                         guard let bundle = app.bundleId else {
-                            try tx.deadLetterOutbox(
-                                id: row.id, owner: owner, error: "app \(appID) has no bundleId for APNs")
+                            try deadLetter(tx, row, error: "app \(appID) has no bundleId for APNs", now: now)
                             continue
                         }
                         let key = activity.id + "|update"
@@ -336,8 +338,7 @@ public final class Dispatcher: Service {
                         prepared.append(.fcm(work, builder.fcmMessage(data: data, token: token)))
                     } else {
                         guard let bundle = app.bundleId else {
-                            try tx.deadLetterOutbox(
-                                id: row.id, owner: owner, error: "app \(appID) has no bundleId for APNs")
+                            try deadLetter(tx, row, error: "app \(appID) has no bundleId for APNs", now: now)
                             continue
                         }
                         do {
@@ -352,8 +353,7 @@ public final class Dispatcher: Service {
                                         payload: built.payload, priority: built.priority, token: token,
                                         bundleId: bundle)))
                         } catch {
-                            try tx.deadLetterOutbox(
-                                id: row.id, owner: owner, error: "cannot build the payload: \(error)")
+                            try deadLetter(tx, row, error: "cannot build the payload: \(error)", now: now)
                         }
                     }
                 }
@@ -442,10 +442,19 @@ public final class Dispatcher: Service {
                                 app: entry.app, fingerprints: entry.destination.tokenFingerprint.map { [$0] } ?? [],
                                 reason: result.reason, at: now)
                             try tx.deleteOutbox(id: entry.id, owner: owner)
+                            if let fingerprint = entry.destination.tokenFingerprint {
+                                try webhooks.record(
+                                    tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
+                                    data: [
+                                        "fingerprints": .array([.string(fingerprint)]),
+                                        "reason": .string(result.reason),
+                                        "by": .string(work.provider),
+                                    ], at: now)
+                            }
                             metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
                             note = "token invalidated"
                         case .rejectRequest:
-                            try tx.deadLetterOutbox(id: entry.id, owner: owner, error: result.explanation)
+                            try deadLetter(tx, entry, error: result.explanation, now: now)
                             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
                             remedyTaken = "dead_letter"
                             note = result.explanation
@@ -577,7 +586,7 @@ public final class Dispatcher: Service {
             remedy = "retry"
             note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
         case .deadLetter(let why):
-            try tx.deadLetterOutbox(id: entry.id, owner: owner, error: "\(why): \(result.explanation)")
+            try deadLetter(tx, entry, error: "\(why): \(result.explanation)", now: now)
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
             remedy = "dead_letter"
             note = why

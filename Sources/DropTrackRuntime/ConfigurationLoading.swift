@@ -84,8 +84,20 @@ extension ServerConfiguration {
             "true or false: serve the operator console at /console, signed in with an app's API key (default true)"
         ),
         (
+            "allowLoopbackWebhooks", "DROPTRACK_ALLOW_LOOPBACK_WEBHOOKS",
+            "true lets webhook URLs be http://127.0.0.1 (tests, local development); otherwise https:// only (default false)"
+        ),
+        (
+            "webhookMaxAttempts", "DROPTRACK_WEBHOOK_MAX_ATTEMPTS",
+            "attempts per webhook delivery before it is given up and kept as failed (default 15)"
+        ),
+        (
+            "webhookTimeoutSeconds", "DROPTRACK_WEBHOOK_TIMEOUT_SECONDS",
+            "how long a webhook delivery waits for the receiver's answer (default 10)"
+        ),
+        (
             "apps", "-",
-            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas, deviceKeys [{kid, publicKeyFile or privateKeyFile}] (see docs/device-api.md)"
+            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas, deviceKeys [{kid, publicKeyFile or privateKeyFile}] (see docs/device-api.md), webhooks [{id, url, secretFile, events}]"
         ),
     ]
 
@@ -161,6 +173,16 @@ extension ServerConfiguration {
         if let value = try number("DROPTRACK_MAX_EVENT_STREAMS") { configuration.maxEventStreams = Int(value) }
         if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
         if let value = try number("DROPTRACK_TOKEN_RETENTION_DAYS") { configuration.tokenRetentionDays = value }
+        if let value = environment["DROPTRACK_ALLOW_LOOPBACK_WEBHOOKS"] {
+            guard let flag = ["true": true, "1": true, "false": false, "0": false][value] else {
+                throw ConfigurationError(
+                    key: "DROPTRACK_ALLOW_LOOPBACK_WEBHOOKS",
+                    "DROPTRACK_ALLOW_LOOPBACK_WEBHOOKS must be true or false, not '\(value)'")
+            }
+            configuration.allowLoopbackWebhooks = flag
+        }
+        if let value = try number("DROPTRACK_WEBHOOK_MAX_ATTEMPTS") { configuration.webhookMaxAttempts = Int(value) }
+        if let value = try number("DROPTRACK_WEBHOOK_TIMEOUT_SECONDS") { configuration.webhookTimeoutSeconds = value }
         try configuration.validate()
         return configuration
     }

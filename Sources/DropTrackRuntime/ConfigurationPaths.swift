@@ -47,6 +47,11 @@ extension AppConfiguration {
             }
             return entry
         }
+        app.webhooks = webhooks?.map { webhook in
+            var webhook = webhook
+            webhook.secretFile = ConfigurationPaths.resolve(webhook.secretFile, relativeToDirectoryOf: configFile)
+            return webhook
+        }
         return app
     }
 }

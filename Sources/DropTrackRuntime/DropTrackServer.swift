@@ -19,6 +19,8 @@ public final class DropTrackServer: Sendable {
     public let registry: ActivityRegistry
     /// The outbox worker.
     public let dispatcher: Dispatcher
+    /// Delivers outcome webhooks; nil when no app has an endpoint.
+    public let webhookWorker: WebhookWorker?
     /// Send outcomes, per app (the SSE stream).
     public let events: EventBus
     /// Prometheus metrics.
@@ -83,6 +85,13 @@ public final class DropTrackServer: Sendable {
             store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
             events: events, logger: logger)
         self.dispatcher = dispatcher
+        let endpoints = try WebhookEndpoints.load(apps: configuration.apps)
+        webhookWorker =
+            endpoints.isEmpty
+            ? nil
+            : WebhookWorker(
+                store: store, configuration: configuration, endpoints: endpoints, signer: OpenSSLWebhookSigner(),
+                transport: URLSessionWebhookTransport(), clock: clock, metrics: metrics, logger: logger)
         registry = ActivityRegistry(
             store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() })
         scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
@@ -170,7 +179,8 @@ public final class DropTrackServer: Sendable {
         let api = HTTPService(server: http, host: host, port: port)
         let sampler: [any Service] = console.map { [$0.sampler] } ?? []
         let group = ServiceGroup(
-            [TransportService(transport: transport), dispatcher] + (runScheduler ? [scheduler] : []) + sampler + [api])
+            [TransportService(transport: transport), dispatcher] + (webhookWorker.map { [$0] } ?? [])
+                + (runScheduler ? [scheduler] : []) + sampler + [api])
         services.withLock { $0 = group }
         try group.start()
         let bound = http.port

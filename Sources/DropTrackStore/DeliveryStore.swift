@@ -117,6 +117,26 @@ public protocol StoreTransaction {
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool
     func outboxStats() throws -> OutboxStats
 
+    // MARK: Webhooks
+
+    /// Queues webhook deliveries (their `id` is assigned; `attempts`, `lastError` and `failedAt` are ignored).
+    /// Written in the transaction of the outcome they report, so neither is kept without the other.
+    func enqueueWebhooks(_ deliveries: [WebhookDelivery]) throws
+    /// Leases up to `limit` due deliveries to `owner` until `until`, counting an attempt each. A delivery is
+    /// due only when no earlier one of its (app, endpoint, activity) is still waiting or in flight, so each
+    /// receiver sees an activity's outcomes in order; a given-up one no longer holds the later ones back. A
+    /// row that cannot be read is given up with the error instead.
+    func claimWebhooks(limit: Int, owner: String, until: Date, now: Date) throws -> [WebhookDelivery]
+    /// Removes a delivered row, if `owner` still holds it.
+    func completeWebhook(id: Int64, owner: String) throws
+    /// Releases the row, if `owner` still holds it, to try again at `availableAt`.
+    func rescheduleWebhook(id: Int64, owner: String, availableAt: Date, error: String) throws
+    /// Gives the row up, if `owner` still holds it: kept with the error, never tried again.
+    func failWebhook(id: Int64, owner: String, error: String, at: Date) throws
+    /// Every queued delivery, given up or not, oldest first, at most `limit`.
+    func webhookDeliveries(limit: Int) throws -> [WebhookDelivery]
+    func webhookStats() throws -> WebhookQueueStats
+
     // MARK: Timeline
 
     func appendTimeline(_ entries: [TimelineEntry]) throws

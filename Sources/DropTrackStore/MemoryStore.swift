@@ -13,6 +13,14 @@ public final class MemoryStore: DeliveryStore {
         var deadLetters: [Int64: OutboxEntry] = [:]
         var nextOutboxID: Int64 = 1
         var timeline: [String: [TimelineEntry]] = [:]
+        var webhooks: [Int64: QueuedWebhook] = [:]
+        var nextWebhookID: Int64 = 1
+    }
+
+    /// A webhook delivery and who holds it (its lease end is `delivery.availableAt`, as in SQL).
+    struct QueuedWebhook {
+        var delivery: WebhookDelivery
+        var claimedBy: String?
     }
 
     private let data = Mutex(Data())
@@ -67,6 +75,18 @@ final class MemoryTransaction: StoreTransaction {
         let old = data.outbox[id]
         journal.append { $0.outbox[id] = old }
         data.outbox[id] = value
+    }
+
+    func setWebhook(_ id: Int64, _ value: MemoryStore.QueuedWebhook?) {
+        let old = data.webhooks[id]
+        journal.append { $0.webhooks[id] = old }
+        data.webhooks[id] = value
+    }
+
+    func setNextWebhookID(_ value: Int64) {
+        let old = data.nextWebhookID
+        journal.append { $0.nextWebhookID = old }
+        data.nextWebhookID = value
     }
 
     private func setOutboxIndex(_ key: String, _ value: Int64?) {

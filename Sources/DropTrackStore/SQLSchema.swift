@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 8
+    static let version = 9
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -46,9 +46,34 @@ enum SQLSchema {
         ),
     ]
 
+    /// Changes that differ by dialect, by the version they bring a store to.
+    static func dialectSteps(for dialect: SQLDialect) -> [(version: Int, statements: [String])] {
+        // Outcome webhooks: a durable queue, in order per (app, endpoint, activity).
+        [(9, webhookStatements(for: dialect))]
+    }
+
+    /// The webhook queue: ids order deliveries; `failed_at` marks the given-up ones.
+    private static func webhookStatements(for dialect: SQLDialect) -> [String] {
+        let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
+        let serial = dialect == .postgres ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS webhook_deliveries (
+              id \(serial), app TEXT NOT NULL, endpoint TEXT NOT NULL, activity_id TEXT NOT NULL,
+              delivery_id TEXT NOT NULL, event TEXT NOT NULL, body TEXT NOT NULL, created_at \(real) NOT NULL,
+              available_at \(real) NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, claimed_by TEXT,
+              claimed_until \(real), last_error TEXT, failed_at \(real))
+            """,
+            "CREATE INDEX IF NOT EXISTS webhook_order ON webhook_deliveries (app, endpoint, activity_id, id)",
+            "CREATE INDEX IF NOT EXISTS webhook_due ON webhook_deliveries (available_at, id) WHERE failed_at IS NULL",
+        ]
+    }
+
     /// What brings a store at `version` up to date.
     static func migration(for dialect: SQLDialect, from version: Int) -> [String] {
-        (version < 2 ? statements(for: dialect) : []) + steps.filter { $0.version > version }.flatMap(\.statements)
+        (version < 2 ? statements(for: dialect) : [])
+            + (steps + dialectSteps(for: dialect)).filter { $0.version > version }.sorted { $0.version < $1.version }
+            .flatMap(\.statements)
     }
 
     static func statements(for dialect: SQLDialect) -> [String] {

@@ -4,6 +4,7 @@ import Foundation
 let commands: [any Command.Type] = [
     DemoCommand.self, ServeCommand.self, AppsAddCommand.self, AppsListCommand.self, AppsRemoveCommand.self,
     AppsRotateKeyCommand.self, DeviceKeyAddCommand.self, DeviceKeyRemoveCommand.self, DeviceKeyRotateCommand.self,
+    WebhookAddCommand.self, WebhookRemoveCommand.self,
     TokensImportCommand.self, PushAPNsCommand.self,
     PushFCMCommand.self, DoctorCommand.self, EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,
     BenchFCMCommand.self, BenchBroadcastCommand.self, KeysDevCommand.self, KeysAPNsTokenCommand.self,

@@ -34,7 +34,7 @@ package final class ServerHarness: Sendable {
     package init(
         engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
         eventStreams: EventStreamLimits? = nil, deviceKeys withDeviceKeys: Bool = false,
-        tweak: (inout ServerConfiguration) -> Void = { _ in }
+        store: (any DeliveryStore)? = nil, tweak: (inout ServerConfiguration) -> Void = { _ in }
     )
         throws
     {
@@ -88,7 +88,7 @@ package final class ServerHarness: Sendable {
         self.configuration = configuration
         server = try DropTrackServer(
             configuration: configuration, clock: clock,
-            logger: Logger(handler: logs, minimumLevel: .debug), store: try engine.make(), httpThreads: 2,
+            logger: Logger(handler: logs, minimumLevel: .debug), store: try store ?? engine.make(), httpThreads: 2,
             heartbeat: .milliseconds(200), eventStreams: eventStreams)
         try server.start(scheduler: scheduler)
     }

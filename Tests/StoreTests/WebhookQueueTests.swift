@@ -1,0 +1,103 @@
+import DropTrackStore
+import DropTrackTesting
+import Foundation
+import Testing
+
+@Suite("The webhook queue: leased, in order per (endpoint, activity), retried, given up and kept")
+struct WebhookQueueTests {
+    let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    func delivery(_ id: String, endpoint: String = "e1", activity: String = "a1") -> WebhookDelivery {
+        WebhookDelivery(
+            app: "app", endpoint: endpoint, activityId: activity, deliveryId: id, event: "dead_letter",
+            body: #"{"id":"\#(id)"}"#, createdAt: now, availableAt: now)
+    }
+
+    func claim(_ store: any DeliveryStore, at time: Date, owner: String = "w") throws -> [WebhookDelivery] {
+        try store.transaction { try $0.claimWebhooks(limit: 10, owner: owner, until: time + 30, now: time) }
+    }
+
+    @Test(
+        "only the first undelivered delivery of an (endpoint, activity) is claimable", arguments: StoreEngine.allCases)
+    func order(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction {
+            try $0.enqueueWebhooks([
+                delivery("d1"), delivery("d2"), delivery("d3", activity: "a2"), delivery("d4", endpoint: "e2"),
+            ])
+        }
+        let first = try claim(store, at: now)
+        #expect(first.map(\.deliveryId) == ["d1", "d3", "d4"])
+        #expect(first.allSatisfy { $0.attempts == 1 && $0.body == #"{"id":"\#($0.deliveryId)"}"# })
+        // d1 in flight holds d2 back; a second worker gets nothing.
+        #expect(try claim(store, at: now, owner: "other").isEmpty)
+        // d1 failed and waits for its backoff: d2 still waits behind it.
+        try store.transaction {
+            try $0.rescheduleWebhook(id: first[0].id, owner: "w", availableAt: now + 10, error: "503")
+        }
+        #expect(try claim(store, at: now + 1).isEmpty)
+        let retried = try claim(store, at: now + 10)
+        #expect(retried.map(\.deliveryId) == ["d1"])
+        #expect(retried.first?.attempts == 2)
+        try store.transaction { try $0.completeWebhook(id: retried[0].id, owner: "w") }
+        #expect(try claim(store, at: now + 11).map(\.deliveryId) == ["d2"])
+    }
+
+    @Test(
+        "a given-up delivery is kept, visible, and no longer holds the next one back", arguments: StoreEngine.allCases)
+    func givenUp(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction { try $0.enqueueWebhooks([delivery("d1"), delivery("d2")]) }
+        let first = try claim(store, at: now)
+        // Another owner cannot settle a row it does not hold.
+        try store.transaction { try $0.failWebhook(id: first[0].id, owner: "intruder", error: "x", at: now) }
+        #expect(try store.transaction { try $0.webhookStats() } == WebhookQueueStats(pending: 2, failed: 0))
+        try store.transaction { try $0.failWebhook(id: first[0].id, owner: "w", error: "503", at: now) }
+        #expect(try store.transaction { try $0.webhookStats() } == WebhookQueueStats(pending: 1, failed: 1))
+        let kept = try store.transaction { try $0.webhookDeliveries(limit: 10) }
+        #expect(kept.first?.failedAt == now && kept.first?.lastError == "503")
+        #expect(try claim(store, at: now + 1).map(\.deliveryId) == ["d2"])
+    }
+
+    @Test("a lease that ran out gives the delivery to another worker", arguments: StoreEngine.allCases)
+    func leaseEnds(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction { try $0.enqueueWebhooks([delivery("d1")]) }
+        #expect(try claim(store, at: now).count == 1)
+        #expect(try claim(store, at: now + 29, owner: "other").isEmpty)
+        let again = try claim(store, at: now + 31, owner: "other")
+        #expect(again.map(\.deliveryId) == ["d1"] && again.first?.attempts == 2)
+        // The first worker's late answer no longer settles it.
+        try store.transaction { try $0.completeWebhook(id: again[0].id, owner: "w") }
+        #expect(try store.transaction { try $0.webhookStats() }.pending == 1)
+    }
+
+    @Test("a rolled-back transaction queues nothing", arguments: StoreEngine.allCases)
+    func rollback(engine: StoreEngine) throws {
+        let store = try engine.make()
+        #expect(throws: ThrownOnPurpose.self) {
+            try store.transaction { tx in
+                try tx.enqueueWebhooks([delivery("d1")])
+                throw ThrownOnPurpose()
+            }
+        }
+        #expect(try store.transaction { try $0.webhookStats() } == WebhookQueueStats(pending: 0, failed: 0))
+    }
+
+    @Test("a corrupt row is given up with the column named, and the queue goes on", arguments: CorruptibleStore.engines)
+    func corrupt(engine: StoreEngine) throws {
+        let corruptible = try CorruptibleStore(engine)
+        try corruptible.store.transaction {
+            try $0.enqueueWebhooks([delivery("d1"), delivery("d2", activity: "a2")])
+        }
+        try corruptible.run("UPDATE webhook_deliveries SET created_at = 'NaN' WHERE delivery_id = 'd1'")
+        let claimed = try claim(corruptible.store, at: now)
+        #expect(claimed.map(\.deliveryId) == ["d2"])
+        #expect(try corruptible.store.transaction { try $0.webhookStats() }.failed == 1)
+        let error = #expect(throws: StoreError.self) {
+            try corruptible.store.transaction { try $0.webhookDeliveries(limit: 10) }
+        }
+        #expect(error?.corruptRow?.table == "webhook_deliveries")
+        #expect(error?.corruptRow?.column == "created_at")
+    }
+}

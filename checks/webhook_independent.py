@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Webhook signatures checked with code nobody here wrote: Python's `hmac` and `hashlib`.
+
+`droptrack apps webhook add` writes a fresh secret (0600) and prints it; a `droptrack serve` with that
+endpoint ends an activity; a plain `http.server` receiver gets the `activity_ended` delivery and checks
+`DropTrack-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with `hmac.compare_digest`,
+as a receiver's few lines would. A changed body must not verify. Then, with the receiver answering 503,
+a second activity ends, the server is killed (SIGKILL) and started again: the delivery is not lost.
+
+Usage: webhook_independent.py PATH/TO/droptrack
+Exits non-zero if a check failed.
+"""
+import hashlib
+import hmac
+import http.server
+import json
+import os
+import signal
+import stat
+import sys
+import threading
+import time
+
+from stack import Stack, check, failures, wait_until
+
+
+def verify(secret, header, body):
+    """What a receiver does: parse t and v1, recompute the HMAC, compare in constant time."""
+    parts = dict(item.split("=", 1) for item in header.split(",") if "=" in item)
+    expected = hmac.new(secret.encode(), f"{parts.get('t', '')}.".encode() + body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, parts.get("v1", "")), int(parts.get("t", "0"))
+
+
+def main(droptrack):
+    received = []
+    refused = []
+    down = threading.Event()
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if down.is_set():
+                refused.append(body)
+                self.send_response(503)
+                self.end_headers()
+                return
+            received.append(({k.lower(): v for k, v in self.headers.items()}, body))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{receiver.server_address[1]}/hooks"
+    try:
+        with Stack(droptrack) as stack:
+            with open(stack.config) as f:
+                config = json.load(f)
+            config["allowLoopbackWebhooks"] = True
+            with open(stack.config, "w") as f:
+                json.dump(config, f)
+            secret = stack.run("apps", "webhook", "add", "--config", stack.config, "--app", "app1", "--url", url,
+                               "--id", "ops", "--events", "activity_ended").strip()
+            secret_file = f"{os.path.dirname(stack.config)}/app1-webhook-ops.secret"
+            check(secret.startswith("whsec_") and len(secret) > 40, "apps webhook add prints a fresh secret once")
+            check(stat.S_IMODE(os.stat(secret_file).st_mode) == 0o600, "the secret file is 0600")
+            stack.kill_server(sig=signal.SIGTERM)
+            stack.start_server()
+            status, answer, _ = stack.api("POST", "/v1/activities", {
+                "activityId": "order-7", "userId": "user-7", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "A-7"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+                "alert": {"title": "Order placed"}, "idempotencyKey": "start-order-7"})
+            check(status == 201, f"an activity starts ({status})")
+            status, _, _ = stack.api("POST", "/v1/activities/order-7/end", {})
+            check(status == 200, "the activity ends")
+            wait_until("the activity_ended delivery", lambda: received, timeout=30)
+            headers, body = received[0]
+            valid, t = verify(secret, headers.get("droptrack-signature", ""), body)
+            check(valid, "Python's hmac verifies DropTrack-Signature with the secret")
+            check(abs(time.time() - t) < 300, "the signature's timestamp is now")
+            check(not verify(secret, headers.get("droptrack-signature", ""), body + b" ")[0],
+                  "a changed body does not verify")
+            check(not verify("whsec_wrong", headers.get("droptrack-signature", ""), body)[0],
+                  "another secret does not verify")
+            event = json.loads(body)
+            check(event["type"] == "activity_ended" and headers.get("droptrack-event") == "activity_ended",
+                  "the body and DropTrack-Event name the event")
+            check(event["id"] == headers.get("droptrack-delivery") and event["activityId"] == "order-7",
+                  "DropTrack-Delivery is the body's id; the body names the activity")
+
+            down.set()
+            status, _, _ = stack.api("POST", "/v1/activities", {
+                "activityId": "order-8", "userId": "user-8", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "A-8"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+                "alert": {"title": "Order placed"}, "idempotencyKey": "start-order-8"})
+            status, _, _ = stack.api("POST", "/v1/activities/order-8/end", {})
+            check(status == 200, "a second activity ends while the receiver answers 503")
+            wait_until("a refused attempt", lambda: refused, timeout=30)
+            stack.kill_server(sig=signal.SIGKILL)
+            down.clear()
+            stack.start_server()
+            wait_until("the delivery after kill -9", lambda: len(received) >= 2, timeout=60)
+            headers, body = received[1]
+            check(verify(secret, headers.get("droptrack-signature", ""), body)[0]
+                  and json.loads(body)["activityId"] == "order-8",
+                  "after kill -9 and a restart the queued delivery arrives, signed")
+    finally:
+        receiver.shutdown()
+    if failures:
+        print(f"FAIL {len(failures)} check(s) failed")
+        sys.exit(1)
+    print("webhook signatures verified independently")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
