@@ -52,6 +52,12 @@ public final class WebhookWorker: Service {
         retry = RetryPolicy(
             maxAttempts: configuration.webhookMaxAttempts, maxAge: .infinity, base: configuration.backoffBaseSeconds,
             maximum: configuration.backoffMaxSeconds)
+        Self.declareMetrics(metrics, store: store)
+    }
+
+    /// The webhook metrics, declared by every server whether or not an app has an endpoint, so dashboards and
+    /// alerts see a zero rather than a missing series.
+    public static func declareMetrics(_ metrics: MetricsRegistry, store: any DeliveryStore) {
         metrics.declareCounter(
             "droptrack_webhook_deliveries_total",
             help: "Webhook delivery attempts by result: delivered, retried, or failed (given up).")

@@ -86,6 +86,7 @@ public final class DropTrackServer: Sendable {
             events: events, logger: logger)
         self.dispatcher = dispatcher
         let endpoints = try WebhookEndpoints.load(apps: configuration.apps)
+        WebhookWorker.declareMetrics(metrics, store: store)
         webhookWorker =
             endpoints.isEmpty
             ? nil
