@@ -46,7 +46,8 @@ client_suites="LiveTests|ExpoModuleTests|DemoStackTests"
 swift test --skip-build --skip "$client_suites"
 
 echo "== swift test: the client libraries (DropTrackLive, the Expo module's iOS side, the demo's iPhone app)"
-swift test --skip-build --filter "$client_suites"
+# One at a time: in parallel they block each other's pool threads the same way (15 s in all, serially).
+swift test --skip-build --no-parallel --filter "$client_suites"
 
 echo "== the PostgreSQL store across a server restart"
 DROPTRACK_TEST_POSTGRES_RESTART_COMMAND="scripts/postgres.sh restart" \
