@@ -114,7 +114,7 @@ extension ServerConfiguration {
             try refuseUnknownKeys(data, file: file)
             do {
                 configuration = try JSONDecoder().decode(ServerConfiguration.self, from: data)
-                configuration.apps = configuration.apps.map { $0.resolvingPaths(relativeToDirectoryOf: file) }
+                configuration.resolvePaths(writtenIn: file, data: data)
             } catch let error as DecodingError {
                 throw ConfigurationError(key: nil, "config file \(file): \(ConfigurationError.describe(error))")
             } catch {

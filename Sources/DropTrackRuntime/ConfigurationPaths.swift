@@ -1,10 +1,11 @@
+import DropTrackContract
 import DropTrackDispatch
 import Foundation
 
 /// Paths written in a configuration file are the file's, not the shell's: `keys/AuthKey.p8` next to
 /// `/etc/droptrack/droptrack.json` means `/etc/droptrack/keys/AuthKey.p8` whichever directory `serve`
 /// was started from. Every file path the configuration holds (the APNs key, the FCM service account,
-/// and any key file added later) goes through ``resolve(_:relativeToDirectoryOf:)``.
+/// device and webhook keys, the CA file and a SQLite store) goes through ``resolve(_:relativeToDirectoryOf:)``.
 public enum ConfigurationPaths {
     /// `path` as written in `configFile`: unchanged when absolute, else joined to the configuration
     /// file's directory (itself made absolute against the working directory).
@@ -24,6 +25,23 @@ public enum ConfigurationPaths {
         guard !path.hasPrefix("/"), !path.isEmpty else { return path }
         let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         return workingDirectory.appendingPathComponent(path).standardizedFileURL.path
+    }
+}
+
+extension ServerConfiguration {
+    /// Every path the file itself wrote (the apps' key files, `caFile`, a `sqlite:` store), resolved
+    /// against the file's directory. A path that only the defaults or the command line gave stays the
+    /// shell's.
+    mutating func resolvePaths(writtenIn configFile: String, data: Data) {
+        apps = apps.map { $0.resolvingPaths(relativeToDirectoryOf: configFile) }
+        let written = (try? JSONValue.parse(bytes: Array(data)))?.objectValue ?? [:]
+        if written["caFile"] != nil, let caFile {
+            self.caFile = ConfigurationPaths.resolve(caFile, relativeToDirectoryOf: configFile)
+        }
+        if written["store"] != nil, store.hasPrefix("sqlite:") {
+            store =
+                "sqlite:" + ConfigurationPaths.resolve(String(store.dropFirst(7)), relativeToDirectoryOf: configFile)
+        }
     }
 }
 

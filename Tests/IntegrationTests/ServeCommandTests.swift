@@ -71,6 +71,25 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("caFile and a sqlite store written in the config file are the file's paths, not the shell's")
+    func pathsOfTheFile() throws {
+        let directory = makeTemporaryDirectory("config-paths")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/droptrack.json"
+        try #"{"caFile":"dev/ca.pem","store":"sqlite:data/droptrack.sqlite"}"#.write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let loaded = try ServerConfiguration.load(file: file, environment: [:])
+        let root = URL(fileURLWithPath: directory).standardizedFileURL.path
+        #expect(loaded.caFile == root + "/dev/ca.pem")
+        #expect(loaded.store == "sqlite:" + root + "/data/droptrack.sqlite")
+        // What the file does not say, and what the shell says, stay the shell's.
+        try #"{"listen":"127.0.0.1:0"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try ServerConfiguration.load(file: file, environment: [:]).store == "sqlite:droptrack.sqlite")
+        let overridden = try ServerConfiguration.load(
+            file: file, environment: ["DROPTRACK_STORE": "sqlite:here.sqlite", "DROPTRACK_CA_FILE": "ca.pem"])
+        #expect(overridden.store == "sqlite:here.sqlite" && overridden.caFile == "ca.pem")
+    }
+
     @Test("the README documents every configuration key and its variable")
     func readmeListsEveryKey() throws {
         let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
