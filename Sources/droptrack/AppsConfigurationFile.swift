@@ -149,3 +149,50 @@ enum AppCredentialChecks {
         (try? JSONValue.parse(data))?["type"]?.stringValue == "service_account"
     }
 }
+
+/// One list of an app's entries in a configuration file, each named by one of its keys (`deviceKeys` by
+/// `kid`, `webhooks` by `id`), edited through ``AppsConfigurationFile``: keys it does not know stay as they
+/// are, and the file is saved only when the whole configuration still loads.
+struct AppEntryList {
+    let config: String
+    let app: String
+    private let list: String
+    private let nameKey: String
+    private var file: AppsConfigurationFile
+    private let index: Int
+
+    /// The `list` of app `app` in `config`, whose entries are named by `nameKey`.
+    init(config: String, app: String, list: String, nameKey: String) throws {
+        file = try AppsConfigurationFile(path: config, creating: false)
+        guard let index = file.apps.firstIndex(where: { $0["id"] as? String == app }) else {
+            throw UsageError("--app \(app) is not in \(config); add it with 'droptrack apps add' or fix the id")
+        }
+        self.config = config
+        self.app = app
+        self.list = list
+        self.nameKey = nameKey
+        self.index = index
+    }
+
+    private var entries: [[String: Any]] {
+        get { file.apps[index][list] as? [[String: Any]] ?? [] }
+        set { file.apps[index][list] = newValue }
+    }
+
+    /// The entries' names, in file order.
+    var names: [String] { entries.compactMap { $0[nameKey] as? String } }
+
+    mutating func append(_ entry: [String: Any]) { entries.append(entry) }
+
+    /// Removes the entry named `name`; returns it, or nil when there is none by that name.
+    @discardableResult
+    mutating func remove(_ name: String) -> [String: Any]? {
+        let nameKey = self.nameKey
+        guard let found = entries.first(where: { $0[nameKey] as? String == name }) else { return nil }
+        entries.removeAll { $0[nameKey] as? String == name }
+        return found
+    }
+
+    /// Writes the file (0600: it names key files and holds API key hashes) once the result loads.
+    func save() throws { try file.save() }
+}

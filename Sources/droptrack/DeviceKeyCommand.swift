@@ -26,7 +26,7 @@ enum DeviceKeyAddCommand: Command {
         let args = try Arguments(
             arguments, valued: ["config", "app", "kid", "public-key"], switches: [],
             environmentPrefix: "DROPTRACK_DEVICE_KEY_")
-        let kid = try DeviceKeyFile.kid(try args.required("kid"))
+        let kid = try AppEntryList.kid(try args.required("kid"))
         let file = try args.required("public-key")
         let key: PublicKey
         do {
@@ -37,8 +37,8 @@ enum DeviceKeyAddCommand: Command {
         guard key.algorithm == .es256 else {
             throw UsageError("--public-key \(file) is an RSA key; device credentials are ES256, so give a P-256 key")
         }
-        var document = try DeviceKeyFile(config: try args.required("config"), app: try args.required("app"))
-        guard !document.kids.contains(kid) else {
+        var document = try AppEntryList.deviceKeys(config: try args.required("config"), app: try args.required("app"))
+        guard !document.names.contains(kid) else {
             throw UsageError(
                 "--kid \(kid) is already a key of app \(document.app); pick another kid or remove it first")
         }
@@ -64,14 +64,14 @@ enum DeviceKeyRemoveCommand: Command {
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
             arguments, valued: ["config", "app", "kid"], switches: [], environmentPrefix: "DROPTRACK_DEVICE_KEY_")
-        let kid = try DeviceKeyFile.kid(try args.required("kid"))
-        var document = try DeviceKeyFile(config: try args.required("config"), app: try args.required("app"))
-        guard document.kids.contains(kid) else {
+        let kid = try AppEntryList.kid(try args.required("kid"))
+        var document = try AppEntryList.deviceKeys(config: try args.required("config"), app: try args.required("app"))
+        guard document.names.contains(kid) else {
             throw UsageError(
-                "--kid \(kid) is not a key of app \(document.app); its kids are: \(document.kids.joined(separator: ", "))"
+                "--kid \(kid) is not a key of app \(document.app); its kids are: \(document.names.joined(separator: ", "))"
             )
         }
-        document.remove(kid: kid)
+        document.remove(kid)
         try document.save()
         printError("device key \(kid) removed from app \(document.app); restart the server to refuse it")
         return 0
@@ -94,7 +94,7 @@ enum DeviceKeyRotateCommand: Command {
     static func run(_ arguments: [String]) async throws -> Int32 {
         let args = try Arguments(
             arguments, valued: ["config", "app"], switches: [], environmentPrefix: "DROPTRACK_DEVICE_KEY_")
-        var document = try DeviceKeyFile(config: try args.required("config"), app: try args.required("app"))
+        var document = try AppEntryList.deviceKeys(config: try args.required("config"), app: try args.required("app"))
         let kid = "dt-" + String(hexEncoding: (0..<6).map { _ in UInt8.random(in: 0...255) })
         let directory = (document.config as NSString).deletingLastPathComponent
         let name = "\(document.app)-device-\(kid).p8"
@@ -108,37 +108,11 @@ enum DeviceKeyRotateCommand: Command {
     }
 }
 
-/// An app's `deviceKeys` in a configuration file, edited through ``AppsConfigurationFile`` (so keys it
-/// does not know stay as they are, and the file is saved only when the whole configuration still loads).
-struct DeviceKeyFile {
-    let config: String
-    let app: String
-    private var file: AppsConfigurationFile
-    private let index: Int
-
-    init(config: String, app: String) throws {
-        file = try AppsConfigurationFile(path: config, creating: false)
-        guard let index = file.apps.firstIndex(where: { $0["id"] as? String == app }) else {
-            throw UsageError("--app \(app) is not in \(config); add it with 'droptrack apps add' or fix the id")
-        }
-        self.config = config
-        self.app = app
-        self.index = index
+extension AppEntryList {
+    /// An app's `deviceKeys`, named by `kid`.
+    static func deviceKeys(config: String, app: String) throws -> AppEntryList {
+        try AppEntryList(config: config, app: app, list: "deviceKeys", nameKey: "kid")
     }
-
-    private var entries: [[String: Any]] {
-        get { file.apps[index]["deviceKeys"] as? [[String: Any]] ?? [] }
-        set { file.apps[index]["deviceKeys"] = newValue }
-    }
-
-    var kids: [String] { entries.compactMap { $0["kid"] as? String } }
-
-    mutating func append(_ entry: [String: Any]) { entries.append(entry) }
-
-    mutating func remove(kid: String) { entries.removeAll { $0["kid"] as? String == kid } }
-
-    /// Writes the file (0600: it names key files and holds API key hashes) once the result loads.
-    func save() throws { try file.save() }
 
     /// A kid as the configuration takes it, or a usage error naming `--kid`.
     static func kid(_ text: String) throws -> String {

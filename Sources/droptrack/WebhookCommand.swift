@@ -36,8 +36,8 @@ enum WebhookAddCommand: Command {
                 "--events: unknown event '\(event)'; known: \(WebhookEvent.allCases.map(\.rawValue).joined(separator: ", "))"
             )
         }
-        var document = try WebhookFile(config: try args.required("config"), app: try args.required("app"))
-        guard !document.ids.contains(id) else {
+        var document = try AppEntryList.webhooks(config: try args.required("config"), app: try args.required("app"))
+        guard !document.names.contains(id) else {
             throw UsageError(
                 "--id \(id) is already an endpoint of app \(document.app); pick another or remove it first")
         }
@@ -78,10 +78,10 @@ enum WebhookRemoveCommand: Command {
         let args = try Arguments(
             arguments, valued: ["config", "app", "id"], switches: [], environmentPrefix: "DROPTRACK_WEBHOOK_")
         let id = try args.required("id")
-        var document = try WebhookFile(config: try args.required("config"), app: try args.required("app"))
-        guard let removed = document.remove(id: id) else {
+        var document = try AppEntryList.webhooks(config: try args.required("config"), app: try args.required("app"))
+        guard let removed = document.remove(id) else {
             throw UsageError(
-                "--id \(id) is not an endpoint of app \(document.app); its endpoints are: \(document.ids.joined(separator: ", "))"
+                "--id \(id) is not an endpoint of app \(document.app); its endpoints are: \(document.names.joined(separator: ", "))"
             )
         }
         try document.save()
@@ -93,39 +93,9 @@ enum WebhookRemoveCommand: Command {
     }
 }
 
-/// An app's `webhooks` in a configuration file, edited through ``AppsConfigurationFile`` (so keys it does
-/// not know stay as they are, and the file is saved only when the whole configuration still loads).
-struct WebhookFile {
-    let config: String
-    let app: String
-    private var file: AppsConfigurationFile
-    private let index: Int
-
-    init(config: String, app: String) throws {
-        file = try AppsConfigurationFile(path: config, creating: false)
-        guard let index = file.apps.firstIndex(where: { $0["id"] as? String == app }) else {
-            throw UsageError("--app \(app) is not in \(config); add it with 'droptrack apps add' or fix the id")
-        }
-        self.config = config
-        self.app = app
-        self.index = index
+extension AppEntryList {
+    /// An app's `webhooks`, named by `id`.
+    static func webhooks(config: String, app: String) throws -> AppEntryList {
+        try AppEntryList(config: config, app: app, list: "webhooks", nameKey: "id")
     }
-
-    private var entries: [[String: Any]] {
-        get { file.apps[index]["webhooks"] as? [[String: Any]] ?? [] }
-        set { file.apps[index]["webhooks"] = newValue }
-    }
-
-    var ids: [String] { entries.compactMap { $0["id"] as? String } }
-
-    mutating func append(_ entry: [String: Any]) { entries.append(entry) }
-
-    /// Removes the endpoint; returns its entry, or nil when there is none by that id.
-    mutating func remove(id: String) -> [String: Any]? {
-        guard let found = entries.first(where: { $0["id"] as? String == id }) else { return nil }
-        entries.removeAll { $0["id"] as? String == id }
-        return found
-    }
-
-    func save() throws { try file.save() }
 }
