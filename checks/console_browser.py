@@ -15,12 +15,7 @@ W3C WebDriver protocol (plain HTTP, no client library), against `droptrack serve
 
 Usage: console_browser.py PATH/TO/droptrack
 """
-import base64
-import json
 import os
-import shutil
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -29,95 +24,11 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stack import Stack, check, failures  # noqa: E402
+from webdriver import WebDriver, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
 ARTIFACTS = os.path.join(ROOT, ".build/artifacts")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(what, predicate, timeout=20):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except (urllib.error.URLError, ConnectionError, KeyError, ValueError, RuntimeError):
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
-
-
-class WebDriver:
-    """The few W3C WebDriver commands this check needs."""
-
-    def __init__(self, port):
-        self.base = f"http://127.0.0.1:{port}"
-        capabilities = {"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {"binary": shutil.which("chromium") or "/usr/bin/chromium",
-                                   "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                            "--disable-dev-shm-usage", "--window-size=1280,900"]}}}}
-        self.session = self.call("POST", "/session", capabilities)["sessionId"]
-
-    def call(self, method, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return json.loads(response.read())["value"]
-        except urllib.error.HTTPError as error:
-            raise RuntimeError(f"webdriver {method} {path}: {error.code} {error.read()[:500]!r}") from None
-
-    def do(self, method, path, body=None):
-        return self.call(method, f"/session/{self.session}{path}", body)
-
-    def open(self, url):
-        self.do("POST", "/url", {"url": url})
-
-    def element(self, css):
-        found = self.do("POST", "/element", {"using": "css selector", "value": css})
-        return next(iter(found.values()))
-
-    def click(self, css):
-        self.do("POST", f"/element/{self.element(css)}/click", {})
-
-    def type(self, css, text):
-        self.do("POST", f"/element/{self.element(css)}/value", {"text": text})
-
-    def text(self, css):
-        return self.do("GET", f"/element/{self.element(css)}/text")
-
-    def count(self, css):
-        return len(self.do("POST", "/elements", {"using": "css selector", "value": css}))
-
-    def script(self, source, *args):
-        return self.do("POST", "/execute/sync", {"script": source, "args": list(args)})
-
-    def width(self, pixels):
-        """The page's viewport width, as a phone would have it (a window cannot be made this narrow)."""
-        self.do("POST", "/goog/cdp/execute", {"cmd": "Emulation.setDeviceMetricsOverride", "params": {
-            "width": pixels, "height": 900 if pixels > 600 else 844, "deviceScaleFactor": 1,
-            "mobile": pixels <= 600}})
-
-    def screenshot(self, path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(self.do("GET", "/screenshot")))
-
-    def quit(self):
-        try:
-            self.do("DELETE", "")
-        except RuntimeError:
-            pass
 
 
 def raw_post(base, path, form, headers):
@@ -136,15 +47,10 @@ def raw_post(base, path, form, headers):
 
 
 stack = Stack(DROPTRACK, apps=("app1",)).start()
-driver_port = free_port()
-chromedriver = subprocess.Popen([shutil.which("chromedriver") or "/usr/bin/chromedriver", f"--port={driver_port}"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 browser = None
 key = stack.keys["app1"]
 try:
-    wait_for("chromedriver", lambda: urllib.request.urlopen(f"http://127.0.0.1:{driver_port}/status",
-                                                             timeout=2).status == 200)
-    browser = WebDriver(driver_port)
+    browser = WebDriver(window="1280,900")
     browser.width(1280)
 
     print("sign in")
@@ -258,7 +164,6 @@ except Exception as error:  # report what the page showed, then fail
 finally:
     if browser:
         browser.quit()
-    chromedriver.terminate()
     stack.close()
 
 print("console browser check:", "FAIL" if failures else "ok")

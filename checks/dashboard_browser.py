@@ -23,17 +23,17 @@ WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
 
 Usage: dashboard_browser.py PATH/TO/droptrack
 """
-import base64
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stack import free_port  # noqa: E402
+from webdriver import WebDriver, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
@@ -48,91 +48,6 @@ def check(condition, message):
         failures.append(message)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(what, predicate, timeout=20):
-    deadline = time.time() + timeout
-    last = None
-    while time.time() < deadline:
-        try:
-            last = predicate()
-            if last:
-                return last
-        except (urllib.error.URLError, ConnectionError, KeyError, ValueError):
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"timed out after {timeout}s waiting for {what} (last: {last!r})")
-
-
-class WebDriver:
-    """The few W3C WebDriver commands this check needs."""
-
-    def __init__(self, port):
-        self.base = f"http://127.0.0.1:{port}"
-        capabilities = {"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {"binary": shutil.which("chromium") or "/usr/bin/chromium",
-                                   "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                                            "--disable-dev-shm-usage", "--window-size=1400,1400"]}}}}
-        self.session = self.call("POST", "/session", capabilities)["sessionId"]
-
-    def call(self, method, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return json.loads(response.read())["value"]
-        except urllib.error.HTTPError as error:
-            raise RuntimeError(f"webdriver {method} {path}: {error.code} {error.read()[:500]!r}") from None
-
-    def do(self, method, path, body=None):
-        return self.call(method, f"/session/{self.session}{path}", body)
-
-    def open(self, url):
-        self.do("POST", "/url", {"url": url})
-
-    def element(self, css):
-        found = self.do("POST", "/element", {"using": "css selector", "value": css})
-        return next(iter(found.values()))
-
-    def click(self, css):
-        self.do("POST", f"/element/{self.element(css)}/click", {})
-
-    def text(self, css):
-        return self.do("GET", f"/element/{self.element(css)}/text")
-
-    def attribute(self, css, name):
-        return self.do("GET", f"/element/{self.element(css)}/attribute/{name}") or ""
-
-    def visible(self, css):
-        return "hidden" not in self.attribute(css, "class").split()
-
-    def script(self, source):
-        return self.do("POST", "/execute/sync", {"script": source, "args": []})
-
-    def resize(self, width, height):
-        self.do("POST", "/window/rect", {"width": width, "height": height})
-
-    def count(self, css):
-        return len(self.do("POST", "/elements", {"using": "css selector", "value": css}))
-
-    def screenshot(self, path):
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(self.do("GET", "/screenshot")))
-
-    def quit(self):
-        try:
-            self.do("DELETE", "")
-        except RuntimeError:
-            pass
-
-
 def state(port):
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/demo/state", timeout=10) as response:
         return json.loads(response.read())
@@ -143,15 +58,10 @@ port = free_port()
 demo_log = open(f"{work}/demo.log", "w")
 demo = subprocess.Popen([DROPTRACK, "demo", "--listen", f"127.0.0.1:{port}", "--data", f"{work}/data"],
                         stdout=demo_log, stderr=subprocess.STDOUT)
-driver_port = free_port()
-chromedriver = subprocess.Popen([shutil.which("chromedriver") or "/usr/bin/chromedriver", f"--port={driver_port}"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 browser = None
 try:
     wait_for("the demo", lambda: "running" in open(f"{work}/demo.log").read())
-    wait_for("chromedriver", lambda: urllib.request.urlopen(f"http://127.0.0.1:{driver_port}/status",
-                                                             timeout=2).status == 200)
-    browser = WebDriver(driver_port)
+    browser = WebDriver(window="1400,1400")
     browser.resize(1280, 1400)
     browser.open(f"http://127.0.0.1:{port}/")
     wait_for("the live log to connect", lambda: browser.text("#stream-state") == "live")
@@ -309,7 +219,6 @@ except Exception as error:  # report what the page showed, then fail
 finally:
     if browser:
         browser.quit()
-    chromedriver.terminate()
     demo.terminate()
     try:
         demo.wait(timeout=20)
