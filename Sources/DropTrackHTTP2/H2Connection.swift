@@ -13,6 +13,16 @@ final class BodySource {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
+/// The monotonic time a connection's loop reads for its deadlines, PING timeouts and delayed answers.
+/// Injected so tests can move a connection's time by hand; `.continuous` is the machine's clock.
+struct ConnectionClock: Sendable {
+    /// The current instant.
+    let now: @Sendable () -> ContinuousClock.Instant
+
+    /// The machine's monotonic clock.
+    static let continuous = ConnectionClock(now: { ContinuousClock.now })
+}
+
 /// One HTTP/2 connection over TLS, driven by a single thread: poll → for each TLS record read:
 /// nghttp2 → role-specific hooks → nghttp2 → one TLS write of every frame that is ready. The client and server connections
 /// subclass it and override the hooks; nothing here is shared across threads except `wakeup`.
@@ -21,6 +31,8 @@ class H2Connection {
     let tls: TLSStream
     var session: OpaquePointer? = nil
     let wakeup: Wakeup
+    /// Every time this loop and its subclasses read goes through here.
+    let clock: ConnectionClock
     private(set) var isClosed = false
     private var outBuffer: [UInt8] = []
     private var outOffset = 0
@@ -33,10 +45,11 @@ class H2Connection {
     /// Set by `abortConnection`: the socket is already gone, with RST on purpose.
     private var aborted = false
 
-    init(fd: Int32, tls: TLSStream, wakeup: Wakeup) {
+    init(fd: Int32, tls: TLSStream, wakeup: Wakeup, clock: ConnectionClock) {
         self.fd = fd
         self.tls = tls
         self.wakeup = wakeup
+        self.clock = clock
         outBuffer.reserveCapacity(64 * 1024)
     }
 
@@ -89,7 +102,7 @@ class H2Connection {
     /// Reads until the input either starts with `prefix` or cannot, for telling the protocol of a
     /// client that sent no ALPN. Whatever was read is kept in `initialInput`.
     func inputStarts(with prefix: [UInt8], timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = clock.now() + timeout
         var buffer = [UInt8](repeating: 0, count: prefix.count)
         while initialInput.count < prefix.count {
             if !prefix.starts(with: initialInput) { return false }
@@ -109,7 +122,7 @@ class H2Connection {
 
     /// Completes the TLS handshake, waiting at most `timeout`.
     func handshake(timeout: Duration) -> String? {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = clock.now() + timeout
         while true {
             switch tls.handshake() {
             case .bytes: return nil
@@ -123,7 +136,7 @@ class H2Connection {
 
     private func waitFor(_ event: Int32, until deadline: ContinuousClock.Instant) -> Bool {
         var pfd = pollfd(fd: fd, events: Int16(event), revents: 0)
-        let timeout = Socket.pollTimeout(until: deadline, now: .now)
+        let timeout = Socket.pollTimeout(until: deadline, now: clock.now())
         if timeout == 0 { return false }
         // A failed poll ends the wait like a timeout: the handshake or sniffing then fails.
         return ((try? syscall("poll") { poll(&pfd, 1, timeout) }) ?? 0) > 0
@@ -158,7 +171,9 @@ class H2Connection {
         while !isClosed {
             processCommands()
             if isClosed { break }
-            if let deadline = nextTimerDeadline(), deadline <= .now { fireTimers(now: .now) }
+            // One reading for the comparison and the timers: the same instant decides and fires.
+            let now = clock.now()
+            if let deadline = nextTimerDeadline(), deadline <= now { fireTimers(now: now) }
             // A timer may have aborted the connection: its descriptor is closed, and the number may
             // already belong to another connection.
             if isClosed { break }
@@ -178,9 +193,9 @@ class H2Connection {
                 // peer, which then counts its requests in flight as lost instead of sending them
                 // again elsewhere. A peer that stops reading gets a few seconds.
                 let drained = !wantsWrite && outOffset >= outBuffer.count
-                let since = endingSince ?? .now
+                let since = endingSince ?? clock.now()
                 endingSince = since
-                if drained || ContinuousClock.now - since > .seconds(5) {
+                if drained || clock.now() - since > .seconds(5) {
                     finish(closeReason == "closed" ? "connection finished" : closeReason)
                     break
                 }
@@ -188,7 +203,7 @@ class H2Connection {
             fds[0].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
             fds[0].revents = 0
             fds[1].revents = 0
-            var timeout = Socket.pollTimeout(until: nextTimerDeadline(), now: .now)
+            var timeout = Socket.pollTimeout(until: nextTimerDeadline(), now: clock.now())
             if endingSince != nil { timeout = timeout < 0 ? 100 : min(timeout, 100) }
             do {
                 try syscall("poll") { poll(&fds, 2, timeout) }
@@ -214,13 +229,14 @@ class H2Connection {
         guard socketOpen else { return }
         // If the write side cannot be shut (the peer already reset), draining below ends at once.
         _ = try? syscall("shutdown(SHUT_WR)") { shutdown(fd, Int32(SHUT_WR)) }
-        let deadline = ContinuousClock.now + limit
+        let deadline = clock.now() + limit
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while ContinuousClock.now < deadline {
+        while clock.now() < deadline {
             pfd.revents = 0
             // Lingering is a courtesy to the peer: any failure just closes now.
-            let ready = (try? syscall("poll(linger)") { poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: .now)) })
+            let ready =
+                (try? syscall("poll(linger)") { poll(&pfd, 1, Socket.pollTimeout(until: deadline, now: clock.now())) })
             guard let ready, ready > 0 else { return }
             do {
                 let count = try syscall("recv(linger)") {

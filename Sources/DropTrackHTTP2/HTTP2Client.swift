@@ -66,13 +66,22 @@ public final class HTTP2Client: Sendable {
     private let peerClock: PeerClockWatch
 
     /// Creates a client. No connection is opened until the first request.
-    public init(configuration: Configuration, tls: TLSContext, logger: Logger = .disabled) {
+    public convenience init(configuration: Configuration, tls: TLSContext, logger: Logger = .disabled) {
+        self.init(configuration: configuration, tls: tls, logger: logger, now: { .now })
+    }
+
+    /// Creates a client reading the time from `now`: the pool and every connection's deadlines and
+    /// PING timers then follow that clock (tests move it by hand).
+    init(
+        configuration: Configuration, tls: TLSContext, logger: Logger = .disabled,
+        now: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
         Socket.ignoreSIGPIPE()
         self.configuration = configuration
         self.tls = tls
         self.logger = logger.with(["http2.origin": "\(configuration.host):\(configuration.port)"])
         peerClock = PeerClockWatch(logger: self.logger)
-        now = { .now }
+        self.now = now
         state = Mutex(
             ConnectionPoolStateMachine(
                 policy: .init(
@@ -225,6 +234,8 @@ public final class HTTP2Client: Sendable {
                 // Requests parked while every connection was draining get the room this one leaves.
                 for pending in state.withLock({ $0.connectionClosed(handle, reason: reason) }) { dispatch(pending) }
             })
+        // The connection reads the pool's time, so one injected clock drives both.
+        let clock = ConnectionClock(now: now)
         let thread = Thread { [weak self] in
             let serverName = configuration.serverName ?? configuration.host
             let fd: Int32
@@ -246,7 +257,7 @@ public final class HTTP2Client: Sendable {
             let session = ClientSession(
                 fd: fd, tls: stream, handle: handle, events: events,
                 authority: configuration.port == 443 ? serverName : "\(serverName):\(configuration.port)",
-                configuration: configuration)
+                configuration: configuration, clock: clock)
             if let failure = session.handshake(timeout: configuration.connectTimeout) {
                 session.closeSocket()
                 self?.connectionFailed(

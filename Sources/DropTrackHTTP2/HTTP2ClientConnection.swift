@@ -127,7 +127,7 @@ final class ClientSession: H2Connection {
 
     init(
         fd: Int32, tls: TLSStream, handle: ClientConnectionHandle, events: ClientConnectionEvents, authority: String,
-        configuration: HTTP2Client.Configuration
+        configuration: HTTP2Client.Configuration, clock: ConnectionClock = .continuous
     ) {
         self.handle = handle
         self.events = events
@@ -136,8 +136,8 @@ final class ClientSession: H2Connection {
             timing: .init(
                 pingInterval: configuration.pingInterval, pingTimeout: configuration.pingTimeout,
                 assumedInitialStreams: configuration.assumedInitialStreams),
-            now: .now)
-        super.init(fd: fd, tls: tls, wakeup: handle.wakeup)
+            now: clock.now())
+        super.init(fd: fd, tls: tls, wakeup: handle.wakeup, clock: clock)
     }
 
     override func makeSession(callbacks: OpaquePointer, userData: UnsafeMutableRawPointer) -> OpaquePointer? {
@@ -200,7 +200,7 @@ final class ClientSession: H2Connection {
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) {
         streamIO[streamID] = nil
-        machine.streamClosed(streamID, errorCode: errorCode, now: .now, into: &actions)
+        machine.streamClosed(streamID, errorCode: errorCode, now: clock.now(), into: &actions)
         executeActions()
     }
 
@@ -304,6 +304,6 @@ final class ClientSession: H2Connection {
             return
         }
         streamIO[streamID] = stream
-        machine.streamOpened(streamID, for: pending, now: .now)
+        machine.streamOpened(streamID, for: pending, now: clock.now())
     }
 }

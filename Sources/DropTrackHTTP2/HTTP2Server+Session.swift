@@ -1,5 +1,5 @@
-// One accepted connection of `HTTP2Server`: the nghttp2 server session, its streams, the handler's actions
-// (answers, delayed answers, GOAWAY, resets) and the timers of delayed answers.
+// One accepted connection of `HTTP2Server`: nghttp2's callbacks and the timers become events for a
+// `ServerConnectionStateMachine`, and its actions become nghttp2 calls and handler calls.
 internal import CNGHTTP2
 import DropTrackCore
 import DropTrackCrypto
@@ -10,8 +10,12 @@ import Synchronization
     import Glibc
 #endif
 
-/// The loop-thread side of a server connection.
+/// The loop-thread side of a server connection: the I/O half. What a stream's request holds and
+/// the bytes of its answer live here; which streams are open, answered or refused, and when to
+/// send GOAWAY, is the machine's.
 final class ServerSession: H2Connection {
+    typealias Action = ServerConnectionStateMachine.Action
+
     private final class Stream {
         var method = ""
         var path = ""
@@ -23,7 +27,6 @@ final class ServerSession: H2Connection {
         }()
         var body: [UInt8] = []
         var response: BodySource? = nil
-        var answered = false
 
         /// Ready for another request; arrays keep their capacity when nothing else holds them.
         func reset() {
@@ -33,7 +36,6 @@ final class ServerSession: H2Connection {
             headers.removeAll(keepingCapacity: true)
             body.removeAll(keepingCapacity: true)
             response = nil
-            answered = false
         }
     }
 
@@ -44,48 +46,52 @@ final class ServerSession: H2Connection {
     private let handler: any HTTP2ServerHandler
     let context: HTTP2ServerConnectionContext
     private var streams: [Int32: Stream] = [:]
-    private var timers: [(at: ContinuousClock.Instant, streamID: Int32, response: HTTP2ServerResponse)] = []
-    private var goingAway = false
+    private var machine = ServerConnectionStateMachine()
+    /// Actions not yet executed, kept to reuse the array's storage across events.
+    private var actions: [Action] = []
 
     init(
         fd: Int32, tls: TLSStream, wakeup: Wakeup, server: HTTP2Server, handler: any HTTP2ServerHandler,
-        context: HTTP2ServerConnectionContext
+        context: HTTP2ServerConnectionContext, clock: ConnectionClock = .continuous
     ) {
         self.server = server
         self.handler = handler
         self.context = context
-        super.init(fd: fd, tls: tls, wakeup: wakeup)
+        super.init(fd: fd, tls: tls, wakeup: wakeup, clock: clock)
     }
 
     override func makeSession(callbacks: OpaquePointer, userData: UnsafeMutableRawPointer) -> OpaquePointer? {
         var session: OpaquePointer? = nil
         guard nghttp2_session_server_new(&session, callbacks, userData) == 0 else { return nil }
-        var settings = [
-            nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                value: context.maxConcurrentStreams),
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
-        ]
-        // Both fail only without memory; a session that cannot send its SETTINGS is no session.
-        guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0,
-            nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20) == 0
-        else {
-            nghttp2_session_del(session)
-            return nil
+        var started: [Action] = []
+        machine.sessionStarted(maxConcurrentStreams: context.maxConcurrentStreams, into: &started)
+        for case .sendSettings(let limit, _) in started {
+            var settings = [
+                nghttp2_settings_entry(
+                    settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit),
+                nghttp2_settings_entry(
+                    settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                    value: ServerConnectionStateMachine.initialWindowSize),
+            ]
+            // Both fail only without memory; a session that cannot send its SETTINGS is no session.
+            guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0,
+                nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20) == 0
+            else {
+                nghttp2_session_del(session)
+                return nil
+            }
         }
         context.pendingMaxConcurrentStreams = nil
         return session
     }
 
+    // MARK: Events in
+
     override func processCommands() {
-        if server.isStopping && !goingAway {
-            goingAway = true
-            submitted(
-                "nghttp2_submit_goaway",
-                nghttp2_submit_goaway(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
-                    NGHTTP2_NO_ERROR.rawValue, nil, 0))
-        }
+        guard server.isStopping && !machine.isGoingAway else { return }
+        machine.shutdownRequested(
+            lastProcessedStreamID: nghttp2_session_get_last_proc_stream_id(session), into: &actions)
+        executeActions()
     }
 
     /// Frames of one stream arrive together, so the last stream touched saves most dictionary lookups.
@@ -104,6 +110,7 @@ final class ServerSession: H2Connection {
         let stream = spareStreams.popLast() ?? Stream()
         streams[streamID] = stream
         lastStream = (streamID, stream)
+        machine.streamOpened(streamID)
     }
 
     override func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
@@ -149,12 +156,18 @@ final class ServerSession: H2Connection {
     }
 
     override func onHeadersComplete(streamID: Int32, endStream: Bool) {
-        if endStream { dispatch(streamID) }
+        if endStream { requestCompleted(streamID) }
     }
 
-    override func onDataComplete(streamID: Int32) { dispatch(streamID) }
+    override func onDataComplete(streamID: Int32) { requestCompleted(streamID) }
+
+    private func requestCompleted(_ streamID: Int32) {
+        machine.requestCompleted(streamID, into: &actions)
+        executeActions()
+    }
 
     override func onStreamClose(streamID: Int32, errorCode: UInt32) {
+        machine.streamClosed(streamID)
         if let stream = streams.removeValue(forKey: streamID), spareStreams.count < 256 {
             stream.reset()
             spareStreams.append(stream)
@@ -162,50 +175,72 @@ final class ServerSession: H2Connection {
         if lastStream?.id == streamID { lastStream = nil }
     }
 
-    private func dispatch(_ streamID: Int32) {
-        guard let stream = stream(streamID), !goingAway else { return }
-        let request = HTTP2ServerRequest(
-            method: stream.method, path: stream.path, authority: stream.authority, headers: stream.headers,
-            body: stream.body, streamID: streamID, httpVersion: "2")
-        stream.body = []
-        let action = handler.handle(request, context: context)
-        if let newLimit = context.pendingMaxConcurrentStreams {
-            context.pendingMaxConcurrentStreams = nil
+    override func nextTimerDeadline() -> ContinuousClock.Instant? { machine.nextTimerDeadline }
+
+    override func fireTimers(now: ContinuousClock.Instant) {
+        machine.timersDue(now: now, into: &actions)
+        executeActions()
+    }
+
+    override func shouldClose() -> Bool { machine.shouldClose }
+
+    override var lingersOnClose: Bool { machine.lingersOnClose }
+
+    override func connectionDidClose(reason: String) { machine.connectionClosed() }
+
+    // MARK: Actions out
+
+    /// Runs the queued actions in order; one that closes the connection ends the run.
+    private func executeActions() {
+        var index = 0
+        while index < actions.count && !isClosed {
+            let action = actions[index]
+            index += 1
+            execute(action)
+        }
+        actions.removeAll(keepingCapacity: true)
+    }
+
+    private func execute(_ action: Action) {
+        switch action {
+        case .sendSettings(let limit, _):
             var entry = nghttp2_settings_entry(
-                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: newLimit)
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)
             submitted(
                 "nghttp2_submit_settings",
                 nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1))
-        }
-        switch action {
-        case .respond(let response): submit(response, on: streamID)
-        case .respondAfter(let delay, let response): timers.append((.now + delay, streamID, response))
-        case .goAway(let errorCode, let debugData):
-            goingAway = true
-            let last = max(0, streamID - 2)
-            for (id, _) in streams where id > last {
-                guard
-                    submitted(
-                        "nghttp2_submit_rst_stream",
-                        nghttp2_submit_rst_stream(
-                            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_REFUSED_STREAM.rawValue))
-                else { return }
-            }
+        case .callHandler(let streamID): callHandler(streamID)
+        case .respond(let streamID, let response): submit(response, on: streamID)
+        case .resetStream(let streamID, let errorCode):
+            submitted(
+                "nghttp2_submit_rst_stream",
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode))
+        case .goAway(let last, let errorCode, let debugData):
             submitted(
                 "nghttp2_submit_goaway",
                 nghttp2_submit_goaway(
                     session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, debugData, debugData.count))
-        case .resetConnection: abortConnection("connection reset on purpose")
-        case .resetStream(let errorCode):
-            submitted(
-                "nghttp2_submit_rst_stream",
-                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode))
+        case .abort(let reason): abortConnection(reason)
         }
     }
 
+    /// Hands the stream's request to the handler and its decision back to the machine, whose actions
+    /// run after the ones already queued.
+    private func callHandler(_ streamID: Int32) {
+        guard let stream = stream(streamID) else { return }
+        let request = HTTP2ServerRequest(
+            method: stream.method, path: stream.path, authority: stream.authority, headers: stream.headers,
+            body: stream.body, streamID: streamID, httpVersion: "2")
+        stream.body = []
+        let decision = handler.handle(request, context: context)
+        let newLimit = context.pendingMaxConcurrentStreams
+        context.pendingMaxConcurrentStreams = nil
+        machine.handlerAnswered(
+            streamID, with: decision, newMaxConcurrentStreams: newLimit, now: clock.now(), into: &actions)
+    }
+
     private func submit(_ response: HTTP2ServerResponse, on streamID: Int32) {
-        guard let stream = stream(streamID), !stream.answered else { return }
-        stream.answered = true
+        guard let stream = stream(streamID) else { return }
         let status = String(response.status)
         let headers = response.headers
         let hasBody = !response.body.isEmpty
@@ -233,16 +268,4 @@ final class ServerSession: H2Connection {
             }
         }
     }
-
-    override func nextTimerDeadline() -> ContinuousClock.Instant? { timers.map(\.at).min() }
-
-    override func fireTimers(now: ContinuousClock.Instant) {
-        let due = timers.filter { $0.at <= now }
-        timers.removeAll { $0.at <= now }
-        for timer in due { submit(timer.response, on: timer.streamID) }
-    }
-
-    override func shouldClose() -> Bool { goingAway && streams.isEmpty && timers.isEmpty }
-
-    override var lingersOnClose: Bool { goingAway }
 }
