@@ -189,7 +189,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
         .testTarget(
-            name: "WireTests", dependencies: ["DropTrackContract", "DropTrackWire", "DropTrackTesting"],
+            name: "WireTests",
+            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "DoctorTests",

@@ -253,7 +253,7 @@ public final class APNsClient: Sendable {
     /// - Parameters:
     ///   - timestamp: Unix seconds; defaults to now from the injected clock.
     public func sendLiveActivity<State: Encodable & Sendable>(
-        to token: String, event: LiveActivityEvent, contentState: State, timestamp: Int64? = nil,
+        to token: DeviceToken, event: LiveActivityEvent, contentState: State, timestamp: Int64? = nil,
         staleDate: Int64? = nil, dismissalDate: Int64? = nil, relevanceScore: Double? = nil,
         alert: LiveActivityAlert? = nil, start: LiveActivityStart? = nil, priority: Int = 10,
         expiration: Int64? = nil, tokenEnvironment: APNsEnvironment? = nil
@@ -270,7 +270,7 @@ public final class APNsClient: Sendable {
 
     /// Starts a Live Activity of any `ActivityAttributes` type through its push-to-start token.
     public func startLiveActivity<Attributes: ActivityAttributes>(
-        pushToStartToken token: String, attributes: Attributes, contentState: Attributes.ContentState,
+        pushToStartToken token: DeviceToken, attributes: Attributes, contentState: Attributes.ContentState,
         alert: LiveActivityAlert, attributesType: String? = nil, inputPushToken: Bool = true,
         inputPushChannel: String? = nil, staleDate: Int64? = nil, relevanceScore: Double? = nil,
         tokenEnvironment: APNsEnvironment? = nil

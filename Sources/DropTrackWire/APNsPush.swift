@@ -54,7 +54,7 @@ public struct APNsPush: Sendable {
     /// Where a push goes.
     public enum Destination: Sendable, Hashable {
         /// A device (update or push-to-start) token, as hex.
-        case device(token: String)
+        case device(token: DeviceToken)
         /// An iOS 18 broadcast channel (base64 id).
         case channel(id: String)
     }
@@ -82,7 +82,7 @@ public struct APNsPush: Sendable {
 
     /// A Live Activity push to a device token for `bundleID`.
     public init(
-        deviceToken: String, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int64? = nil,
+        deviceToken: DeviceToken, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int64? = nil,
         apnsID: String? = nil, collapseID: String? = nil, tokenEnvironment: APNsEnvironment? = nil
     ) {
         self.destination = .device(token: deviceToken)
@@ -95,6 +95,16 @@ public struct APNsPush: Sendable {
         self.collapseID = collapseID
         self.payload = payload
         self.tokenEnvironment = tokenEnvironment
+    }
+
+    /// The same, for callers that still hold the token as a `String`; it is wrapped here, at once.
+    public init(
+        deviceToken: String, bundleID: String, payload: [UInt8], priority: Int = 10, expiration: Int64? = nil,
+        apnsID: String? = nil, collapseID: String? = nil, tokenEnvironment: APNsEnvironment? = nil
+    ) {
+        self.init(
+            deviceToken: DeviceToken(deviceToken), bundleID: bundleID, payload: payload, priority: priority,
+            expiration: expiration, apnsID: apnsID, collapseID: collapseID, tokenEnvironment: tokenEnvironment)
     }
 
     /// A broadcast to a channel of `bundleID`.
@@ -117,7 +127,7 @@ public struct APNsPush: Sendable {
     /// The HTTP/2 path.
     public var path: String {
         switch destination {
-        case .device(let token): "/3/device/\(token)"
+        case .device(let token): "/3/device/\(token.wireValue)"
         case .channel: "/4/broadcasts/apps/\(bundleID)"
         }
     }
@@ -125,7 +135,7 @@ public struct APNsPush: Sendable {
     /// A safe name for the destination in logs: the token's fingerprint or the channel id.
     public var destinationFingerprint: String {
         switch destination {
-        case .device(let token): Fingerprint(of: token).value
+        case .device(let token): token.fingerprint.value
         case .channel(let id): "channel:\(id)"
         }
     }
@@ -156,7 +166,7 @@ public struct APNsPush: Sendable {
         var errors: [APNsRequestError] = []
         switch destination {
         case .device(let token):
-            if !APNsPush.isHexToken(token) {
+            if !APNsPush.isHexToken(token.wireValue) {
                 errors.append(
                     APNsRequestError(
                         .badDeviceToken, field: "token",

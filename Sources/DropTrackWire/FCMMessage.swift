@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// FCM HTTP v1 limits and reserved names.
@@ -33,9 +34,15 @@ public enum FCMLimits {
 public struct FCMMessage: Sendable, Equatable {
     /// Who receives it: exactly one.
     public enum Target: Sendable, Equatable {
-        case token(String)
+        /// One app instance's registration token.
+        case token(DeviceToken)
+        /// Every instance subscribed to a topic.
         case topic(String)
+        /// Instances matching a topic condition.
         case condition(String)
+
+        /// A token target from a token still held as a `String`; it is wrapped here, at once.
+        public static func token(_ rawToken: String) -> Target { .token(DeviceToken(rawToken)) }
     }
 
     /// `android.priority`.
@@ -54,7 +61,7 @@ public struct FCMMessage: Sendable, Equatable {
     /// `android.collapse_key`.
     public var collapseKey: String?
     /// `apns.live_activity_token`: FCM's own path to an iOS Live Activity.
-    public var liveActivityToken: String?
+    public var liveActivityToken: DeviceToken?
     /// `apns.payload`: the APNs JSON (with `aps`) FCM forwards.
     public var apnsPayload: JSONValue?
     /// `apns.headers`.
@@ -63,7 +70,7 @@ public struct FCMMessage: Sendable, Equatable {
     /// Creates a message.
     public init(
         target: Target, data: [String: String] = [:], priority: Priority? = .high, ttl: Double? = nil,
-        collapseKey: String? = nil, liveActivityToken: String? = nil, apnsPayload: JSONValue? = nil,
+        collapseKey: String? = nil, liveActivityToken: DeviceToken? = nil, apnsPayload: JSONValue? = nil,
         apnsHeaders: [String: String] = [:]
     ) {
         self.target = target
@@ -93,7 +100,7 @@ public struct FCMMessage: Sendable, Equatable {
         var errors: [FCMRequestError] = []
         switch target {
         case .token(let token):
-            if token.isEmpty || token.contains(where: { $0.isWhitespace }) {
+            if token.isEmpty || token.wireValue.contains(where: { $0.isWhitespace }) {
                 errors.append(FCMRequestError(field: "message.token", "the registration token is empty or has spaces"))
             }
         case .topic(let topic):
@@ -138,7 +145,7 @@ public struct FCMMessage: Sendable, Equatable {
     public func requestBody(validateOnly: Bool = false) -> [UInt8] {
         var message: [String: JSONValue] = [:]
         switch target {
-        case .token(let token): message["token"] = .string(token)
+        case .token(let token): message["token"] = .string(token.wireValue)
         case .topic(let topic): message["topic"] = .string(topic)
         case .condition(let condition): message["condition"] = .string(condition)
         }
@@ -149,7 +156,7 @@ public struct FCMMessage: Sendable, Equatable {
         if let collapseKey { android["collapse_key"] = .string(collapseKey) }
         if !android.isEmpty { message["android"] = .object(android) }
         var apns: [String: JSONValue] = [:]
-        if let liveActivityToken { apns["live_activity_token"] = .string(liveActivityToken) }
+        if let liveActivityToken { apns["live_activity_token"] = .string(liveActivityToken.wireValue) }
         if let apnsPayload { apns["payload"] = apnsPayload }
         if !apnsHeaders.isEmpty { apns["headers"] = .object(apnsHeaders.mapValues { .string($0) }) }
         if !apns.isEmpty { message["apns"] = .object(apns) }
@@ -179,7 +186,8 @@ extension FCMMessage {
     /// Live Activity (or push-to-start) token in `apns.live_activity_token`, and the APNs payload
     /// built by the same code as the APNs client, with Live Activity headers.
     public static func liveActivity<State: Encodable & Sendable>(
-        registrationToken: String, liveActivityToken: String, payload: LiveActivityPayload<State>, priority: Int = 10
+        registrationToken: DeviceToken, liveActivityToken: DeviceToken, payload: LiveActivityPayload<State>,
+        priority: Int = 10
     ) throws -> FCMMessage {
         FCMMessage(
             target: .token(registrationToken), priority: nil, liveActivityToken: liveActivityToken,

@@ -26,7 +26,7 @@ struct APNsEndToEndTests {
         harness.emulator.registerToken(updateToken, environment: .sandbox, attributesType: DeliveryAttributes.typeName)
 
         let start = try await client.startLiveActivity(
-            pushToStartToken: startToken, attributes: DeliveryAttributes(orderId: "A-1"),
+            pushToStartToken: DeviceToken(startToken), attributes: DeliveryAttributes(orderId: "A-1"),
             contentState: DeliveryStep.placed.contentState(courierName: "Sam", riderReassigned: false, at: at),
             alert: LiveActivityAlert(title: "Order placed", body: "Sam is on it"))
         #expect(start.status == 200)
@@ -37,7 +37,7 @@ struct APNsEndToEndTests {
         for step in DeliveryStep.allCases.dropFirst() {
             timestamp += 1
             let result = try await client.sendLiveActivity(
-                to: updateToken, event: step.isTerminal ? .end : .update,
+                to: DeviceToken(updateToken), event: step.isTerminal ? .end : .update,
                 contentState: step.contentState(courierName: "Sam", riderReassigned: false, at: at),
                 timestamp: timestamp,
                 priority: step.isTerminal ? 10 : 5)
@@ -268,19 +268,19 @@ struct APNsEndToEndTests {
         defer { client.shutdown() }
         let token = APNsHarness.randomToken()
         let state = ["n": 1]
-        let first = try await client.sendLiveActivity(to: token, event: .update, contentState: state)
+        let first = try await client.sendLiveActivity(to: DeviceToken(token), event: .update, contentState: state)
         #expect(first.status == 200 && first.attempts == 1)
 
         clientClock.advance(by: 25 * 60)
         emulatorClock.advance(by: 65 * 60)
-        let second = try await client.sendLiveActivity(to: token, event: .update, contentState: state)
+        let second = try await client.sendLiveActivity(to: DeviceToken(token), event: .update, contentState: state)
         #expect(second.status == 200)
         #expect(second.attempts == 2)
         #expect(client.configuration.providerToken.tokensMinted == 2)
 
         // Skew with a young token: the client does not mint again, and says what to do.
         emulatorClock.advance(by: 61 * 60)
-        let third = try await client.sendLiveActivity(to: token, event: .update, contentState: state)
+        let third = try await client.sendLiveActivity(to: DeviceToken(token), event: .update, contentState: state)
         #expect(third.result?.reason == .expiredProviderToken)
         #expect(third.remedy == .refreshProviderToken)
         #expect(client.configuration.providerToken.tokensMinted == 2)

@@ -15,7 +15,7 @@ struct APNsFaultTests {
         -> APNsSendResult
     {
         try await client.sendLiveActivity(
-            to: token, event: .update, contentState: ["n": 1], tokenEnvironment: tokenEnvironment)
+            to: DeviceToken(token), event: .update, contentState: ["n": 1], tokenEnvironment: tokenEnvironment)
     }
 
     @Test("410 Unregistered for one token: delete it, with the time it died; other tokens are unaffected")

@@ -105,7 +105,7 @@ struct FCMWireTests {
             event: .update, timestamp: Int64(referenceUnix) + 100, contentState: state,
             staleDate: Int64(referenceUnix) + 3600)
         let message = try FCMMessage.liveActivity(
-            registrationToken: "fcm-1", liveActivityToken: "abcd", payload: payload)
+            registrationToken: DeviceToken("fcm-1"), liveActivityToken: DeviceToken("abcd"), payload: payload)
         let body = try JSONValue.parse(bytes: message.requestBody())
         #expect(body["message"]?["token"]?.stringValue == "fcm-1")
         #expect(body["message"]?["apns"]?["live_activity_token"]?.stringValue == "abcd")
