@@ -6,52 +6,6 @@ import DropTrackWire
 import Foundation
 import Synchronization
 
-/// How the APNs emulator behaves.
-public struct APNsEmulatorConfiguration: Sendable {
-    /// The team id provider tokens must carry (`iss`).
-    public var teamID: String
-    /// Signing keys by key id (`kid`).
-    public var keys: [String: PublicKey]
-    /// Bundle ids whose topics this team may push to.
-    public var bundleIDs: [String]
-    /// The environment this emulator plays; tokens registered for the other one get BadDeviceToken.
-    public var environment: APNsEnvironment
-    /// `SETTINGS_MAX_CONCURRENT_STREAMS` once a valid provider token was seen.
-    public var maxConcurrentStreams: UInt32
-    /// Advertise one stream until the connection's first valid provider token, as APNs does.
-    public var oneStreamUntilValidToken: Bool
-    /// Refuse DER-encoded ES256 signatures (APNs accepts both raw and DER).
-    public var strictSignatures: Bool
-    /// Answer BadDeviceToken for tokens never registered with the emulator.
-    public var requireRegisteredTokens: Bool
-    /// Records kept in memory (oldest dropped first).
-    public var recordCapacity: Int
-    /// Contracts to decode content-state and attributes with, by `attributes-type`.
-    public var contracts: [String: LiveActivityContract]
-    /// Channels an app may hold.
-    public var channelLimit: Int
-
-    /// Creates a configuration.
-    public init(
-        teamID: String, keys: [String: PublicKey], bundleIDs: [String], environment: APNsEnvironment = .sandbox,
-        maxConcurrentStreams: UInt32 = 1000, oneStreamUntilValidToken: Bool = true, strictSignatures: Bool = false,
-        requireRegisteredTokens: Bool = false, recordCapacity: Int = 100_000,
-        contracts: [String: LiveActivityContract] = [DeliveryAttributes.typeName: .delivery], channelLimit: Int = 10_000
-    ) {
-        self.teamID = teamID
-        self.keys = keys
-        self.bundleIDs = bundleIDs
-        self.environment = environment
-        self.maxConcurrentStreams = maxConcurrentStreams
-        self.oneStreamUntilValidToken = oneStreamUntilValidToken
-        self.strictSignatures = strictSignatures
-        self.requireRegisteredTokens = requireRegisteredTokens
-        self.recordCapacity = recordCapacity
-        self.contracts = contracts
-        self.channelLimit = channelLimit
-    }
-}
-
 /// A local APNs that holds any client to Apple's rules: provider tokens, every documented header
 /// and payload rule with Apple's status and reason, broadcast channels, scripted faults, and a
 /// record of every request with lint findings for what the phone would silently drop.
@@ -141,7 +95,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     /// The configuration in force.
     public let configuration: APNsEmulatorConfiguration
     private let clock: any WallClock
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let listeners = Mutex<[@Sendable (APNsDelivery) -> Void]>([])
     private let server = Mutex<HTTP2Server?>(nil)
     let ids = IdentifierGenerator()
@@ -454,7 +408,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         }
     }
 
-    private func accept(_ exchange: inout Exchange, token: String?, bundleID: String) -> HTTP2ServerAction {
+    func accept(_ exchange: inout Exchange, token: String?, bundleID: String) -> HTTP2ServerAction {
         let apnsID = exchange.apnsID ?? ids.next()
         exchange.apnsID = apnsID
         exchange.status = 200
@@ -471,7 +425,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         return delayed(exchange, .respond(HTTP2ServerResponse(status: 200, headers: headers)))
     }
 
-    private func reject(
+    func reject(
         _ exchange: inout Exchange, _ reason: APNsReason, invalidatedAt: Date? = nil, retryAfter: Int? = nil,
         note: String? = nil
     ) -> HTTP2ServerAction {
@@ -501,7 +455,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     // MARK: Faults
 
-    private func injectFault(_ exchange: inout Exchange) -> HTTP2ServerAction? {
+    func injectFault(_ exchange: inout Exchange) -> HTTP2ServerAction? {
         let fired = state.withLock { $0.faults.fire(token: exchange.token) }
         guard let fault = fired else { return nil }
         exchange.fault = fault.kind.rawValue
@@ -523,188 +477,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
 
     // MARK: Provider tokens
 
-    /// Checks `authorization` as APNs does; nil when the token is good.
-    private func authenticate(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction? {
-        guard let header = exchange.headers.authorization else { return reject(&exchange, .missingProviderToken) }
-        let auth = context.attachment as? ConnectionAuth ?? ConnectionAuth()
-        let jwt: String
-        let issuedAt: Int64
-        if header == auth.lastHeader, let token = auth.token {
-            jwt = token
-            issuedAt = auth.lastIssuedAt
-        } else {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                return reject(&exchange, .invalidProviderToken)
-            }
-            jwt = String(parts[1])
-            if let cached = state.withLock({ $0.verified[jwt] }) {
-                issuedAt = cached
-            } else {
-                guard let verifiedIat = verify(jwt) else { return reject(&exchange, .invalidProviderToken) }
-                issuedAt = verifiedIat
-                state.withLock { state in
-                    if state.verified.count > 4096 { state.verified.removeAll() }
-                    state.verified[jwt] = verifiedIat
-                }
-            }
-        }
-        let age = exchange.now.timeIntervalSince1970 - Double(issuedAt)
-        if age > APNsLimitsForTokens.maximumAge { return reject(&exchange, .expiredProviderToken) }
-        if auth.token != jwt {
-            if let since = auth.tokenSince, exchange.now.timeIntervalSince(since) < APNsLimitsForTokens.minimumReuse {
-                return reject(&exchange, .tooManyProviderTokenUpdates)
-            }
-            auth.token = jwt
-            auth.tokenSince = exchange.now
-        }
-        auth.lastHeader = header
-        auth.lastIssuedAt = issuedAt
-        if !auth.validSeen {
-            auth.validSeen = true
-            let (limit, oneFirst) = state.withLock { ($0.maxConcurrentStreams, $0.oneStreamUntilValidToken) }
-            if oneFirst || context.maxConcurrentStreams != limit { context.updateMaxConcurrentStreams(limit) }
-        }
-        return nil
-    }
-
-    /// Verifies signature, `kid`, `alg` and `iss`; returns `iat`.
-    private func verify(_ jwt: String) -> Int64? {
-        guard let parts = JWS.parse(jwt),
-            let header = try? JSONValue.parse(parts.header), let claims = try? JSONValue.parse(parts.claims),
-            header["alg"]?.stringValue == "ES256", let kid = header["kid"]?.stringValue,
-            let key = configuration.keys[kid],
-            claims["iss"]?.stringValue == configuration.teamID
-        else { return nil }
-        // APNSwift and kalyke send iat as a numeric string, and APNs accepts it.
-        let iat = claims["iat"]?.numberValue ?? claims["iat"]?.stringValue.flatMap(Double.init)
-        guard let iat else { return nil }
-        if configuration.strictSignatures && parts.signature.count != 64 { return nil }
-        guard parts.verify(with: key) else { return nil }
-        return Int64(iat)
-    }
-
     // MARK: Broadcasts and channels
-
-    private func broadcast(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
-        let request = exchange.request
-        let bundle = String(request.path.dropFirst("/4/broadcasts/apps/".count))
-        exchange.bundleID = bundle
-        exchange.channelID = exchange.headers.channelID
-        if let faultAction = injectFault(&exchange) { return faultAction }
-        guard request.method == "POST" else { return reject(&exchange, .methodNotAllowed) }
-        if exchange.headers.duplicate != nil { return reject(&exchange, .duplicateHeaders) }
-        if let authFailure = authenticate(&exchange, context: context) { return authFailure }
-        if bundle.hasSuffix(APNsLimits.liveActivityTopicSuffix) { return reject(&exchange, .topicDisallowed) }
-        guard configuration.bundleIDs.contains(bundle) else { return reject(&exchange, .topicMismatch) }
-        if let id = exchange.headers.requestID ?? exchange.headers.apnsID {
-            guard APNsPush.isCanonicalUUID(id.lowercased()) else { return reject(&exchange, .badMessageId) }
-            exchange.apnsID = id.lowercased()
-        }
-        guard let pushType = exchange.headers.pushType else { return reject(&exchange, .missingPushType) }
-        guard pushType.lowercased() == "liveactivity" else { return reject(&exchange, .invalidPushType) }
-        guard let channelID = exchange.channelID else { return reject(&exchange, .missingChannelId) }
-        guard APNsPush.isBase64ChannelID(channelID) else { return reject(&exchange, .badChannelId) }
-        let channel = state.withLock { $0.channels[channelID] }
-        guard let channel, !channel.deleted, channel.bundleID == bundle else {
-            return reject(&exchange, .channelNotRegistered)
-        }
-        guard let priority = Int(exchange.headers.priority ?? "10"), [1, 5, 10].contains(priority) else {
-            return reject(&exchange, .badPriority)
-        }
-        exchange.priority = priority
-        if let expiration = exchange.headers.expiration {
-            guard let value = Int64(expiration), value >= 0 else { return reject(&exchange, .badExpirationDate) }
-            if channel.policy == .noMessageStored && value != 0 { return reject(&exchange, .badExpirationDate) }
-        }
-        guard !request.body.isEmpty else { return reject(&exchange, .payloadEmpty) }
-        guard request.body.count <= APNsLimits.broadcastPayloadBytes else { return reject(&exchange, .payloadTooLarge) }
-        let summary = APSSummary(scanning: request.body)
-        exchange.event = summary.event
-        exchange.timestamp = summary.timestamp.map { Int64($0) }
-        exchange.lint = LintInput(
-            context: .init(now: exchange.now, contracts: configuration.contracts, broadcast: true))
-        return accept(&exchange, token: nil, bundleID: bundle)
-    }
-
-    private func channelManagement(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext)
-        -> HTTP2ServerAction
-    {
-        let request = exchange.request
-        let rest = request.path.dropFirst("/1/apps/".count).split(separator: "/")
-        guard rest.count == 2, rest[1] == "channels" || rest[1] == "all-channels" else {
-            return reject(&exchange, .badPath)
-        }
-        let bundle = String(rest[0])
-        exchange.bundleID = bundle
-        exchange.channelID = exchange.headers.channelID
-        if let authFailure = authenticate(&exchange, context: context) { return authFailure }
-        guard configuration.bundleIDs.contains(bundle) else { return reject(&exchange, .topicMismatch) }
-        if let id = exchange.headers.requestID {
-            guard APNsPush.isCanonicalUUID(id.lowercased()) else { return reject(&exchange, .badMessageId) }
-            exchange.apnsID = id.lowercased()
-        }
-        let requestID = exchange.apnsID ?? ids.next()
-        exchange.apnsID = requestID
-        if rest[1] == "all-channels" {
-            guard request.method == "GET" else { return reject(&exchange, .methodNotAllowed) }
-            let ids = state.withLock { state in
-                state.channels.filter { !$0.value.deleted && $0.value.bundleID == bundle }.map(\.key).sorted()
-            }
-            exchange.status = 200
-            let body = JSONValue.object(["channels": .array(ids.map { .string($0) })]).encoded()
-            return .respond(
-                HTTP2ServerResponse(status: 200, headers: [HTTPHeader("apns-request-id", requestID)], body: Array(body))
-            )
-        }
-        switch request.method {
-        case "POST":
-            guard let body = try? JSONValue.parse(Data(request.body)), let object = body.objectValue else {
-                return reject(&exchange, .badRequestPayload)
-            }
-            guard Set(object.keys).isSubset(of: ["message-storage-policy", "push-type"]),
-                let raw = object["message-storage-policy"]?.numberValue,
-                let policy = MessageStoragePolicy(rawValue: Int(raw)),
-                let pushType = object["push-type"]?.stringValue
-            else { return reject(&exchange, .badRequestParams) }
-            guard pushType.lowercased() == "liveactivity" else { return reject(&exchange, .invalidPushType) }
-            var bytes = [UInt8](repeating: 0, count: 16)
-            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
-            let id = Data(bytes).base64EncodedString()
-            let created: Bool = state.withLock { state in
-                let live = state.channels.values.filter { !$0.deleted && $0.bundleID == bundle }.count
-                guard live < configuration.channelLimit else { return false }
-                state.channels[id] = Channel(bundleID: bundle, policy: policy, deleted: false)
-                return true
-            }
-            guard created else { return reject(&exchange, .cannotCreateChannelConfig) }
-            exchange.status = 201
-            exchange.channelID = id
-            return .respond(
-                HTTP2ServerResponse(
-                    status: 201, headers: [HTTPHeader("apns-request-id", requestID), HTTPHeader("apns-channel-id", id)])
-            )
-        case "GET", "DELETE":
-            guard let id = exchange.channelID else { return reject(&exchange, .missingChannelId) }
-            guard APNsPush.isBase64ChannelID(id) else { return reject(&exchange, .badChannelId) }
-            let channel = state.withLock { $0.channels[id] }
-            guard let channel, !channel.deleted, channel.bundleID == bundle else {
-                return reject(&exchange, .channelNotRegistered)
-            }
-            if request.method == "DELETE" {
-                state.withLock { $0.channels[id]?.deleted = true }
-                exchange.status = 204
-                return .respond(HTTP2ServerResponse(status: 204, headers: [HTTPHeader("apns-request-id", requestID)]))
-            }
-            exchange.status = 200
-            let body = #"{"message-storage-policy":\#(channel.policy.rawValue),"push-type":"LiveActivity"}"#
-            return .respond(
-                HTTP2ServerResponse(
-                    status: 200, headers: [HTTPHeader("apns-request-id", requestID)], body: Array(body.utf8)))
-        default:
-            return reject(&exchange, .methodNotAllowed)
-        }
-    }
 
     // MARK: Records
 
@@ -736,12 +509,4 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
             for listener in listeners.withLock({ $0 }) { listener(delivery) }
         }
     }
-}
-
-/// Provider-token timing APNs enforces.
-enum APNsLimitsForTokens {
-    /// `iat` older than this gets ExpiredProviderToken.
-    static let maximumAge: TimeInterval = 3600
-    /// A new token sooner than this on one connection gets TooManyProviderTokenUpdates.
-    static let minimumReuse: TimeInterval = 20 * 60
 }
