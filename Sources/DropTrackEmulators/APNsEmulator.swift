@@ -179,6 +179,24 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         listeners.withLock { $0.append(listener) }
     }
 
+    /// Registers a device token given as a `DeviceToken`.
+    public func registerToken(_ token: DeviceToken, environment: APNsEnvironment, attributesType: String? = nil) {
+        registerToken(token.wireValue, environment: environment, attributesType: attributesType)
+    }
+
+    /// Marks a token given as a `DeviceToken` dead.
+    public func markTokenDead(_ token: DeviceToken, reason: APNsReason = .unregistered) {
+        markTokenDead(token.wireValue, reason: reason)
+    }
+
+    /// Records for one device token given as a `DeviceToken`.
+    public func records(forToken token: DeviceToken) -> [APNsEmulatorRecord] { records(forToken: token.wireValue) }
+
+    /// The newest accepted push to a token given as a `DeviceToken`.
+    public func latestAccepted(forToken token: DeviceToken) -> APNsEmulatorRecord? {
+        latestAccepted(forToken: token.wireValue)
+    }
+
     /// Every record still kept, oldest first.
     public var records: [APNsEmulatorRecord] { state.withLock { $0.records.elements.map(\.record) } }
 
@@ -190,7 +208,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     /// Records for one device token.
     public func records(forToken token: String) -> [APNsEmulatorRecord] {
         let token = token.lowercased()
-        return state.withLock { state in state.records.filter { $0.record.token == token }.map(\.record) }
+        return state.withLock { state in state.records.filter { $0.record.token?.wireValue == token }.map(\.record) }
     }
 
     /// The newest accepted push to a token (by timestamp, as the device would keep it). Kept
@@ -475,9 +493,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         }
     }
 
-    // MARK: Provider tokens
-
-    // MARK: Broadcasts and channels
+    // Provider tokens: APNsEmulator+ProviderTokens.swift. Broadcasts and channels: APNsEmulator+Broadcasts.swift.
 
     // MARK: Records
 
@@ -496,7 +512,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
                     kind: exchange.kind, method: exchange.request.method, channelID: exchange.channelID,
                     headers: headers, status: exchange.status, reason: exchange.reason?.rawValue,
                     apnsID: exchange.apnsID, priority: exchange.priority, event: exchange.event,
-                    timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token,
+                    timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token.map(DeviceToken.init),
                     body: exchange.request.body, lint: exchange.status == 200 ? exchange.lint : nil))
             state.records.append(stored)
             if accepted, let token = exchange.token {

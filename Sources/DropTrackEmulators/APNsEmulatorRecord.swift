@@ -38,8 +38,8 @@ public struct APNsEmulatorRecord: Sendable, Encodable {
     public var timestamp: Int64?
     /// The injected fault that decided the answer, if any.
     public var fault: String?
-    /// The device token; in-process only, never encoded.
-    let token: String?
+    /// The device token; in-process only, never encoded, and printed or dumped as its fingerprint.
+    let token: DeviceToken?
     /// The body as sent.
     public let body: [UInt8]
     let lint: LintInput?
@@ -47,7 +47,7 @@ public struct APNsEmulatorRecord: Sendable, Encodable {
     /// Body size in bytes.
     public var payloadBytes: Int { body.count }
     /// The device token's fingerprint, for device pushes.
-    public var tokenFingerprint: String? { token.map { Fingerprint(of: $0).value } }
+    public var tokenFingerprint: String? { token?.fingerprint.value }
     /// The decoded body, when it is JSON.
     public var payload: JSONValue? { try? JSONValue.parse(bytes: body) }
     /// The content-state, when present.

@@ -55,7 +55,7 @@ extension APNsEmulator {
         switch (request.method, path) {
         case ("GET", "/_emulator/records"):
             var list = records(after: Int(query["after"] ?? "0") ?? 0)
-            if let token = query["token"]?.lowercased() { list = list.filter { $0.token == token } }
+            if let token = query["token"]?.lowercased() { list = list.filter { $0.token?.wireValue == token } }
             if let limit = query["limit"].flatMap(Int.init) { list = Array(list.suffix(limit)) }
             return AdminAPI.json(["records": list])
         case ("DELETE", "/_emulator/records"):

@@ -92,6 +92,22 @@ public final class FCMEmulator: HTTP2ServerHandler, Sendable {
         return state.withLock { $0.latest[fingerprint] }
     }
 
+    /// Registers a registration token given as a `DeviceToken`.
+    public func registerToken(_ token: DeviceToken, project: String? = nil) {
+        registerToken(token.wireValue, project: project)
+    }
+
+    /// Marks a registration token given as a `DeviceToken` dead.
+    public func markTokenDead(_ token: DeviceToken) { markTokenDead(token.wireValue) }
+
+    /// Records of sends to a registration token given as a `DeviceToken`.
+    public func records(forToken token: DeviceToken) -> [FCMEmulatorRecord] { records(forToken: token.wireValue) }
+
+    /// The last message delivered to a token given as a `DeviceToken`.
+    public func latestDelivered(forToken token: DeviceToken) -> FCMEmulatorRecord? {
+        latestDelivered(forToken: token.wireValue)
+    }
+
     /// OAuth exchanges answered with a token.
     public var tokenExchanges: Int { state.withLock { $0.tokenExchanges } }
 
@@ -119,9 +135,7 @@ public final class FCMEmulator: HTTP2ServerHandler, Sendable {
         return .respond(rpcError(404, "NOT_FOUND", "The requested URL \(path) was not found on this server."))
     }
 
-    // MARK: OAuth2
-
-    // MARK: messages:send
+    // OAuth2: FCMEmulator+OAuth.swift. messages:send: FCMEmulator+Send.swift.
 
     // MARK: Admin
 
