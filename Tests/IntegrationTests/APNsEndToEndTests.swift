@@ -45,6 +45,12 @@ struct APNsEndToEndTests {
         }
         let records = harness.emulator.records(forToken: updateToken)
         #expect(records.count == 6)
+        #expect(harness.emulator.records(forToken: DeviceToken(updateToken)).count == 6)
+        // A record holds the token in-process; printing or dumping it shows only the fingerprint.
+        var dumped = ""
+        dump(records, to: &dumped)
+        #expect(!dumped.contains(updateToken) && !"\(records)".contains(updateToken))
+        #expect(dumped.contains(Fingerprint(of: updateToken).value))
         #expect(records.allSatisfy { $0.findings.isEmpty }, "\(records.flatMap(\.findings))")
         let final = try #require(harness.emulator.latestAccepted(forToken: updateToken))
         #expect(final.event == "end")
