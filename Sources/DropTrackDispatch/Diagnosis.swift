@@ -89,7 +89,7 @@ extension ActivityRegistry {
             }
             let updateTokens = try tx.tokens(app: appID, activityId: activityId)
             let startTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart]).filter {
-                $0.attributesType == activity.attributesType
+                contracts(app).pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
             }
             let androidTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.fcm])
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: 2000)
