@@ -124,7 +124,7 @@ let package = Package(
             name: "DropTrackConsole",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackDoctor", "DropTrackStore", "DropTrackDispatch",
-                "DropTrackHTTP1", "DropTrackAPI",
+                "DropTrackHTTP1", "DropTrackAPI", "DropTrackWire",
             ],
             resources: [.embedInCode("Files/console.css"), .embedInCode("Files/console.js")],
             swiftSettings: strict),

@@ -314,19 +314,16 @@ public final class APIRouter: HTTPHandler {
                     try registry.endActivity(app: app, activityId: parts[2], EndActivity(json: body))
                 }.json)
         case "/v1/activities/{id}/diagnosis":
-            var diagnosis = try domain { () throws(ActivityError) in
+            let diagnosis = try domain { () throws(ActivityError) in
                 try registry.diagnose(app: app, activityId: parts[2])
             }
-            let fingerprints = Set(
-                diagnosis["devices"]?.arrayValue?.compactMap { $0["fingerprint"]?.stringValue } ?? [])
+            let fingerprints = Set(diagnosis.devices.map(\.fingerprint))
             let drops = diagnosisSources.flatMap {
                 $0.drops(app: app, activityId: parts[2], deviceFingerprints: fingerprints)
             }
-            if case .object(var object) = diagnosis {
-                object["deviceDrops"] = .array(drops)
-                diagnosis = .object(object)
-            }
-            return json(200, diagnosis)
+            var object = diagnosis.json.objectValue ?? [:]
+            object["deviceDrops"] = .array(drops)
+            return json(200, .object(object))
         case "/v1/push":
             return json(200, try rawPush.send(app: app, body: try body(request)))
         case "/v1/doctor":

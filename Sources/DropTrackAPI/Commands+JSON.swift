@@ -114,7 +114,7 @@ extension StartActivity {
         let reader = try FieldReader(body)
         try reader.refuseUnknown([
             "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
-            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast",
+            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast", "widget",
         ])
         let key =
             try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
@@ -148,7 +148,7 @@ extension StartActivity {
             contentState: contentState, event: event, schedule: schedule, alert: alert,
             staleDate: try reader.unixSeconds("staleDate"), relevanceScore: try reader.number("relevanceScore"),
             idempotencyKey: key, startAt: try reader.unixSeconds("startAt"), endAt: try reader.unixSeconds("endAt"),
-            broadcast: try Self.broadcast(reader))
+            broadcast: try Self.broadcast(reader), widget: try reader.string("widget", required: false))
     }
 
     /// `schedule: [{at, contentState}]`, in the order given.

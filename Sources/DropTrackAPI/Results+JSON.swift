@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackDispatch
 import DropTrackStore
+import DropTrackWire
 import Foundation
 
 // The domain's results as the JSON API answers them.
@@ -82,6 +83,38 @@ extension DeviceActivity {
             "activityId": .string(activityId), "attributesType": .string(attributesType),
             "state": .string(state.rawValue), "version": .number(Double(version)),
             "tokenFingerprint": .string(tokenFingerprint), "tokenValid": .bool(tokenValid),
+        ])
+    }
+}
+
+extension Diagnosis {
+    /// The answer to `GET /v1/activities/{id}/diagnosis`, before the devices' own drops are added.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "state": .string(state.rawValue),
+            "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
+            "findings": .array(findings.map(\.json)), "devices": .array(devices.map(\.json)),
+        ])
+    }
+}
+
+extension Diagnosis.Finding {
+    /// `{trap, severity, message, fix, device}`, with null for a finding without trap or device.
+    public var json: JSONValue {
+        .object([
+            "trap": trap.map { .string($0) } ?? .null, "severity": .string(severity.rawValue),
+            "message": .string(message), "fix": .string(fix), "device": device.map { .string($0) } ?? .null,
+        ])
+    }
+}
+
+extension Diagnosis.Device {
+    /// `{fingerprint, kind, valid, lastAcceptedVersion, upToDate}`.
+    public var json: JSONValue {
+        .object([
+            "fingerprint": .string(fingerprint), "kind": .string(kind.rawValue), "valid": .bool(valid),
+            "lastAcceptedVersion": lastAcceptedVersion.map { .number(Double($0)) } ?? .null,
+            "upToDate": .bool(upToDate),
         ])
     }
 }

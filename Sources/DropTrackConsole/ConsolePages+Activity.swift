@@ -2,12 +2,13 @@ import DropTrackContract
 import DropTrackDispatch
 import DropTrackDoctor
 import DropTrackStore
+import DropTrackWire
 import Foundation
 
 extension ConsolePages {
     /// One activity: its state and content, its devices by fingerprint, the diagnosis with each trap
     /// explained from the built-in catalog, and the timeline (newest first).
-    func activity(_ snapshot: ActivitySnapshot, diagnosis: JSONValue) -> String {
+    func activity(_ snapshot: ActivitySnapshot, diagnosis: Diagnosis) -> String {
         let activity = snapshot.activity
         let summary = """
             <dl class="facts">
@@ -22,10 +23,7 @@ extension ConsolePages {
             <details><summary>Content-state</summary><pre>\(Escape.escape(Self.pretty(activity.contentState)))</pre></details>
             """
         let upToDate = Dictionary(
-            (diagnosis["devices"]?.arrayValue ?? []).compactMap { device -> (String, Bool)? in
-                guard let fingerprint = device["fingerprint"]?.stringValue else { return nil }
-                return (fingerprint, device["upToDate"]?.boolValue ?? false)
-            }, uniquingKeysWith: { first, _ in first })
+            diagnosis.devices.map { ($0.fingerprint, $0.upToDate) }, uniquingKeysWith: { first, _ in first })
         let deviceRows = snapshot.devices.map { token -> [String] in
             [
                 "<span class=\"mono\">\(Escape.escape(token.fingerprint))</span>", Escape.escape(token.kind.rawValue),
@@ -59,22 +57,22 @@ extension ConsolePages {
     }
 
     /// The diagnosis's findings, each trap with its catalog entry (as `droptrack doctor --explain` prints it).
-    func findings(_ diagnosis: JSONValue) -> String {
-        let findings = diagnosis["findings"]?.arrayValue ?? []
+    func findings(_ diagnosis: Diagnosis) -> String {
+        let findings = diagnosis.findings
         guard !findings.isEmpty else {
             return "<p class=\"empty\">No trap found: every device should show the latest version.</p>"
         }
         let items = findings.map { finding -> String in
-            let severity = finding["severity"]?.stringValue ?? "info"
-            let trap = finding["trap"]?.stringValue
+            let severity = finding.severity.rawValue
+            let trap = finding.trap
             let explanation =
                 trap.flatMap { try? TrapCatalog.entry($0) }.map {
                     "<details><summary>What \(Escape.escape(trap ?? "")) means</summary><pre class=\"catalog\">\(Escape.escape($0))</pre></details>"
                 } ?? ""
             return """
                 <li class="finding severity-\(Escape.escape(severity))"><b>\(Escape.escape(trap ?? severity))</b> \
-                \(Escape.escape(finding["message"]?.stringValue ?? ""))\
-                <br><small>Fix: \(Escape.escape(finding["fix"]?.stringValue ?? ""))</small>\(explanation)</li>
+                \(Escape.escape(finding.message))\
+                <br><small>Fix: \(Escape.escape(finding.fix))</small>\(explanation)</li>
                 """
         }
         return "<ul class=\"findings\">" + items.joined(separator: "\n") + "</ul>"

@@ -205,14 +205,15 @@ extension ActivityRegistry {
     public func describe(app appID: String, activityId: String, timelineLimit: Int = 200)
         throws(ActivityError) -> ActivitySnapshot
     {
-        _ = try app(appID)
+        let contracts = contracts(try app(appID))
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
                 throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             var devices = try tx.tokens(app: appID, activityId: activityId)
             devices += try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart, .fcm]).filter {
-                $0.kind == .fcm || $0.attributesType == activity.attributesType
+                $0.kind == .fcm
+                    || contracts.pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
             }
             devices += try tx.channelSubscriptions(app: appID, activityId: activityId)
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)

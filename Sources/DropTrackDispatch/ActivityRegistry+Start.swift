@@ -65,7 +65,8 @@ extension ActivityRegistry {
                 var activity = built
                 activity.timestamp = try Self.pushTimestamp(tx, now: now)
                 let destinations = try tx.tokens(app: appID, userId: userId, kinds: [.pushToStart, .fcm]).filter {
-                    $0.isValid && ($0.kind == .fcm || $0.attributesType == type)
+                    $0.isValid
+                        && ($0.kind == .fcm || contracts.pushToStartMatches(tokenType: $0.attributesType, type: type))
                 }
                 let response = ActivityStarted(activity, destinations: destinations).stored
                 activity.startResponse = response
@@ -98,7 +99,7 @@ extension ActivityRegistry {
         throws(ActivityError) -> ActivityRecord
     {
         let appID = app.id
-        let type = start.attributesType
+        let (type, widget) = try contracts.expoStart(type: start.attributesType, widget: start.widget)
         if let event = start.event, !DeliveryMapper.eventTypes.contains(event.type) {
             throw ActivityError.invalid(
                 "event.type",
@@ -143,6 +144,7 @@ extension ActivityRegistry {
         if let schedule, let first = Self.currentEntry(schedule, at: now) { state = first }
         var memory = mapperState?.objectValue ?? [:]
         memory["startAlert"] = start.alert
+        memory[Self.expoWidgetKey] = widget.map { .string($0) }
         if let expiration = broadcast?.expiration { memory["broadcastExpiration"] = .number(Double(expiration)) }
         let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
         let activity = ActivityRecord(

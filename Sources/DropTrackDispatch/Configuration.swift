@@ -137,15 +137,29 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
     public var output: String?
     /// For expo-widgets: the widget name put in `name`.
     public var widgetName: String?
+    /// For expo-widgets: several widgets sharing these props; a start picks one with `widget`.
+    public var widgetNames: [String]?
 
     public init(
         contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
-        widgetName: String? = nil
+        widgetName: String? = nil, widgetNames: [String]? = nil
     ) {
         self.contentState = contentState
         self.attributes = attributes
         self.output = output
         self.widgetName = widgetName
+        self.widgetNames = widgetNames
+    }
+
+    /// True when the content-state travels in expo-widgets' `{name, props}` wrapper.
+    public var isExpoWidgets: Bool { output == "expo-widgets" }
+
+    /// The expo-widgets widget names a start may show, `widgetName` first; empty when neither is given
+    /// (the schema's own name is the widget's then).
+    public var expoWidgetNames: [String] {
+        var names = widgetName.map { [$0] } ?? []
+        for name in widgetNames ?? [] where !names.contains(name) { names.append(name) }
+        return names
     }
 }
 

@@ -80,7 +80,7 @@ extension ActivityRegistry {
     /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
     /// do not match the app's, no update token after a push-to-start, a stale date passed, and
     /// which version each device last accepted. Each finding names its trap in the catalog.
-    public func diagnose(app appID: String, activityId: String) throws(ActivityError) -> JSONValue {
+    public func diagnose(app appID: String, activityId: String) throws(ActivityError) -> Diagnosis {
         let app = try app(appID)
         let now = clock.now()
         return try transact { tx in
@@ -89,21 +89,17 @@ extension ActivityRegistry {
             }
             let updateTokens = try tx.tokens(app: appID, activityId: activityId)
             let startTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart]).filter {
-                $0.attributesType == activity.attributesType
+                contracts(app).pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
             }
             let androidTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.fcm])
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: 2000)
             let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
-            var findings: [JSONValue] = []
+            var findings: [Diagnosis.Finding] = []
             func finding(
-                _ trap: String?, _ severity: String, _ message: String, fix: String, device: String? = nil
+                _ trap: String?, _ severity: LintFinding.Severity, _ message: String, fix: String,
+                device: String? = nil
             ) {
-                findings.append(
-                    .object([
-                        "trap": trap.map { .string($0) } ?? .null, "severity": .string(severity),
-                        "message": .string(message), "fix": .string(fix),
-                        "device": device.map { .string($0) } ?? .null,
-                    ]))
+                findings.append(.init(trap: trap, severity: severity, message: message, fix: fix, device: device))
             }
 
             // A dismissed activity's tokens were discarded (and, after tokenRetentionDays, deleted):
@@ -114,7 +110,7 @@ extension ActivityRegistry {
                 now.timeIntervalSince(first.at) > Self.updateTokenGraceSeconds
             {
                 finding(
-                    "DT-041", "error",
+                    "DT-041", .error,
                     "the push-to-start was accepted \(Int(now.timeIntervalSince(first.at))) s ago and no update token was registered for this activity, so updates and the end reach no iPhone",
                     fix:
                         "in the app, observe Activity.activityUpdates from launch and POST each activity's pushTokenUpdates to /v1/tokens/activity"
@@ -122,7 +118,7 @@ extension ActivityRegistry {
             }
             if !over && startTokens.isEmpty && updateTokens.isEmpty && activity.channelId == nil {
                 finding(
-                    "DT-040", "warning", "the user has no push-to-start token for \(activity.attributesType)",
+                    "DT-040", .warning, "the user has no push-to-start token for \(activity.attributesType)",
                     fix: "register pushToStartTokenUpdates at launch (iOS 17.2+); until then only the app can start")
             }
             // Each token goes to its own environment's host, except when `apnsHost` sends everything
@@ -131,7 +127,7 @@ extension ActivityRegistry {
             for token in startTokens + updateTokens where token.isValid {
                 if let expected, let environment = token.environment?.rawValue, environment != expected {
                     finding(
-                        "DT-059", "error",
+                        "DT-059", .error,
                         "a \(environment) token, but every push goes to the \(expected) host set by apnsHost: it answers BadDeviceToken",
                         fix: "register tokens with the environment of the build (debug builds are sandbox)",
                         device: token.fingerprint)
@@ -155,7 +151,7 @@ extension ActivityRegistry {
                     default: "the device must register a new token"
                     }
                 finding(
-                    trap, "info", "token \(token.kind.rawValue) invalidated: \(reason)", fix: fix,
+                    trap, .info, "token \(token.kind.rawValue) invalidated: \(reason)", fix: fix,
                     device: token.fingerprint)
             }
             let cap = app.priority10PerHour ?? configuration.priority10PerHour
@@ -164,7 +160,7 @@ extension ActivityRegistry {
             let downgraded = timeline.filter { $0.reason == "priority_downgraded" }.count
             if recent >= cap || downgraded > 0 {
                 finding(
-                    "DT-050", "warning",
+                    "DT-050", .warning,
                     "\(recent) priority-10 sends in the last hour (cap \(cap)); \(downgraded) update(s) went at priority 5 instead",
                     fix: "send routine updates at priority 5 and keep 10 for what must show at once")
             }
@@ -178,7 +174,7 @@ extension ActivityRegistry {
             }
             for (key, value) in failures.sorted(by: { $0.key < $1.key }) {
                 finding(
-                    nil, "warning", "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy)",
+                    nil, .warning, "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy)",
                     fix: "see the timeline for each device; the remedy taken is in its 'remedy' field",
                     device: value.last.destination)
             }
@@ -186,7 +182,7 @@ extension ActivityRegistry {
                 activity.state == .active || activity.state == .stale
             {
                 finding(
-                    "DT-021", "warning", "the stale date passed \(Int(now.timeIntervalSince1970) - Int(stale)) s ago",
+                    "DT-021", .warning, "the stale date passed \(Int(now.timeIntervalSince1970) - Int(stale)) s ago",
                     fix: "send an update with a later staleDate, or end the activity")
             }
             let subscriptions = try tx.channelSubscriptions(app: appID, activityId: activityId)
@@ -194,31 +190,27 @@ extension ActivityRegistry {
                 activity: activity, tokens: updateTokens + startTokens + androidTokens + subscriptions, app: app,
                 now: now)
             {
-                finding(found.trap, found.severity.rawValue, found.message, fix: found.fix, device: fingerprint)
+                finding(found.trap, found.severity, found.message, fix: found.fix, device: fingerprint)
             }
             if pending > 0 {
                 finding(
-                    nil, "info", "\(pending) send(s) still queued for this activity",
+                    nil, .info, "\(pending) send(s) still queued for this activity",
                     fix: "wait, or look at /metrics droptrack_outbox_oldest_age_seconds if it grows")
             }
             var lastAccepted: [String: Int64] = [:]
             for entry in timeline where (200..<300).contains(entry.status) {
                 lastAccepted[entry.destination] = max(lastAccepted[entry.destination] ?? 0, entry.version)
             }
-            let devices: [JSONValue] = (updateTokens + androidTokens + startTokens).map { token in
+            let devices = (updateTokens + androidTokens + startTokens).map { token in
                 let accepted = lastAccepted[token.fingerprint]
                 let current = token.kind == .pushToStart ? accepted != nil : accepted == activity.version
-                return .object([
-                    "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
-                    "valid": .bool(token.isValid), "lastAcceptedVersion": accepted.map { .number(Double($0)) } ?? .null,
-                    "upToDate": .bool(token.isValid && current),
-                ])
+                return Diagnosis.Device(
+                    fingerprint: token.fingerprint, kind: token.kind, valid: token.isValid,
+                    lastAcceptedVersion: accepted, upToDate: token.isValid && current)
             }
-            return .object([
-                "activityId": .string(activity.id), "state": .string(activity.state.rawValue),
-                "version": .number(Double(activity.version)), "timestamp": .number(Double(activity.timestamp)),
-                "findings": .array(findings), "devices": .array(devices),
-            ])
+            return Diagnosis(
+                activityId: activity.id, state: activity.state, version: activity.version,
+                timestamp: activity.timestamp, findings: findings, devices: devices)
         }
     }
 }

@@ -18,7 +18,10 @@ struct ContractBook {
 
     var knownTypes: [String] { ([DeliveryAttributes.typeName] + schemas.keys).sorted() }
 
-    func isKnown(_ type: String) -> Bool { type == DeliveryAttributes.typeName || schemas[type] != nil }
+    func isKnown(_ type: String) -> Bool {
+        type == DeliveryAttributes.typeName || schemas[type] != nil
+            || (type == ExpoWidgetsAttributes.typeName && !expoSchemas.isEmpty)
+    }
 
     func requireKnown(_ type: String, field: String) throws(ActivityError) {
         guard isKnown(type) else {
@@ -45,6 +48,7 @@ struct ContractBook {
             try reader.refuseUnknown(["orderId"])
             return .object(["orderId": .string(orderId)])
         }
+        if schemas[type]?.isExpoWidgets == true { return try expoAttributes(value, field: field) }
         guard let schema = schemas[type]?.attributes else {
             guard value.objectValue != nil else { throw ActivityError.invalid(field, "'\(field)' must be an object") }
             return value
@@ -84,11 +88,12 @@ struct ContractBook {
         return try Self.check(value, against: schema.contentState, field: field)
     }
 
-    /// The content-state as the widget decodes it: unchanged, or wrapped for expo-widgets.
-    func output(_ state: JSONValue, type: String) -> JSONValue {
-        guard let schema = schemas[type], schema.output == "expo-widgets" else { return state }
+    /// The content-state as the widget decodes it: unchanged, or wrapped for expo-widgets as the
+    /// start's `widget` (the schema's first widget when the start named none).
+    func output(_ state: JSONValue, type: String, widget: String? = nil) -> JSONValue {
+        guard let schema = schemas[type], schema.isExpoWidgets else { return state }
         return .object([
-            "name": .string(schema.widgetName ?? type),
+            "name": .string(widget ?? widgetNames(type)[0]),
             "props": .string(String(decoding: state.serialized(), as: UTF8.self)),
         ])
     }

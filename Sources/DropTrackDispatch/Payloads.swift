@@ -26,7 +26,9 @@ struct PayloadBuilder {
     /// The APNs payload and priority of an activity's newest version: a start (for push-to-start
     /// tokens) or its update or end. It is the same for every token, so a fan-out builds it once.
     func apnsPayload(activity: ActivityRecord, start: Bool) throws -> (payload: [UInt8], priority: Int) {
-        let state = contracts.output(activity.contentState, type: activity.attributesType)
+        let state = contracts.output(
+            activity.contentState, type: activity.attributesType,
+            widget: activity.mapperState?[ActivityRegistry.expoWidgetKey]?.stringValue)
         let alert = activity.alert.flatMap(Self.alert)
         if start {
             let payload = LiveActivityPayload(
@@ -34,7 +36,7 @@ struct PayloadBuilder {
                 relevanceScore: activity.relevanceScore,
                 alert: alert ?? LiveActivityAlert(title: "Live Activity started", body: ""),
                 start: LiveActivityStart(
-                    attributesType: activity.attributesType, attributes: activity.attributes,
+                    attributesType: contracts.activityKitType(activity.attributesType), attributes: activity.attributes,
                     inputPushToken: activity.channelId == nil,
                     inputPushChannel: activity.channelId))
             return (try payload.encoded(), 10)

@@ -72,12 +72,15 @@ public struct StartActivity: Sendable, Hashable {
     /// Unix seconds: when the server ends it; the configured maximum when nil.
     public var endAt: Int64?
     public var broadcast: Broadcast?
+    /// For an expo-widgets schema: which registered widget the activity shows (needed when the
+    /// schema registers several).
+    public var widget: String?
 
     public init(
         activityId: String, userId: String, attributesType: String, attributes: JSONValue,
         contentState: JSONValue? = nil, event: InitialEvent? = nil, schedule: [ScheduleEntry]? = nil,
         alert: JSONValue, staleDate: Int64? = nil, relevanceScore: Double? = nil, idempotencyKey: String,
-        startAt: Int64? = nil, endAt: Int64? = nil, broadcast: Broadcast? = nil
+        startAt: Int64? = nil, endAt: Int64? = nil, broadcast: Broadcast? = nil, widget: String? = nil
     ) {
         self.activityId = activityId
         self.userId = userId
@@ -93,6 +96,7 @@ public struct StartActivity: Sendable, Hashable {
         self.startAt = startAt
         self.endAt = endAt
         self.broadcast = broadcast
+        self.widget = widget
     }
 }
 

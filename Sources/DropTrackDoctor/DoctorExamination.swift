@@ -200,8 +200,22 @@ final class Examination {
         if let contract = context.contract, let name = contract.attributesType ?? token?.attributesType {
             all[name] = all[name] ?? contract
         }
+        // expo-widgets starts every widget as LiveActivityAttributes, whatever its contract is called.
+        if all[Self.expoWidgetsType] == nil {
+            all[Self.expoWidgetsType] =
+                context.contract?.schema.isExpoWidgets == true
+                ? context.contract : all.sorted { $0.key < $1.key }.first { $0.value.schema.isExpoWidgets }?.value
+        }
         return all
     }()
+
+    /// The ActivityKit type every expo-widgets widget is.
+    static let expoWidgetsType = "LiveActivityAttributes"
+
+    /// The name iOS matches for a contract: LiveActivityAttributes for an expo-widgets one.
+    func activityKitType(_ name: String) -> String {
+        context.contracts?[name]?.schema.isExpoWidgets == true ? Self.expoWidgetsType : name
+    }
 
     /// The client renders with expo-widgets (said by the context or by the contract).
     var isExpoWidgets: Bool { context.client == .expoWidgets || stateContract?.schema.isExpoWidgets == true }

@@ -491,6 +491,15 @@ public final class IPhoneSimulator: Sendable {
 
     /// Why ActivityKit's decoder would refuse (or misread) a content-state, or nil.
     static func decodeProblem(_ value: JSONValue, type: String) -> (trap: String, reason: String)? {
+        if type == ExpoWidgetsAttributes.typeName {
+            // expo-widgets decodes {name, props}; other keys are ignored, so a bare state shows nothing.
+            do {
+                _ = try LiveActivityJSON.decode(ExpoWidgetsAttributes.ContentState.self, from: value.encoded())
+                return nil
+            } catch {
+                return ("DT-029", "not expo-widgets' {name, props}: \(error)")
+            }
+        }
         guard type == DeliveryAttributes.typeName else {
             return value.objectValue == nil ? ("DT-013", "not an object") : nil
         }
@@ -506,9 +515,14 @@ public final class IPhoneSimulator: Sendable {
     }
 
     static func decodeAttributesProblem(_ value: JSONValue, type: String) -> String? {
-        guard type == DeliveryAttributes.typeName else { return nil }
         do {
-            _ = try LiveActivityJSON.decode(DeliveryAttributes.self, from: value.encoded())
+            switch type {
+            case DeliveryAttributes.typeName:
+                _ = try LiveActivityJSON.decode(DeliveryAttributes.self, from: value.encoded())
+            case ExpoWidgetsAttributes.typeName:
+                _ = try LiveActivityJSON.decode(ExpoWidgetsAttributes.self, from: value.encoded())
+            default: return nil
+            }
             return nil
         } catch {
             return "\(error)"

@@ -425,6 +425,35 @@ struct DoctorTests {
         #expect(findings.first?.message.contains("did you mean \"DeliveryAttributes\"?") == true)
     }
 
+    @Test("an expo-widgets start: a url that is no string, a key LiveActivityAttributes lacks, an unregistered widget")
+    func expoWidgetsStart() {
+        let push = F.apns(
+            F.editAPS(F.startJSON) {
+                $0["attributes-type"] = .string("LiveActivityAttributes")
+                $0["attributes"] = .object(["url": .number(7), "matchId": .string("m")])
+                $0["content-state"] = .object(["name": .string("ScoreHuge"), "props": .string("{}")])
+            }, token: F.startToken, priority: "10")
+        let schema = ContractSchema(
+            contentState: [:], output: "expo-widgets", widgetName: "ScoreSmall", widgetNames: ["ScoreLarge"])
+        let findings = Doctor.examine(
+            push, context: facts { $0.contract = DoctorContract(schema: schema, attributesType: "Scores") }
+        ).filter { $0.trap == "DT-029" }
+        #expect(
+            findings.map(\.field) == ["aps.attributes.url", "aps.content-state.name", "aps.attributes.matchId"],
+            "\(findings)")
+        #expect(findings.contains { $0.message.contains(#""ScoreSmall", "ScoreLarge""#) })
+        let registered = F.apns(
+            F.editAPS(F.startJSON) {
+                $0["attributes-type"] = .string("LiveActivityAttributes")
+                $0["attributes"] = .object(["url": .string("myapp://m")])
+                $0["content-state"] = .object(["name": .string("ScoreLarge"), "props": .string("{}")])
+            }, token: F.startToken, priority: "10")
+        #expect(
+            Doctor.examine(
+                registered, context: facts { $0.contract = DoctorContract(schema: schema, attributesType: "Scores") }
+            ).filter { $0.trap == "DT-029" } == [])
+    }
+
     @Test("a rule needing a fact stays silent without it")
     func silentWithoutFacts() {
         // DT-059 needs both environments; DT-020 the last timestamp; DT-106 the permission flag.

@@ -199,7 +199,7 @@ extension DoctorFixtures {
                     dateEncoding: "iso8601")
             ], attributes: ["matchId": .init(type: "string")], output: "expo-widgets", widgetName: "Score",
             correlationKey: "matchId", mutableAttributes: ["venue"], androidData: ["eta": .init(type: "epoch-millis")],
-            androidWhenKey: "eta", androidShortTextKey: "score")
+            androidWhenKey: "eta", androidShortTextKey: "score", widgetNames: ["ScoreLarge"])
         return DoctorContext(
             now: now, client: .expoWidgets, contract: DoctorContract(schema: schema),
             contracts: ["ScoreAttributes": DoctorContract(schema: schema)],

@@ -104,11 +104,8 @@ struct BroadcastTests {
                 #"{"activityId":"match-9","deviceId":"watcher","device":{"osVersion":"18.1","areActivitiesEnabled":false}}"#
             ))
         let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
-        let mine =
-            diagnosis["findings"]?.arrayValue?.filter {
-                $0["device"]?.stringValue == subscription.token.fingerprint
-            } ?? []
-        #expect(mine.contains { $0["trap"] == .string("DT-048") }, "\(diagnosis)")
+        let mine = diagnosis.findings.filter { $0.device == subscription.token.fingerprint }
+        #expect(mine.contains { $0.trap == "DT-048" }, "\(diagnosis)")
     }
 
     @Test("mixed audiences in one call; a deleted channel is recreated; dismissal deletes the channel")
@@ -243,9 +240,8 @@ struct BroadcastTests {
             "registering it again changes nothing")
         let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
         #expect(
-            diagnosis["findings"]?.arrayValue?.contains {
-                $0["fix"]?.stringValue?.contains("broadcast channel") == true
-            } == true, "the diagnosis says the unused token is fine")
+            diagnosis.findings.contains { $0.fix.contains("broadcast channel") },
+            "the diagnosis says the unused token is fine")
 
         _ = try server.registry.startActivity(
             app: "app1",

@@ -595,8 +595,7 @@ struct DispatchTests {
         server.registry.runScheduled()
         clock.advance(by: 2 * 86_400)
         #expect(server.registry.runScheduled().tokensDeleted >= 1)
-        let traps = (try server.registry.diagnose(app: "app1", activityId: "o-9")["findings"]?.arrayValue ?? [])
-            .compactMap { $0["trap"]?.stringValue }
+        let traps = try server.registry.diagnose(app: "app1", activityId: "o-9").findings.compactMap(\.trap)
         #expect(!traps.contains("DT-041") && !traps.contains("DT-040"), "\(traps)")
     }
 

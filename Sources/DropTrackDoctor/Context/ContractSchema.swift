@@ -69,6 +69,8 @@ public struct ContractSchema: Sendable, Codable, Equatable {
     public var output: String?
     /// For expo-widgets: the widget name the content-state's `name` must carry.
     public var widgetName: String?
+    /// For expo-widgets: further widget names the content-state's `name` may carry.
+    public var widgetNames: [String]?
     /// The static attribute carrying the backend's id, so tokens can be matched to their activity.
     public var correlationKey: String?
     /// Static attributes whose domain value can change during the activity (a design mistake: they
@@ -86,7 +88,8 @@ public struct ContractSchema: Sendable, Codable, Equatable {
         attributesType: String? = nil, version: String? = nil, compatibleVersions: [String]? = nil,
         contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
         widgetName: String? = nil, correlationKey: String? = nil, mutableAttributes: [String]? = nil,
-        androidData: [String: Field]? = nil, androidWhenKey: String? = nil, androidShortTextKey: String? = nil
+        androidData: [String: Field]? = nil, androidWhenKey: String? = nil, androidShortTextKey: String? = nil,
+        widgetNames: [String]? = nil
     ) {
         self.attributesType = attributesType
         self.version = version
@@ -95,6 +98,7 @@ public struct ContractSchema: Sendable, Codable, Equatable {
         self.attributes = attributes
         self.output = output
         self.widgetName = widgetName
+        self.widgetNames = widgetNames
         self.correlationKey = correlationKey
         self.mutableAttributes = mutableAttributes
         self.androidData = androidData
@@ -104,6 +108,9 @@ public struct ContractSchema: Sendable, Codable, Equatable {
 
     /// True when the content-state travels in expo-widgets' `{name, props}` wrapper.
     public var isExpoWidgets: Bool { output == "expo-widgets" }
+
+    /// Every expo-widgets widget name the contract registers (`widgetName`, then `widgetNames`).
+    public var expoWidgetNames: [String] { (widgetName.map { [$0] } ?? []) + (widgetNames ?? []) }
 
     /// DropTrack's delivery contract (`DeliveryAttributes` and `DeliveryLiveUpdate`) as a field map.
     public static let delivery: ContractSchema = {

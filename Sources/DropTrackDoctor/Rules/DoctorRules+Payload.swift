@@ -286,6 +286,20 @@ extension Doctor {
                     "aps.attributes-type", "expo-widgets apps start \"LiveActivityAttributes\", not \"\(type)\"",
                     fix: "send \"attributes-type\": \"LiveActivityAttributes\"")
             }
+            // LiveActivityAttributes decodes `url: String?` only: a mistyped url drops the start, other keys are lost.
+            if e.isStart, let attributes = e.aps?["attributes"]?.objectValue {
+                if let url = attributes["url"], url != .null, url.stringValue == nil {
+                    r.error(
+                        "aps.attributes.url", "url is a \(url.typeName); LiveActivityAttributes decodes a string",
+                        fix: "send the deep link as a string, or leave url out")
+                }
+                for key in attributes.keys.sorted() where key != "url" {
+                    r.warning(
+                        "aps.attributes.\(key)",
+                        "LiveActivityAttributes has no \"\(key)\": the widget never sees it",
+                        fix: "move \"\(key)\" into props")
+                }
+            }
             guard let state = e.aps?["content-state"] else { return }
             guard let object = state.objectValue else {
                 r.error(
@@ -300,13 +314,13 @@ extension Doctor {
                     "content-state has \(extra.sorted().joined(separator: ", ")) at the top level; expo-widgets decodes only {name, props}, so the card never updates",
                     fix: "wrap in the projection: {name, props: JSON.stringify(state)}")
             }
-            let widget = e.stateContract?.schema.widgetName
+            let widgets = e.stateContract?.schema.expoWidgetNames ?? []
             if let name = object["name"]?.stringValue {
-                if let widget, name != widget {
+                if !widgets.isEmpty, !widgets.contains(name) {
                     r.error(
                         "aps.content-state.name",
-                        "content-state names widget \"\(name)\"; the app registered \"\(widget)\"",
-                        fix: "send the registered widget name in \"name\"")
+                        "content-state names widget \"\(name)\"; the app registered \(widgets.map { "\"\($0)\"" }.joined(separator: ", "))",
+                        fix: "send a registered widget name in \"name\"")
                 }
             } else {
                 r.error(

@@ -63,7 +63,7 @@ extension Doctor {
                         "a start goes to a push-to-start token, not a \(kind.rawValue) token (DeviceTokenNotForTopic, or 200 and nothing)",
                         fix: "send starts to the push-to-start token registered for the attributes type")
                 } else if let type = e.token?.attributesType, let sent = e.aps?["attributes-type"]?.stringValue,
-                    type != sent
+                    type != sent, e.activityKitType(type) != sent
                 {
                     r.error(
                         "aps.attributes-type",
