@@ -43,6 +43,11 @@ extension Doctor {
                     r.error(
                         field, "\"\(issue.key)\" is a \(got) but must be \(expected): the device drops the update",
                         fix: "send exactly the ContentState's keys and JSON types")
+                case .notExactlyOne(let members, let found) where !compiled:
+                    r.error(
+                        issue.key.isEmpty ? state.path : field,
+                        "exactly one of \(members.joined(separator: ", ")) must be set; found \(found.isEmpty ? "none" : found.joined(separator: ", "))",
+                        fix: "fill the one member the state calls for and leave the others out")
                 default:
                     break
                 }
