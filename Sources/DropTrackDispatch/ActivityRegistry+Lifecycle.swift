@@ -124,7 +124,7 @@ extension ActivityRegistry {
             guard activity.attributesType == DeliveryAttributes.typeName else {
                 throw ActivityError.unprocessable(
                     message:
-                        "events are for DeliveryAttributes and types with a mapper; POST the content-state of \(activity.attributesType) to /update, or declare schemas.\(activity.attributesType).mapper",
+                        "events are for DeliveryAttributes and types with a mapper; PATCH the content-state of \(activity.attributesType), or declare schemas.\(activity.attributesType).mapper",
                     field: "type")
             }
             let mapped = try DeliveryMapper.apply(
