@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackStore
 import DropTrackTesting
 import Foundation
 import Testing
@@ -119,6 +120,23 @@ struct DeclarativeMapperTests {
         #expect(DeclarativeMapper.unixSeconds(.string("1970-01-01T00:00:10Z")) == 10)
         #expect(DeclarativeMapper.unixSeconds(.string("soon")) == nil)
         #expect(DeclarativeMapper.unixSeconds(.bool(true)) == nil)
+    }
+
+    @Test("the scheduler opens no transaction for a schedule whose entry in force is already sent")
+    func idleSchedule() throws {
+        let schedule = json(
+            #"[{"at": 1800000000, "contentState": {"n": 1}}, {"at": 1800000600, "contentState": {"n": 2}}]"#)
+        var activity = ActivityRecord(
+            app: "a", id: "x", userId: "u", attributesType: "T", attributes: .object([:]), contentState: json(#"{"n": 1}"#),
+            state: .active, version: 1, timestamp: 0, event: .start, priority: 10, createdAt: t0, updatedAt: t0,
+            schedule: schedule)
+        #expect(ActivityRegistry.scheduleIsIdle(activity, now: t0.addingTimeInterval(599)))
+        #expect(!ActivityRegistry.scheduleIsIdle(activity, now: t0.addingTimeInterval(600)), "a boundary came")
+        activity.endAt = t0.addingTimeInterval(60)
+        #expect(!ActivityRegistry.scheduleIsIdle(activity, now: t0.addingTimeInterval(60)), "its end is due")
+        activity.endAt = nil
+        activity.staleDate = Int64(t0.timeIntervalSince1970) + 30
+        #expect(!ActivityRegistry.scheduleIsIdle(activity, now: t0.addingTimeInterval(60)), "it turns stale")
     }
 
     func json(_ text: String) -> JSONValue {
