@@ -10,7 +10,9 @@ public indirect enum Indirect<Value: Sendable & Codable & Equatable>: Sendable, 
 
     /// The value held.
     public var wrapped: Value {
-        switch self { case .value(let value): value }
+        switch self {
+        case .value(let value): value
+        }
     }
 
     public init(from decoder: any Decoder) throws {

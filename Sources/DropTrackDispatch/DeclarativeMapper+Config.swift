@@ -16,12 +16,14 @@ extension DeclarativeMapper {
         for (name, rule) in eventsJSON.sorted(by: { $0.key < $1.key }) {
             guard !name.isEmpty, !name.hasPrefix("delivery.") else {
                 throw ConfigurationError(
-                    key: "\(key).events", "\(key).events: '\(name)' is not a usable event type (delivery.* is built in)")
+                    key: "\(key).events", "\(key).events: '\(name)' is not a usable event type (delivery.* is built in)"
+                )
             }
             events[name] = try Self.eventRule(rule, at: "\(key).events[\(name)]")
         }
         guard let stateJSON = top["contentState"] else {
-            throw ConfigurationError(key: "\(key).contentState", "\(key).contentState must map the content-state's fields")
+            throw ConfigurationError(
+                key: "\(key).contentState", "\(key).contentState must map the content-state's fields")
         }
         var timed: [(list: Path, at: Path)] = []
         let state = try Self.objectSpec(
@@ -138,7 +140,8 @@ extension DeclarativeMapper {
         for (name, rule) in (schema ?? [:]).sorted(by: { $0.key < $1.key }) where rule.optional != true {
             guard fields[name] != nil else {
                 throw ConfigurationError(
-                    key: "\(key).\(name)", "\(key).\(name) is required by the schema; map it (or make it optional there)")
+                    key: "\(key).\(name)",
+                    "\(key).\(name) is required by the schema; map it (or make it optional there)")
             }
         }
         var spec = ObjectSpec(fields: fields, oneOf: nil)
@@ -160,7 +163,8 @@ extension DeclarativeMapper {
             }
             let fallback = rule["default"]?.stringValue
             if let fallback, fields[fallback] == nil {
-                throw ConfigurationError(key: "\(oneOfAt).default", "\(oneOfAt).default must name a field mapped in \(key)")
+                throw ConfigurationError(
+                    key: "\(oneOfAt).default", "\(oneOfAt).default must name a field mapped in \(key)")
             }
             spec.oneOf = OneOf(by: try Path(by, at: "\(oneOfAt).by"), cases: names, fallback: fallback)
             for member in spec.oneOf?.members ?? [] where schema?[member].map({ $0.optional != true }) == true {
@@ -196,7 +200,8 @@ extension DeclarativeMapper {
                 if let allowed = schema?.values, !allowed.contains(name) {
                     throw ConfigurationError(
                         key: "\(key).cases.\(value)",
-                        "\(key).cases.\(value) is '\(name)', which the schema does not allow: \(allowed.joined(separator: ", "))")
+                        "\(key).cases.\(value) is '\(name)', which the schema does not allow: \(allowed.joined(separator: ", "))"
+                    )
                 }
                 names[value] = name
             }
@@ -214,7 +219,10 @@ extension DeclarativeMapper {
             guard which == "current" || which == "next" else {
                 throw ConfigurationError(key: "\(key).which", "\(key).which is current or next, not '\(which)'")
             }
-            let entry = (list: try Path(listPath, at: "\(key).entry"), at: try Path(object["at"]?.stringValue ?? "at", at: "\(key).at"))
+            let entry = (
+                list: try Path(listPath, at: "\(key).entry"),
+                at: try Path(object["at"]?.stringValue ?? "at", at: "\(key).at")
+            )
             timed.append(entry)
             return .entry(list: entry.list, at: entry.at, next: which == "next", object: nested)
         }

@@ -24,7 +24,10 @@ struct DeclarativeMapper: Sendable {
             let segments = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             guard !text.isEmpty,
                 segments.allSatisfy({
-                    !$0.isEmpty && $0.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-" }
+                    !$0.isEmpty
+                        && $0.unicodeScalars.allSatisfy {
+                            CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-"
+                        }
                 })
             else {
                 throw ConfigurationError(

@@ -62,7 +62,8 @@ extension ContractBook {
                     guard element != .null || item.optional == true else {
                         throw ActivityError.missing("\(path)[\(index)]", "a \(item.type)")
                     }
-                    checked.append(element == .null ? .null : try checkMember(element, rule: item, path: "\(path)[\(index)]"))
+                    checked.append(
+                        element == .null ? .null : try checkMember(element, rule: item, path: "\(path)[\(index)]"))
                 }
                 return .array(checked)
             }
@@ -125,7 +126,9 @@ extension AttributesSchema {
                 }
                 guard rule.optional == true else {
                     throw ConfigurationError(
-                        key: key, "\(key) names '\(name)', which must then be \"optional\": true (it is unset when another is set)")
+                        key: key,
+                        "\(key) names '\(name)', which must then be \"optional\": true (it is unset when another is set)"
+                    )
                 }
             }
         }

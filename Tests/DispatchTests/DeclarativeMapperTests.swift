@@ -70,7 +70,8 @@ struct DeclarativeMapperTests {
             try receipt.apply("receipt.dispatched", data: .object([:]), record: nil, now: t0)
         } throws: { ($0 as? ActivityError)?.field == "data.courier" }
         #expect {
-            try receipt.apply("receipt.dispatched", data: json(#"{"courier": "Sam", "curier": "x"}"#), record: nil, now: t0)
+            try receipt.apply(
+                "receipt.dispatched", data: json(#"{"courier": "Sam", "curier": "x"}"#), record: nil, now: t0)
         } throws: { ($0 as? ActivityError)?.message.contains("curier") == true }
         #expect {
             try receipt.contentState(json(#"{"orderNumber": "R", "status": "lost", "updatedAt": 1}"#), at: t0)
@@ -127,7 +128,8 @@ struct DeclarativeMapperTests {
         let schedule = json(
             #"[{"at": 1800000000, "contentState": {"n": 1}}, {"at": 1800000600, "contentState": {"n": 2}}]"#)
         var activity = ActivityRecord(
-            app: "a", id: "x", userId: "u", attributesType: "T", attributes: .object([:]), contentState: json(#"{"n": 1}"#),
+            app: "a", id: "x", userId: "u", attributesType: "T", attributes: .object([:]),
+            contentState: json(#"{"n": 1}"#),
             state: .active, version: 1, timestamp: 0, event: .start, priority: 10, createdAt: t0, updatedAt: t0,
             schedule: schedule)
         #expect(ActivityRegistry.scheduleIsIdle(activity, now: t0.addingTimeInterval(599)))

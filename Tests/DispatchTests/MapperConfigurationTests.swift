@@ -51,7 +51,8 @@ struct MapperConfigurationTests {
                 "the schema does not allow"
             ),
             (
-                #""updatedAt": {"date": "updatedAt"},"#, "", "apps[0].schemas.ReceiptAttributes.mapper.contentState.updatedAt | ",
+                #""updatedAt": {"date": "updatedAt"},"#, "",
+                "apps[0].schemas.ReceiptAttributes.mapper.contentState.updatedAt | ",
                 "required by the schema"
             ),
             (
@@ -95,7 +96,8 @@ struct MapperConfigurationTests {
             #"{"orderNumber":"R","status":"onTheWay","updatedAt":0,"preparing":{},"onTheWay":{"courier":"Sam"}}"#)
         #expect(two?.field == "contentState")
         #expect(
-            two?.message.contains("exactly one of preparing, onTheWay, delivered must be set; found preparing, onTheWay")
+            two?.message.contains(
+                "exactly one of preparing, onTheWay, delivered must be set; found preparing, onTheWay")
                 == true, "\(two?.message ?? "accepted")")
         let none = refusal("ReceiptAttributes", #"{"orderNumber":"R","status":"onTheWay","updatedAt":0}"#)
         #expect(none?.message.contains("found none") == true)
@@ -123,13 +125,17 @@ struct MapperConfigurationTests {
         let two = refusal("Parcel", #"{"detail":{"pickup":{"from":"a"},"transit":{"from":"b"}}}"#, book: book)
         #expect(two?.field == "contentState.detail")
         #expect(
-            two?.message == "'contentState.detail': exactly one of pickup, transit, delivered must be set; found pickup, transit")
+            two?.message
+                == "'contentState.detail': exactly one of pickup, transit, delivered must be set; found pickup, transit"
+        )
         let item = refusal(
             "Parcel", #"{"detail":{"pickup":{"from":"a"}},"stops":[{"at":0},{"at":"noon"}]}"#, book: book)
         #expect(item?.field == "contentState.stops[1].at")
         let fine = try? book.contentState(
             JSONValue.parse(#"{"detail":{"transit":{"from":"b"}},"stops":[{"at":"2027-01-15T08:00:00Z"}]}"#),
             type: "Parcel", field: "contentState")
-        #expect(fine?["stops"]?.arrayValue?.first?["at"]?.numberValue == Date(timeIntervalSince1970: 1_800_000_000).timeIntervalSinceReferenceDate)
+        #expect(
+            fine?["stops"]?.arrayValue?.first?["at"]?.numberValue
+                == Date(timeIntervalSince1970: 1_800_000_000).timeIntervalSinceReferenceDate)
     }
 }

@@ -42,7 +42,9 @@ final class MapperStack: Sendable {
         }
         let phone = self.phone
         server.apns.emulator.addDeliveryListener { delivery in
-            if let token = delivery.token { phone.receive(token: token, payload: delivery.payload, priority: delivery.priority) }
+            if let token = delivery.token {
+                phone.receive(token: token, payload: delivery.payload, priority: delivery.priority)
+            }
         }
         phone.registerPushToStartTokens()
         android = server.fcm.newToken()
@@ -149,6 +151,16 @@ struct DeclarativeMapperEndToEndTests {
         #expect(missing.errorField == "data.courier", "\(missing.text)")
         let wrongType = try stack.server.call("POST", "/v1/activities/r-3/events", #"{"type":"classes.set"}"#)
         #expect(wrongType.status == 400 && wrongType.errorField == "type", "\(wrongType.text)")
+    }
+
+    @Test("the README's schemas.json is the examples these tests run")
+    func readmeExamples() throws {
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "cat > schemas.json <<'EOF'\n"))
+        let end = try #require(readme.range(of: "\nEOF\n", range: start.upperBound..<readme.endIndex))
+        let shown = try JSONValue.parse(String(readme[start.upperBound..<end.lowerBound]))
+        #expect(shown["ReceiptAttributes"] == (try JSONValue.parse(MapperExamples.receiptJSON)))
+        #expect(shown["ClassScheduleAttributes"] == (try JSONValue.parse(MapperExamples.classesJSON)))
     }
 
     @Test("a class schedule: the scheduler pushes the current and next class as each starts, and nothing in between")

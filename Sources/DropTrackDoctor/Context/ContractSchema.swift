@@ -263,7 +263,9 @@ extension ContractSchema {
         }
         for group in oneOf ?? [] {
             let found = group.filter { object[$0] != nil && object[$0] != .null }
-            if found.count != 1 { nested.append(SchemaIssue(key: "", kind: .notExactlyOne(members: group, found: found))) }
+            if found.count != 1 {
+                nested.append(SchemaIssue(key: "", kind: .notExactlyOne(members: group, found: found)))
+            }
         }
         return flatIssues(object, against: fields) + nested
     }

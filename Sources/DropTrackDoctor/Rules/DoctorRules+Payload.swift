@@ -421,7 +421,8 @@ extension Doctor {
 
     /// Required keys are missing and nothing unknown is there: a subset, as a diff would be.
     static func isPartial(_ issues: [SchemaIssue]) -> Bool {
-        let missing = issues.contains { $0.kind == .missing }
+        // Only top-level keys: a nested object missing a member is one the device cannot decode.
+        let missing = issues.contains { $0.kind == .missing && !$0.key.contains(".") && !$0.key.contains("[") }
         let unknown = issues.contains { if case .unknownKey = $0.kind { true } else { false } }
         return missing && !unknown
     }
