@@ -113,8 +113,10 @@ extension ActivityRegistry {
         let type = event.type
         let known = contracts(try app(appID)).eventTypes
         guard known.contains(type) else {
-            throw ActivityError.invalid(
-                "type", "unknown event type '\(type)'; the types are \(known.joined(separator: ", "))")
+            // Any string fits the published schema: which types exist is the app's configuration.
+            throw ActivityError.unprocessable(
+                code: "unknown_event_type",
+                message: "unknown event type '\(type)'; the types are \(known.joined(separator: ", "))", field: "type")
         }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)

@@ -100,10 +100,11 @@ extension ActivityRegistry {
         let appID = app.id
         let type = start.attributesType
         if let event = start.event, !contracts.eventTypes.contains(event.type) {
-            throw ActivityError.invalid(
-                "event.type",
-                "unknown event type '\(event.type)'; the types are \(contracts.eventTypes.joined(separator: ", "))"
-            )
+            throw ActivityError.unprocessable(
+                code: "unknown_event_type",
+                message:
+                    "unknown event type '\(event.type)'; the types are \(contracts.eventTypes.joined(separator: ", "))",
+                field: "event.type")
         }
         try Self.checkAlert(start.alert)
         let startAt = start.startAt.map { Date(timeIntervalSince1970: Double($0)) }

@@ -10,13 +10,21 @@ extension DeclarativeMapper {
         var terminal: Bool
     }
 
-    /// Applies event `eventType` with `data` to `record` (nil: a new activity's empty record).
+    /// Applies event `eventType` with `data` to `record` (nil: a new activity's empty record). The
+    /// rules come from the app's configuration, not the published schema, so refusals are 422.
     func apply(_ eventType: String, data: JSONValue, record: JSONValue?, now: Date) throws(ActivityError) -> Applied {
+        try unprocessable { () throws(ActivityError) in try applying(eventType, data: data, record: record, now: now) }
+    }
+
+    private func applying(_ eventType: String, data: JSONValue, record: JSONValue?, now: Date)
+        throws(ActivityError) -> Applied
+    {
         guard let rule = events[eventType] else {
-            throw ActivityError.invalid(
-                "type",
-                "unknown event type '\(eventType)'; \(type)'s mapper knows \(eventTypes.joined(separator: ", ")) (add it under schemas.\(type).mapper.events)"
-            )
+            throw ActivityError.unprocessable(
+                code: "unknown_event_type",
+                message:
+                    "unknown event type '\(eventType)'; \(type)'s mapper knows \(eventTypes.joined(separator: ", ")) (add it under schemas.\(type).mapper.events)",
+                field: "type")
         }
         let reader = try FieldReader(data, prefix: "data")
         try reader.refuseUnknown(rule.dataKeys)

@@ -24,7 +24,8 @@ struct NestedContractTests {
         #expect(
             two.contains {
                 $0.trap == "DT-013" && $0.field == "aps.content-state"
-                    && $0.message.contains("exactly one of preparing, onTheWay, delivered must be set; found preparing, onTheWay")
+                    && $0.message.contains(
+                        "exactly one of preparing, onTheWay, delivered must be set; found preparing, onTheWay")
             }, "\(two)")
         let nested = try findings(#"{"orderNumber":"R","status":"delivered","updatedAt":0,"delivered":{}}"#)
         #expect(nested.contains { $0.trap == "DT-013" && $0.field == "aps.content-state.delivered.at" }, "\(nested)")

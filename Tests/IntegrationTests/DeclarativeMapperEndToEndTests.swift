@@ -146,11 +146,13 @@ struct DeclarativeMapperEndToEndTests {
         )
         #expect(update.status == 422 && update.errorField == "contentState", "\(update.text)")
         let unknown = try stack.server.call("POST", "/v1/activities/r-3/events", #"{"type":"receipt.lost"}"#)
-        #expect(unknown.status == 400 && unknown.errorField == "type", "\(unknown.text)")
+        #expect(
+            unknown.status == 422 && unknown.errorCode == "unknown_event_type" && unknown.errorField == "type",
+            "\(unknown.text)")
         let missing = try stack.server.call("POST", "/v1/activities/r-3/events", #"{"type":"receipt.dispatched"}"#)
-        #expect(missing.errorField == "data.courier", "\(missing.text)")
+        #expect(missing.status == 422 && missing.errorField == "data.courier", "\(missing.text)")
         let wrongType = try stack.server.call("POST", "/v1/activities/r-3/events", #"{"type":"classes.set"}"#)
-        #expect(wrongType.status == 400 && wrongType.errorField == "type", "\(wrongType.text)")
+        #expect(wrongType.status == 422 && wrongType.errorField == "type", "\(wrongType.text)")
     }
 
     @Test("the README's schemas.json is the examples these tests run")
