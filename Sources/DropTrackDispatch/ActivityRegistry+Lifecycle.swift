@@ -157,6 +157,9 @@ extension ActivityRegistry {
             let contracts = self.contracts(app)
             let state = try contracts.contentState(
                 update.contentState, type: activity.attributesType, field: "contentState")
+            // A direct update takes over from a declarative mapper's computed schedule until the next event,
+            // or the scheduler would put the computed state back at the next tick.
+            if try contracts.declarativeMapper(activity.attributesType) != nil { activity.schedule = nil }
             if let stale = update.staleDate {
                 try self.requireFuture(stale, "staleDate", now: now)
                 activity.staleDate = stale

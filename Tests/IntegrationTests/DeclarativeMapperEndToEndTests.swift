@@ -198,6 +198,12 @@ struct DeclarativeMapperEndToEndTests {
         #expect(stack.server.apns.emulator.records(forToken: shown.updateToken).map(\.event) == ["update", "update"])
         #expect(stack.phone.drops.isEmpty, "\(stack.phone.drops)")
 
+        // A direct update takes over from the computed schedule until the next event.
+        let direct = try stack.server.call(
+            "PATCH", "/v1/activities/gym", #"{"contentState":{"gym":"Riverside (closing early)"}}"#)
+        #expect(direct.status == 200, "\(direct.text)")
+        clock.advance(by: 60)
+        #expect(stack.server.registry.runScheduled().recomputed == 0)
         _ = try stack.post("/v1/activities/gym/events", #"{"type":"classes.closed"}"#)
         #expect(stack.shown("gym")?.endedAt != nil)
     }
