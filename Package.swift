@@ -214,7 +214,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DispatchTests",
-            dependencies: ["DropTrackWire", "DropTrackStore", "DropTrackDispatch", "DropTrackTesting"],
+            dependencies: [
+                "DropTrackContract", "DropTrackWire", "DropTrackStore", "DropTrackDispatch", "DropTrackTesting",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "EmulatorTests",

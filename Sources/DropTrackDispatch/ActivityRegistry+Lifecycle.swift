@@ -104,22 +104,29 @@ extension ActivityRegistry {
         }
     }
 
-    /// Applies a domain event through the mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`).
+    /// Applies a domain event through the mapper: the built-in one (`delivery.step`, `delivery.reassign`,
+    /// `delivery.eta`) or the attributes type's declarative one (ActivityRegistry+Declarative.swift).
     /// A terminal step ends the activity unless the event asks to keep it open (`terminal: .update`).
     public func applyEvent(app appID: String, activityId: String, _ event: ApplyEvent) throws(ActivityError)
         -> ActivityVersion
     {
         let type = event.type
-        guard DeliveryMapper.eventTypes.contains(type) else {
-            throw ActivityError.invalid(
-                "type",
-                "unknown event type '\(type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))")
+        let known = contracts(try app(appID)).eventTypes
+        guard known.contains(type) else {
+            // Any string fits the published schema: which types exist is the app's configuration.
+            throw ActivityError.unprocessable(
+                code: "unknown_event_type",
+                message: "unknown event type '\(type)'; the types are \(known.joined(separator: ", "))", field: "type")
         }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
+            if let mapper = try self.contracts(app).declarativeMapper(activity.attributesType) {
+                return try self.applyDeclarative(mapper, event, to: &activity, app: app, tx: tx, now: now)
+            }
             guard activity.attributesType == DeliveryAttributes.typeName else {
                 throw ActivityError.unprocessable(
-                    message: "events are for DeliveryAttributes; PATCH the content-state of \(activity.attributesType)",
+                    message:
+                        "events are for DeliveryAttributes and types with a mapper; PATCH the content-state of \(activity.attributesType), or declare schemas.\(activity.attributesType).mapper",
                     field: "type")
             }
             let mapped = try DeliveryMapper.apply(
@@ -150,6 +157,9 @@ extension ActivityRegistry {
             let contracts = self.contracts(app)
             let state = try contracts.contentState(
                 update.contentState, type: activity.attributesType, field: "contentState")
+            // A direct update takes over from a declarative mapper's computed schedule until the next event,
+            // or the scheduler would put the computed state back at the next tick.
+            if try contracts.declarativeMapper(activity.attributesType) != nil { activity.schedule = nil }
             if let stale = update.staleDate {
                 try self.requireFuture(stale, "staleDate", now: now)
                 activity.staleDate = stale

@@ -100,11 +100,12 @@ extension ActivityRegistry {
     {
         let appID = app.id
         let (type, widget) = try contracts.expoStart(type: start.attributesType, widget: start.widget)
-        if let event = start.event, !DeliveryMapper.eventTypes.contains(event.type) {
-            throw ActivityError.invalid(
-                "event.type",
-                "unknown event type '\(event.type)'; the types are \(DeliveryMapper.eventTypes.joined(separator: ", "))"
-            )
+        if let event = start.event, !contracts.eventTypes.contains(event.type) {
+            throw ActivityError.unprocessable(
+                code: "unknown_event_type",
+                message:
+                    "unknown event type '\(event.type)'; the types are \(contracts.eventTypes.joined(separator: ", "))",
+                field: "event.type")
         }
         try Self.checkAlert(start.alert)
         let startAt = start.startAt.map { Date(timeIntervalSince1970: Double($0)) }
@@ -122,17 +123,27 @@ extension ActivityRegistry {
         let attributes = try contracts.attributes(start.attributes, type: type, field: "attributes")
         try requireFuture(start.staleDate, "staleDate", now: now)
         try requireFuture(start.endAt, "endAt", now: now)
-        let schedule = try start.schedule.map { entries throws(ActivityError) in
+        var schedule = try start.schedule.map { entries throws(ActivityError) in
             try scheduleStates(entries, type: type, contracts: contracts)
         }
         var state: JSONValue
         var mapperState: JSONValue? = nil
         if let givenState = start.contentState {
             state = try contracts.contentState(givenState, type: type, field: "contentState")
+        } else if let event = start.event, let mapper = try contracts.declarativeMapper(type) {
+            guard schedule == nil else {
+                throw ActivityError.invalid(
+                    "schedule", "\(type) computes its schedule from its record: give 'event' or 'schedule', not both")
+            }
+            let applied = try mapper.apply(event.type, data: event.data, record: nil, now: now)
+            (state, schedule) = try declarativeState(mapper, record: applied.record, contracts: contracts, now: now)
+            mapperState = .object(["record": applied.record])
         } else if let event = start.event {
             guard type == DeliveryAttributes.typeName else {
                 throw ActivityError.unprocessable(
-                    message: "events are for DeliveryAttributes; give 'contentState' for \(type)", field: "event")
+                    message:
+                        "events are for DeliveryAttributes and types with a mapper; give 'contentState' for \(type), or declare schemas.\(type).mapper",
+                    field: "event")
             }
             let mapped = try DeliveryMapper.apply(
                 type: event.type, data: event.data, current: .null, mapperState: nil, now: now)

@@ -40,9 +40,9 @@ public struct RegisterToken: Sendable, Hashable {
     }
 }
 
-/// A domain event for an activity's mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`):
-/// the mapper turns it into the next content-state. The data stays JSON because each event type
-/// carries its own fields.
+/// A domain event for an activity's mapper (`delivery.step`, `delivery.reassign`, `delivery.eta`, or
+/// one a schema's declarative mapper declares): the mapper turns it into the next content-state. The
+/// data stays JSON because each event type carries its own fields.
 public struct ApplyEvent: Sendable, Hashable {
     /// What a terminal step (`delivered`) does to the activity.
     public enum Terminal: String, Sendable, Hashable {

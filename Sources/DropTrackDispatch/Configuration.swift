@@ -122,10 +122,22 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
         public var optional: Bool?
         /// For strings: the allowed values (a Swift enum's raw values).
         public var values: [String]?
-        public init(type: String, optional: Bool? = nil, values: [String]? = nil) {
+        /// For objects: the nested fields (a nested Codable struct); without it, any object is taken.
+        public var fields: [String: Field]?
+        /// For arrays: every item's rule.
+        public var items: Indirect<Field>?
+        /// For objects with `fields`: groups of optional fields of which exactly one must be set.
+        public var oneOf: [[String]]?
+        public init(
+            type: String, optional: Bool? = nil, values: [String]? = nil, fields: [String: Field]? = nil,
+            items: Field? = nil, oneOf: [[String]]? = nil
+        ) {
             self.type = type
             self.optional = optional
             self.values = values
+            self.fields = fields
+            self.items = items.map(Indirect.init)
+            self.oneOf = oneOf
         }
     }
 
@@ -139,11 +151,18 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
     public var widgetName: String?
     /// For expo-widgets: several widgets sharing these props; a start picks one with `widget`.
     public var widgetNames: [String]?
+    /// Groups of optional top-level content-state fields of which exactly one must be set.
+    public var oneOf: [[String]]?
+    /// A declarative mapper: how events change a per-activity record, and how the content-state is
+    /// computed from it (DeclarativeMapper.swift, README "Any domain: declarative mappers").
+    public var mapper: JSONValue?
 
     public init(
         contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
-        widgetName: String? = nil, widgetNames: [String]? = nil
+        widgetName: String? = nil, widgetNames: [String]? = nil, oneOf: [[String]]? = nil, mapper: JSONValue? = nil
     ) {
+        self.oneOf = oneOf
+        self.mapper = mapper
         self.contentState = contentState
         self.attributes = attributes
         self.output = output
@@ -352,6 +371,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             }
             try Self.validateDeviceKeys(app.deviceKeys ?? [], at: "apps[\(index)].deviceKeys")
             try validateWebhooks(app.webhooks ?? [], at: "apps[\(index)].webhooks")
+            for (type, schema) in (app.schemas ?? [:]).sorted(by: { $0.key < $1.key }) {
+                try schema.validate(at: "apps[\(index)].schemas.\(type)", type: type)
+            }
         }
     }
 }

@@ -85,7 +85,7 @@ struct ContractBook {
         guard let schema = schemas[type] else {
             throw ActivityError.unprocessable(code: "unknown_attributes_type", message: "no schema for '\(type)'")
         }
-        return try Self.check(value, against: schema.contentState, field: field)
+        return try Self.check(value, against: schema.contentState, oneOf: schema.oneOf, field: field)
     }
 
     /// The content-state as the widget decodes it: unchanged, or wrapped for expo-widgets as the
@@ -96,64 +96,6 @@ struct ContractBook {
             "name": .string(widget ?? widgetNames(type)[0]),
             "props": .string(String(decoding: state.serialized(), as: UTF8.self)),
         ])
-    }
-
-    /// A generic object checked field by field: unknown keys (with a hint), missing required keys,
-    /// wrong JSON types, enum values; dates accepted as ISO-8601 strings and converted to seconds
-    /// since 2001-01-01.
-    static func check(_ value: JSONValue, against fields: [String: AttributesSchema.Field], field: String)
-        throws(ActivityError)
-        -> JSONValue
-    {
-        let reader = try FieldReader(value, prefix: field)
-        try reader.refuseUnknown(Set(fields.keys))
-        var out: [String: JSONValue] = [:]
-        for (name, rule) in fields.sorted(by: { $0.key < $1.key }) {
-            let path = "\(field).\(name)"
-            guard let member = reader.object[name], member != .null else {
-                if rule.optional == true { continue }
-                throw ActivityError.missing(path, "a \(rule.type)")
-            }
-            switch rule.type {
-            case "string":
-                guard let text = member.stringValue else { throw typeError(path, rule.type, member) }
-                if let values = rule.values, !values.contains(text) {
-                    throw ActivityError.invalid(
-                        path, "'\(path)' is '\(text)'; the app knows \(values.joined(separator: ", "))")
-                }
-            case "number": guard member.numberValue != nil else { throw typeError(path, rule.type, member) }
-            case "integer":
-                guard let number = member.numberValue, number == number.rounded() else {
-                    throw typeError(path, rule.type, member)
-                }
-            case "boolean": guard member.boolValue != nil else { throw typeError(path, rule.type, member) }
-            case "object": guard member.objectValue != nil else { throw typeError(path, rule.type, member) }
-            case "array": guard member.arrayValue != nil else { throw typeError(path, rule.type, member) }
-            case "date":
-                if let text = member.stringValue {
-                    guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
-                        throw ActivityError.invalid(
-                            path, "'\(path)' must be an ISO-8601 date like 2026-12-01T10:30:00Z")
-                    }
-                    out[name] = .number(date.timeIntervalSinceReferenceDate.rounded())
-                    continue
-                }
-                guard let number = member.numberValue else { throw typeError(path, "date", member) }
-                guard number <= LiveActivityLintLimits.latestReferenceSeconds else {
-                    throw ActivityError.invalid(
-                        path,
-                        "'\(path)' = \(Int64(number)) looks like Unix time; send an ISO-8601 string or seconds since 2001-01-01"
-                    )
-                }
-            default: break
-            }
-            out[name] = member
-        }
-        return .object(out)
-    }
-
-    private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> ActivityError {
-        ActivityError.invalid(path, "'\(path)' must be a \(type), not a \(value.typeName)")
     }
 }
 

@@ -28,7 +28,7 @@ extension ActivityRegistry {
         let due: [ActivityRecord]
         do { due = try store.transaction { try $0.activitiesNeedingAttention(now: now) } } catch { return pass }
         var retiredChannels: [(app: String, id: String)] = []
-        for candidate in due {
+        for candidate in due where !Self.scheduleIsIdle(candidate, now: now) {
             guard let app = try? app(candidate.app) else { continue }
             let changed: Bool? = try? store.transaction { tx in
                 guard var activity = try tx.activityForUpdate(app: candidate.app, id: candidate.id) else {
@@ -103,6 +103,22 @@ extension ActivityRegistry {
             try $0.pruneTokens(invalidatedBefore: $1, limit: $2)
         }
         return pass
+    }
+
+    /// True for an activity listed only for its schedule whose entry in force is already its
+    /// content-state: no locking transaction is opened for it, so a tick over many schedule-type
+    /// activities costs one read until a boundary comes. (The read itself still lists every open
+    /// schedule activity: a `next_boundary_at` column would let the query skip them.)
+    static func scheduleIsIdle(_ activity: ActivityRecord, now: Date) -> Bool {
+        guard activity.state == .active || activity.state == .stale, let schedule = activity.schedule else {
+            return false
+        }
+        if let endAt = activity.endAt, endAt <= now { return false }
+        if activity.state == .active, let stale = activity.staleDate, Double(stale) <= now.timeIntervalSince1970 {
+            return false
+        }
+        let entry = currentEntry(schedule, at: now)
+        return entry == nil || entry == activity.contentState
     }
 
     /// Runs `delete` (older than the cutoff, at most a batch) until it deletes less than a batch or

@@ -6,7 +6,7 @@ import Foundation
 /// Starts an activity for a user: push-to-start to their iPhones (for the attributes type) and a
 /// start to their Android devices, now or at `startAt`. The idempotency key makes a retry safe.
 public struct StartActivity: Sendable, Hashable {
-    /// The first version from a domain event (DeliveryAttributes only).
+    /// The first version from a domain event (DeliveryAttributes, or a type with a declarative mapper).
     public struct InitialEvent: Sendable, Hashable {
         /// The event type, e.g. `delivery.step`.
         public var type: String

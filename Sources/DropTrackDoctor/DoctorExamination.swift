@@ -245,7 +245,7 @@ final class Examination {
     /// Where the content-state misses the contract's field map.
     lazy var stateIssues: [SchemaIssue] = {
         guard let schema = stateContract?.schema, let state = effectiveState else { return [] }
-        return ContractSchema.check(state.value, against: schema.contentState)
+        return ContractSchema.check(state.value, against: schema.contentState, oneOf: schema.oneOf)
     }()
 
     /// The compiled contract decodes the content-state itself (so the field map only adds to it).

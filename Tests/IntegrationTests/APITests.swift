@@ -217,7 +217,7 @@ struct APITests {
                 status: 404, code: "not_found", field: "activityId"),
             Refusal(
                 method: "POST", path: "/v1/activities/order-9/events", body: #"{"type":"delivery.teleport"}"#,
-                status: 400, code: "invalid_field", field: "type"),
+                status: 422, code: "unknown_event_type", field: "type"),
             Refusal(
                 method: "POST", path: "/v1/activities/order-9/events",
                 body: #"{"type":"delivery.step","data":{"step":"lost"}}"#,

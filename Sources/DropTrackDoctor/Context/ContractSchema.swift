@@ -28,12 +28,22 @@ public struct ContractSchema: Sendable, Codable, Equatable {
         /// For `date` fields: `reference` (Swift's default, seconds since 2001; the default here),
         /// `unix-seconds`, `unix-milliseconds` or `iso8601`, when the app decodes dates itself.
         public var dateEncoding: String?
+        /// For objects: the nested fields (a nested Codable struct), as the server's schemas declare them.
+        public var fields: [String: Field]?
+        /// For arrays: every item's rule.
+        public var items: Indirect<Field>?
+        /// For objects with `fields`: groups of optional fields of which exactly one must be set.
+        public var oneOf: [[String]]?
 
         /// Creates a field rule.
         public init(
             type: String, optional: Bool? = nil, values: [String]? = nil, minimum: Double? = nil,
-            maximum: Double? = nil, maxLength: Int? = nil, dateEncoding: String? = nil
+            maximum: Double? = nil, maxLength: Int? = nil, dateEncoding: String? = nil,
+            fields: [String: Field]? = nil, items: Field? = nil, oneOf: [[String]]? = nil
         ) {
+            self.fields = fields
+            self.items = items.map(Indirect.init)
+            self.oneOf = oneOf
             self.type = type
             self.optional = optional
             self.values = values
@@ -82,6 +92,10 @@ public struct ContractSchema: Sendable, Codable, Equatable {
     public var androidWhenKey: String?
     /// The Android data key the app shows as `shortCriticalText` in the status-bar chip.
     public var androidShortTextKey: String?
+    /// Groups of optional top-level content-state fields of which exactly one must be set.
+    public var oneOf: [[String]]?
+    /// The server's declarative mapper, carried along unread (a registered schema is taken as it is).
+    public var mapper: JSONValue?
 
     /// Creates a schema.
     public init(
@@ -89,8 +103,11 @@ public struct ContractSchema: Sendable, Codable, Equatable {
         contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
         widgetName: String? = nil, correlationKey: String? = nil, mutableAttributes: [String]? = nil,
         androidData: [String: Field]? = nil, androidWhenKey: String? = nil, androidShortTextKey: String? = nil,
-        widgetNames: [String]? = nil
+        widgetNames: [String]? = nil,
+        oneOf: [[String]]? = nil, mapper: JSONValue? = nil
     ) {
+        self.oneOf = oneOf
+        self.mapper = mapper
         self.attributesType = attributesType
         self.version = version
         self.compatibleVersions = compatibleVersions
@@ -222,6 +239,8 @@ struct SchemaIssue: Sendable, Equatable {
         case badDate(String)
         /// An Android value the app's lenient parser turns into a default; the words say why.
         case unparsable(String)
+        /// Not exactly one of a one-of group is set (`key` is the object's path, "" at the top).
+        case notExactlyOne(members: [String], found: [String])
     }
 
     var key: String
@@ -230,8 +249,35 @@ struct SchemaIssue: Sendable, Equatable {
 
 extension ContractSchema {
     /// Checks an object against content-state or attributes fields, reporting every issue.
-    static func check(_ value: JSONValue, against fields: [String: Field]) -> [SchemaIssue] {
+    static func check(_ value: JSONValue, against fields: [String: Field], oneOf: [[String]]? = nil) -> [SchemaIssue] {
         guard let object = value.objectValue else { return [] }
+        var nested: [SchemaIssue] = []
+        for (key, field) in fields.sorted(by: { $0.key < $1.key }) {
+            guard let member = object[key], member != .null else { continue }
+            // Nested objects and array items are checked with their paths (`detail.pickup.at`).
+            if field.type == "object", let inner = field.fields {
+                nested += check(member, against: inner, oneOf: field.oneOf).map {
+                    SchemaIssue(key: $0.key.isEmpty ? key : "\(key).\($0.key)", kind: $0.kind)
+                }
+            }
+            if field.type == "array", let item = field.items?.wrapped, let array = member.arrayValue {
+                for (index, element) in array.enumerated() where element != .null {
+                    nested += check(.object(["[\(index)]": element]), against: ["[\(index)]": item]).map {
+                        SchemaIssue(key: "\(key)\($0.key)", kind: $0.kind)
+                    }
+                }
+            }
+        }
+        for group in oneOf ?? [] {
+            let found = group.filter { object[$0] != nil && object[$0] != .null }
+            if found.count != 1 {
+                nested.append(SchemaIssue(key: "", kind: .notExactlyOne(members: group, found: found)))
+            }
+        }
+        return flatIssues(object, against: fields) + nested
+    }
+
+    private static func flatIssues(_ object: [String: JSONValue], against fields: [String: Field]) -> [SchemaIssue] {
         var issues: [SchemaIssue] = []
         for key in object.keys.sorted() where fields[key] == nil {
             issues.append(

@@ -43,6 +43,11 @@ extension Doctor {
                     r.error(
                         field, "\"\(issue.key)\" is a \(got) but must be \(expected): the device drops the update",
                         fix: "send exactly the ContentState's keys and JSON types")
+                case .notExactlyOne(let members, let found) where !compiled:
+                    r.error(
+                        issue.key.isEmpty ? state.path : field,
+                        "exactly one of \(members.joined(separator: ", ")) must be set; found \(found.isEmpty ? "none" : found.joined(separator: ", "))",
+                        fix: "fill the one member the state calls for and leave the others out")
                 default:
                     break
                 }
@@ -430,7 +435,8 @@ extension Doctor {
 
     /// Required keys are missing and nothing unknown is there: a subset, as a diff would be.
     static func isPartial(_ issues: [SchemaIssue]) -> Bool {
-        let missing = issues.contains { $0.kind == .missing }
+        // Only top-level keys: a nested object missing a member is one the device cannot decode.
+        let missing = issues.contains { $0.kind == .missing && !$0.key.contains(".") && !$0.key.contains("[") }
         let unknown = issues.contains { if case .unknownKey = $0.kind { true } else { false } }
         return missing && !unknown
     }
