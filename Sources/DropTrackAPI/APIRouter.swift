@@ -238,6 +238,9 @@ public final class APIRouter: HTTPHandler {
             ("/v1/activities/{id}/lifecycle", ["POST"])
         case let p where p.count == 4 && p[1] == "devices" && p[3] == "activities":
             ("/v1/devices/{deviceId}/activities", ["GET"])
+        case let p where p.count == 4 && p[1] == "devices" && p[3] == "tags":
+            ("/v1/devices/{deviceId}/tags", ["GET", "PUT"])
+        case let p where p.count == 4 && p[1] == "users" && p[3] == "tags": ("/v1/users/{userId}/tags", ["GET", "PUT"])
         case ["v1", "device-credentials"]: ("/v1/device-credentials", ["POST"])
         case ["v1", "push"]: ("/v1/push", ["POST"])
         case ["v1", "doctor"]: ("/v1/doctor", ["POST"])
@@ -257,6 +260,8 @@ public final class APIRouter: HTTPHandler {
         switch template {
         case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials":
             return try serveDeviceRoute(request, template: template, parts: parts, caller: caller)
+        case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
+            return try serveTags(request, template: template, parts: parts, app: app)
         case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription":
             let kind: TokenKind =
                 switch parts[2] {

@@ -8,7 +8,7 @@ import Foundation
 // iOS 18 broadcast channels: created for an activity that asks, deleted with it if the server made it.
 extension ActivityRegistry {
     /// What the server keeps in an activity's mapper state for itself; a mapper's new state keeps them.
-    static let serverMemoryKeys = ["startAlert", "broadcastExpiration", "channelOwned"]
+    static let serverMemoryKeys = ["startAlert", "broadcastExpiration", "channelOwned", "audience"]
 
     /// The channel was created by the server (not given by the caller), so dismissal deletes it; a
     /// channel the caller brought may serve other activities and is left alone.

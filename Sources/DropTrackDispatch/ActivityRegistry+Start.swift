@@ -8,7 +8,8 @@ import Foundation
 // Starting an activity: the checks, the idempotent insert and the first send.
 extension ActivityRegistry {
     /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
-    /// to their Android devices. The same idempotency key gives the same answer and no second send.
+    /// to their Android devices; for an audience, to every member's. The same idempotency key gives
+    /// the same answer and no second send.
     public func startActivity(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
         started: ActivityStarted, created: Bool
     ) {
@@ -43,8 +44,6 @@ extension ActivityRegistry {
         }
         let created = try openChannel(&built, app: app)
         let activityId = built.id
-        let userId = built.userId
-        let type = built.attributesType
         let now = built.createdAt
         do {
             defer { if created != nil { closeChannelUnlessStored(created!, app: appID, activityId: activityId) } }
@@ -64,12 +63,11 @@ extension ActivityRegistry {
                 }
                 var activity = built
                 activity.timestamp = try Self.pushTimestamp(tx, now: now)
-                let destinations = try tx.tokens(app: appID, userId: userId, kinds: [.pushToStart, .fcm]).filter {
-                    $0.isValid && ($0.kind == .fcm || $0.attributesType == type)
-                }
-                let response = ActivityStarted(activity, destinations: destinations).stored
+                let (destinations, members) = try startDestinations(start, app: appID, tx: tx)
+                let response = ActivityStarted(activity, destinations: destinations, members: members?.count).stored
                 activity.startResponse = response
                 try tx.insertActivity(activity)
+                if let members { try tx.addMembers(app: appID, activityId: activityId, userIds: members) }
                 try tx.enqueue(
                     app: appID, activityId: activityId, fingerprints: destinations.map(\.fingerprint), version: 1,
                     availableAt: activity.startAt ?? now, now: now)
@@ -99,6 +97,13 @@ extension ActivityRegistry {
     {
         let appID = app.id
         let type = start.attributesType
+        switch (start.userId.isEmpty, start.audience) {
+        case (true, nil):
+            throw ActivityError.missing("userId", "the user to start for, or an 'audience' for a shared activity")
+        case (false, .some):
+            throw ActivityError.invalid("audience", "give either 'userId' or 'audience', not both")
+        default: break
+        }
         if let event = start.event, !DeliveryMapper.eventTypes.contains(event.type) {
             throw ActivityError.invalid(
                 "event.type",
@@ -144,6 +149,7 @@ extension ActivityRegistry {
         var memory = mapperState?.objectValue ?? [:]
         memory["startAlert"] = start.alert
         if let expiration = broadcast?.expiration { memory["broadcastExpiration"] = .number(Double(expiration)) }
+        if let audience = start.audience { memory[Self.audienceMemoryKey] = audience.summary }
         let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
         let activity = ActivityRecord(
             app: appID, id: start.activityId, userId: start.userId, attributesType: type, attributes: attributes,
