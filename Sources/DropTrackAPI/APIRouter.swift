@@ -232,6 +232,8 @@ public final class APIRouter: HTTPHandler {
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "events":
             ("/v1/activities/{id}/events", ["POST"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "end": ("/v1/activities/{id}/end", ["POST"])
+        case let p where p.count == 5 && p[1] == "activities" && p[3] == "audience" && p[4] == "refresh":
+            ("/v1/activities/{id}/audience/refresh", ["POST"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "diagnosis":
             ("/v1/activities/{id}/diagnosis", ["GET"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "lifecycle":
@@ -318,6 +320,11 @@ public final class APIRouter: HTTPHandler {
                 try domain { () throws(ActivityError) in
                     try registry.endActivity(app: app, activityId: parts[2], EndActivity(json: body))
                 }.json)
+        case "/v1/activities/{id}/audience/refresh":
+            let refreshed = try domain { () throws(ActivityError) in
+                try registry.refreshAudience(app: app, activityId: parts[2])
+            }
+            return json(200, refreshed.json)
         case "/v1/activities/{id}/diagnosis":
             var diagnosis = try domain { () throws(ActivityError) in
                 try registry.diagnose(app: app, activityId: parts[2])

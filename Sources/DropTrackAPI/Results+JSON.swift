@@ -101,3 +101,13 @@ extension DeviceActivity {
         ])
     }
 }
+
+extension AudienceRefreshed {
+    /// The answer to `POST /v1/activities/{id}/audience/refresh`.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "joined": .number(Double(joined)), "members": .number(Double(members)),
+            "destinations": .number(Double(destinations)),
+        ])
+    }
+}

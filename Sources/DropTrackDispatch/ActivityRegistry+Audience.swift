@@ -57,6 +57,31 @@ extension ActivityRegistry {
 
     /// The users an audience matches now, sorted; refused when none or more than the configured cap.
     func resolve(_ audience: Audience, app appID: String, tx: any StoreTransaction) throws -> [String] {
+        let members = try matching(audience, app: appID, tx: tx)
+        try checkCap(members.count)
+        guard !members.isEmpty else {
+            throw ActivityError.unprocessable(
+                code: "audience_empty",
+                message:
+                    "the audience matches no user; tag users or devices first (PUT /v1/users/{userId}/tags), or list 'audience.userIds'",
+                field: "audience")
+        }
+        return members
+    }
+
+    func checkCap(_ count: Int) throws(ActivityError) {
+        let cap = configuration.maxAudienceMembers
+        guard count <= cap else {
+            throw ActivityError.unprocessable(
+                code: "audience_too_large",
+                message:
+                    "the audience matches \(count) users; one start reaches at most \(cap) (maxAudienceMembers). Start a broadcast activity (\"broadcast\": {}) that the app's devices subscribe to, or narrow the audience",
+                field: "audience")
+        }
+    }
+
+    /// The users an audience matches now, sorted.
+    func matching(_ audience: Audience, app appID: String, tx: any StoreTransaction) throws -> [String] {
         let members: [String]
         switch audience {
         case .users(let ids): members = Array(Set(ids)).sorted()
@@ -83,22 +108,46 @@ extension ActivityRegistry {
                 required.isSubset(of: tags) && (someOf.isEmpty || !someOf.isDisjoint(with: tags))
             }.keys.sorted()
         }
-        let cap = configuration.maxAudienceMembers
-        guard members.count <= cap else {
-            throw ActivityError.unprocessable(
-                code: "audience_too_large",
-                message:
-                    "the audience matches \(members.count) users; one start reaches at most \(cap) (maxAudienceMembers). Start a broadcast activity (\"broadcast\": {}) that the app's devices subscribe to, or narrow the audience",
-                field: "audience")
-        }
-        guard !members.isEmpty else {
-            throw ActivityError.unprocessable(
-                code: "audience_empty",
-                message:
-                    "the audience matches no user; tag users or devices first (PUT /v1/users/{userId}/tags), or list 'audience.userIds'",
-                field: "audience")
-        }
         return members
+    }
+
+    /// Matches a shared activity's audience again and makes the users who match now and were not
+    /// members members, queueing the current version for their devices (a start for iPhones). Asked
+    /// for explicitly, so an activity never grows behind its caller's back.
+    public func refreshAudience(app appID: String, activityId: String) throws(ActivityError) -> AudienceRefreshed {
+        _ = try app(appID)
+        let now = clock.now()
+        let result = try transact { tx in
+            guard let activity = try tx.activityForUpdate(app: appID, id: activityId) else {
+                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+            }
+            try self.requireOpen(activity)
+            guard activity.isShared else {
+                throw ActivityError.conflict(
+                    code: "not_shared", message: "activity '\(activityId)' is one user's; only audience starts refresh",
+                    field: "activityId")
+            }
+            let members = try tx.members(app: appID, activityId: activityId)
+            guard let audience = activity.audienceSummary.flatMap(Audience.init(summary:)) else {
+                // A list of users matches no one new: its members are the list.
+                return AudienceRefreshed(activityId: activityId, joined: 0, members: members.count, destinations: 0)
+            }
+            let known = Set(members)
+            let joiners = try self.matching(audience, app: appID, tx: tx).filter { !known.contains($0) }
+            try self.checkCap(members.count + joiners.count)
+            try tx.addMembers(app: appID, activityId: activityId, userIds: joiners)
+            let destinations = try tx.tokens(app: appID, userIds: joiners, kinds: [.pushToStart, .fcm]).filter {
+                $0.isValid && ($0.kind == .fcm || $0.attributesType == activity.attributesType)
+            }
+            try tx.enqueue(
+                app: appID, activityId: activityId, fingerprints: destinations.map(\.fingerprint),
+                version: activity.version, availableAt: max(activity.startAt ?? now, now), now: now)
+            return AudienceRefreshed(
+                activityId: activityId, joined: joiners.count, members: members.count + joiners.count,
+                destinations: destinations.count)
+        }
+        wake()
+        return result
     }
 
     // MARK: After the start

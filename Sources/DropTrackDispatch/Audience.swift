@@ -25,6 +25,29 @@ public enum Audience: Sendable, Hashable {
         case .everyone: .object(["kind": .string("everyone")])
         }
     }
+
+    /// The audience a summary describes, when it can be matched again: tags and everyone, not a list
+    /// of users (the list is the members already).
+    public init?(summary: JSONValue) {
+        switch summary["kind"]?.stringValue {
+        case "everyone": self = .everyone
+        case "tags":
+            func list(_ key: String) -> [String] { summary[key]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+            self = .tags(all: list("all"), any: list("any"))
+        default: return nil
+        }
+    }
+}
+
+/// What `POST /v1/activities/{id}/audience/refresh` did.
+public struct AudienceRefreshed: Sendable, Equatable {
+    public var activityId: String
+    /// Users who match now and were not members: they are members now and their devices get the start.
+    public var joined: Int
+    /// Members in all, after the refresh.
+    public var members: Int
+    /// The joiners' push-to-start and FCM tokens the current version was queued for.
+    public var destinations: Int
 }
 
 /// The rule for tag strings, and the most a user or device may carry.

@@ -206,6 +206,38 @@ struct AudienceTests {
         #expect(crowd.older[0].activities.count == 1 && crowd.modern[0].activities.count == 1)
     }
 
+    @Test(
+        "an explicit refresh makes late matches members and starts their devices, once", arguments: StoreEngine.allCases
+    )
+    func refreshAddsLateJoiners(engine: StoreEngine) throws {
+        let crowd = try Crowd(engine: engine, users: 6)
+        defer { crowd.stop() }
+        let server = crowd.server
+        for user in ["fan-0", "fan-1", "fan-2"] {
+            _ = try server.registry.setTags(app: "app1", of: .user(user), ["vip"])
+        }
+        _ = try crowd.start("late-2", audience: #"{"tags":{"any":["vip"]}}"#)
+        try server.drain()
+        for user in ["fan-3", "fan-4", "fan-5"] {
+            _ = try server.registry.setTags(app: "app1", of: .user(user), ["vip"])
+        }
+        let refreshed = try server.call("POST", "/v1/activities/late-2/audience/refresh")
+        #expect(refreshed.status == 200 && refreshed.body["joined"]?.numberValue == 3, "\(refreshed.text)")
+        #expect(refreshed.body["members"]?.numberValue == 6 && refreshed.body["destinations"]?.numberValue == 3)
+        try server.drain()
+        #expect(
+            crowd.older[1].activities.count == 1 && crowd.modern[1].activities.count == 1, "fan-3 and fan-4 started")
+        #expect(crowd.events("fan-5") == ["start"])
+        let again = try server.call("POST", "/v1/activities/late-2/audience/refresh")
+        #expect(again.body["joined"]?.numberValue == 0 && again.body["members"]?.numberValue == 6)
+        try server.drain()
+        #expect(crowd.older[1].activities.count == 1 && crowd.events("fan-5") == ["start"], "no second start")
+        let single = try server.call("POST", "/v1/activities", deliveryStart)
+        #expect(single.status == 201)
+        let refused = try server.call("POST", "/v1/activities/order-9/audience/refresh")
+        #expect(refused.status == 409 && refused.errorCode == "not_shared", "\(refused.text)")
+    }
+
     @Test("the same idempotency key gives the same answer and one start per device", arguments: StoreEngine.allCases)
     func idempotentAudienceStart(engine: StoreEngine) throws {
         let crowd = try Crowd(engine: engine, users: 3)
