@@ -238,6 +238,27 @@ struct AudienceTests {
         #expect(refused.status == 409 && refused.errorCode == "not_shared", "\(refused.text)")
     }
 
+    @Test(
+        "progress counts started, failed by reason and pending from the outbox and the timeline",
+        arguments: StoreEngine.allCases)
+    func progress(engine: StoreEngine) throws {
+        let crowd = try Crowd(engine: engine, users: 3)
+        defer { crowd.stop() }
+        let server = crowd.server
+        // A token the FCM emulator never issued: the start to it fails UNREGISTERED.
+        _ = try server.registry.registerToken(
+            app: "app1", kind: .fcm,
+            body: server.json(#"{"userId":"ghost","deviceId":"old-phone","token":"never-issued-token-0001"}"#))
+        _ = try crowd.start("counted-1", audience: #"{"userIds":["fan-0","fan-1","fan-2","ghost","no-devices"]}"#)
+        let before = try server.registry.describe(app: "app1", activityId: "counted-1")["progress"]
+        #expect(before?["members"]?.numberValue == 5 && before?["devicesTargeted"]?.numberValue == 4)
+        try server.drain()
+        let after = try server.registry.describe(app: "app1", activityId: "counted-1")["progress"]
+        #expect(
+            after?["started"]?.numberValue == 3 && after?["pending"]?.numberValue == 0, "\(String(describing: after))")
+        #expect(after?["failedByReason"] == .object(["UNREGISTERED": .number(1)]), "\(String(describing: after))")
+    }
+
     @Test("the same idempotency key gives the same answer and one start per device", arguments: StoreEngine.allCases)
     func idempotentAudienceStart(engine: StoreEngine) throws {
         let crowd = try Crowd(engine: engine, users: 3)
