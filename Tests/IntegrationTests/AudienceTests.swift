@@ -259,6 +259,25 @@ struct AudienceTests {
         #expect(after?["failedByReason"] == .object(["UNREGISTERED": .number(1)]), "\(String(describing: after))")
     }
 
+    @Test("the console and the diagnosis show a shared activity by its audience and members")
+    func consoleAndDiagnosis() throws {
+        let crowd = try Crowd(engine: .sqlite, users: 3)
+        defer { crowd.stop() }
+        let server = crowd.server
+        _ = try crowd.start("shown-1", audience: #"{"userIds":["fan-0","fan-2"]}"#)
+        try server.drain()
+        let console = ConsoleTests()
+        let (cookie, _) = try console.signIn(server)
+        let list = try console.get(server, "/console/", cookie: cookie)
+        #expect(list.status == 200 && list.text.contains("audience (users)"), "\(list.text)")
+        let detail = try console.get(server, "/console/activities/shown-1", cookie: cookie)
+        #expect(detail.status == 200 && detail.text.contains("audience (users): 2 members"))
+        let diagnosis = try server.call("GET", "/v1/activities/shown-1/diagnosis")
+        #expect(diagnosis.status == 200, "\(diagnosis.text)")
+        let devices = Set(diagnosis.body["devices"]?.arrayValue?.compactMap { $0["kind"]?.stringValue } ?? [])
+        #expect(devices.isSuperset(of: ["push_to_start", "fcm"]), "the members' devices: \(diagnosis.text)")
+    }
+
     @Test("the same idempotency key gives the same answer and one start per device", arguments: StoreEngine.allCases)
     func idempotentAudienceStart(engine: StoreEngine) throws {
         let crowd = try Crowd(engine: engine, users: 3)
