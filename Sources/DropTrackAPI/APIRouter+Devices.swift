@@ -28,7 +28,8 @@ extension APIRouter {
         "/v1/tokens/push-to-start": ["POST"], "/v1/tokens/activity": ["POST"], "/v1/tokens/fcm": ["POST"],
         "/v1/tokens/channel-subscription": ["POST"], "/v1/tokens/{fingerprint}": ["DELETE"],
         "/v1/activities/{id}": ["GET"], "/v1/devices/{deviceId}/activities": ["GET"],
-        "/v1/activities/{id}/lifecycle": ["POST"],
+        "/v1/activities/{id}/lifecycle": ["POST"], "/v1/users/{userId}/tags": ["GET", "PUT"],
+        "/v1/devices/{deviceId}/tags": ["GET", "PUT"],
     ]
 
     /// The bearer of an `Authorization` header, if it has one.
@@ -104,6 +105,9 @@ extension APIRouter {
                 try registry.token(app: app, fingerprint: parts[2], belongsTo: user)
             }
             guard owned else { throw .notFound("no token with fingerprint \(parts[2])", field: "fingerprint") }
+            return request
+        case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
+            try scopeTags(template: template, parts: parts, device: device)
             return request
         case "/v1/activities/{id}":
             let owned = try domain { () throws(ActivityError) in

@@ -232,12 +232,17 @@ public final class APIRouter: HTTPHandler {
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "events":
             ("/v1/activities/{id}/events", ["POST"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "end": ("/v1/activities/{id}/end", ["POST"])
+        case let p where p.count == 5 && p[1] == "activities" && p[3] == "audience" && p[4] == "refresh":
+            ("/v1/activities/{id}/audience/refresh", ["POST"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "diagnosis":
             ("/v1/activities/{id}/diagnosis", ["GET"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "lifecycle":
             ("/v1/activities/{id}/lifecycle", ["POST"])
         case let p where p.count == 4 && p[1] == "devices" && p[3] == "activities":
             ("/v1/devices/{deviceId}/activities", ["GET"])
+        case let p where p.count == 4 && p[1] == "devices" && p[3] == "tags":
+            ("/v1/devices/{deviceId}/tags", ["GET", "PUT"])
+        case let p where p.count == 4 && p[1] == "users" && p[3] == "tags": ("/v1/users/{userId}/tags", ["GET", "PUT"])
         case ["v1", "device-credentials"]: ("/v1/device-credentials", ["POST"])
         case ["v1", "push"]: ("/v1/push", ["POST"])
         case ["v1", "doctor"]: ("/v1/doctor", ["POST"])
@@ -257,6 +262,8 @@ public final class APIRouter: HTTPHandler {
         switch template {
         case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials":
             return try serveDeviceRoute(request, template: template, parts: parts, caller: caller)
+        case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
+            return try serveTags(request, template: template, parts: parts, app: app)
         case "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription":
             let kind: TokenKind =
                 switch parts[2] {
@@ -313,6 +320,11 @@ public final class APIRouter: HTTPHandler {
                 try domain { () throws(ActivityError) in
                     try registry.endActivity(app: app, activityId: parts[2], EndActivity(json: body))
                 }.json)
+        case "/v1/activities/{id}/audience/refresh":
+            let refreshed = try domain { () throws(ActivityError) in
+                try registry.refreshAudience(app: app, activityId: parts[2])
+            }
+            return json(200, refreshed.json)
         case "/v1/activities/{id}/diagnosis":
             let diagnosis = try domain { () throws(ActivityError) in
                 try registry.diagnose(app: app, activityId: parts[2])

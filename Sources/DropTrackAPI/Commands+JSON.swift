@@ -114,12 +114,13 @@ extension StartActivity {
         let reader = try FieldReader(body)
         try reader.refuseUnknown([
             "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
-            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast", "widget",
+            "relevanceScore", "idempotencyKey", "startAt", "endAt", "schedule", "broadcast", "widget", "audience",
         ])
         let key =
             try reader.string("idempotencyKey", what: "a key you reuse when you retry, so the start is sent once") ?? ""
         let activityId = try reader.identifier("activityId")
-        let userId = try reader.identifier("userId")
+        let audience = try Self.audience(reader)
+        let userId = try Self.userIdOrAudience(reader, audience: audience)
         let type = try reader.string("attributesType") ?? ""
         let attributes = try reader.object("attributes", required: true) ?? .object([:])
         let contentState = try reader.object("contentState")
@@ -148,8 +149,103 @@ extension StartActivity {
             contentState: contentState, event: event, schedule: schedule, alert: alert,
             staleDate: try reader.unixSeconds("staleDate"), relevanceScore: try reader.number("relevanceScore"),
             idempotencyKey: key, startAt: try reader.unixSeconds("startAt"), endAt: try reader.unixSeconds("endAt"),
-            broadcast: try Self.broadcast(reader), widget: try reader.string("widget", required: false))
+            broadcast: try Self.broadcast(reader), widget: try reader.string("widget", required: false),
+            audience: audience)
     }
+
+    /// `userId`, or empty when an `audience` is given instead: exactly one of the two.
+    static func userIdOrAudience(_ reader: FieldReader, audience: Audience?) throws(ActivityError) -> String {
+        let hasUser = reader.object["userId"].map { $0 != .null } ?? false
+        switch (hasUser, audience) {
+        case (true, .some):
+            throw .invalid(
+                "audience",
+                "give either 'userId' (one user) or 'audience' (a shared activity for many users), not both")
+        case (false, nil):
+            throw .missing(
+                "userId", "the user to start for; or give 'audience' instead of 'userId' to start for many users")
+        case (false, .some): return ""
+        case (true, nil): return try reader.identifier("userId")
+        }
+    }
+
+    /// `audience`: `"everyone"`, `{"userIds": [...]}` or `{"tags": {"all": [...], "any": [...]}}`.
+    static func audience(_ reader: FieldReader) throws(ActivityError) -> Audience? {
+        guard let value = reader.object["audience"], value != .null else { return nil }
+        let shapes = "\"everyone\", {\"userIds\": [...]} or {\"tags\": {\"all\": [...], \"any\": [...]}}"
+        if let text = value.stringValue {
+            guard text == "everyone" else {
+                throw .invalid("audience", "'audience' is \(shapes), not '\(text.prefix(40))'")
+            }
+            return .everyone
+        }
+        let options = try FieldReader(value, prefix: "audience")
+        try options.refuseUnknown(["userIds", "tags"])
+        switch (options.object["userIds"], options.object["tags"]) {
+        case (let ids?, nil):
+            guard let items = ids.arrayValue, !items.isEmpty else {
+                throw .invalid("audience.userIds", "'audience.userIds' is a list of one or more user ids")
+            }
+            var users: [String] = []
+            users.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                guard let id = item.stringValue else {
+                    throw .invalid("audience.userIds[\(index)]", "'audience.userIds[\(index)]' must be a string")
+                }
+                try Identifier.check(id, field: "audience.userIds[\(index)]")
+                users.append(id)
+            }
+            return .users(users)
+        case (nil, let tags?):
+            let match = try FieldReader(tags, prefix: "audience.tags")
+            try match.refuseUnknown(["all", "any"])
+            let all = try Self.tagList(match, "all")
+            let any = try Self.tagList(match, "any")
+            guard !all.isEmpty || !any.isEmpty else {
+                throw .missing("audience.tags.all", "tags every member carries ('all'), or of which one ('any')")
+            }
+            return .tags(all: all, any: any)
+        default:
+            throw .invalid("audience", "'audience' is \(shapes): give exactly one of 'userIds' and 'tags'")
+        }
+    }
+
+    static func tagList(_ reader: FieldReader, _ key: String) throws(ActivityError) -> [String] {
+        guard let value = reader.object[key], value != .null else { return [] }
+        return try Tags(value, field: reader.path(key)).tags
+    }
+}
+
+/// A JSON list of tags, checked by `Tag.check` (sorted, duplicates dropped).
+struct Tags {
+    var tags: [String]
+
+    init(_ value: JSONValue, field: String) throws(ActivityError) {
+        guard let items = value.arrayValue else {
+            throw .invalid(field, "'\(field)' must be a list of tags, e.g. [\"gold\", \"city:paris\"]")
+        }
+        var texts: [String] = []
+        for (index, item) in items.enumerated() {
+            guard let text = item.stringValue else {
+                throw .invalid("\(field)[\(index)]", "'\(field)[\(index)]' must be a string; a tag is \(Tag.rule)")
+            }
+            texts.append(text)
+        }
+        tags = try Tag.check(texts, field: field)
+    }
+
+    /// Reads the body of `PUT /v1/users/{userId}/tags` and `PUT /v1/devices/{deviceId}/tags`: `{"tags": [...]}`.
+    init(body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["tags"])
+        guard let value = reader.object["tags"], value != .null else {
+            throw .missing("tags", "the list of tags, e.g. [\"gold\"]; [] clears them")
+        }
+        self = try Tags(value, field: "tags")
+    }
+}
+
+extension StartActivity {
 
     /// `schedule: [{at, contentState}]`, in the order given.
     static func schedule(_ reader: FieldReader) throws(ActivityError) -> [ScheduleEntry]? {

@@ -34,6 +34,8 @@ extension ActivitySnapshot {
             "channelId": activity.channelId.map { .string($0) } ?? .null,
             "devices": .array(devices.map(Self.deviceJSON)),
             "timeline": .array(timeline.map(ActivityRegistry.timelineJSON)),
+            "audience": activity.audienceSummary ?? .null,
+            "progress": progress?.json ?? .null,
         ])
     }
 
@@ -55,13 +57,27 @@ extension ActivityStarted {
     public var json: JSONValue {
         var byKind: [String: JSONValue] = [:]
         for (kind, count) in destinationsByKind { byKind[kind.rawValue] = .number(Double(count)) }
-        return .object([
+        var object: [String: JSONValue] = [
             "activityId": .string(activityId), "state": .string(state.rawValue),
             "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
             "destinations": .number(Double(destinations)),
             "destinationsByKind": .object(byKind),
             "startAt": startAt.map { .number(Double($0)) } ?? .null,
             "channelId": channelId.map { .string($0) } ?? .null,
+        ]
+        if let members { object["members"] = .number(Double(members)) }
+        return .object(object)
+    }
+}
+
+extension AudienceProgress {
+    /// The `progress` of `GET /v1/activities/{id}` for a shared activity.
+    public var json: JSONValue {
+        .object([
+            "members": .number(Double(members)), "devicesTargeted": .number(Double(devicesTargeted)),
+            "started": .number(Double(started)),
+            "failedByReason": .object(failedByReason.mapValues { .number(Double($0)) }),
+            "pending": .number(Double(pending)),
         ])
     }
 }
@@ -115,6 +131,16 @@ extension Diagnosis.Device {
             "fingerprint": .string(fingerprint), "kind": .string(kind.rawValue), "valid": .bool(valid),
             "lastAcceptedVersion": lastAcceptedVersion.map { .number(Double($0)) } ?? .null,
             "upToDate": .bool(upToDate),
+        ])
+    }
+}
+
+extension AudienceRefreshed {
+    /// The answer to `POST /v1/activities/{id}/audience/refresh`.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "joined": .number(Double(joined)), "members": .number(Double(members)),
+            "destinations": .number(Double(destinations)),
         ])
     }
 }

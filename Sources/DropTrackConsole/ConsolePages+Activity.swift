@@ -14,7 +14,7 @@ extension ConsolePages {
             <dl class="facts">
             <dt>state</dt><dd>\(Self.state(activity.state.rawValue))</dd>
             <dt>version</dt><dd>\(activity.version)</dd>
-            <dt>user</dt><dd>\(Escape.escape(activity.userId))</dd>
+            <dt>user</dt><dd>\(Escape.escape(Self.owner(activity, progress: snapshot.progress)))</dd>
             <dt>attributes type</dt><dd>\(Escape.escape(activity.attributesType))</dd>
             <dt>created</dt><dd>\(Self.time(activity.createdAt))</dd>
             <dt>updated</dt><dd>\(Self.time(activity.updatedAt))</dd>
@@ -80,5 +80,14 @@ extension ConsolePages {
 
     static func pretty(_ value: JSONValue) -> String {
         String(decoding: value.serialized(), as: UTF8.self)
+    }
+}
+
+extension ConsolePages {
+    /// Who an activity is for: its user, or for a shared activity its audience and members.
+    static func owner(_ activity: ActivityRecord, progress: AudienceProgress? = nil) -> String {
+        guard activity.isShared else { return activity.userId }
+        let kind = activity.audienceSummary?["kind"]?.stringValue ?? "users"
+        return progress.map { "audience (\(kind)): \($0.members) members" } ?? "audience (\(kind))"
     }
 }

@@ -101,7 +101,7 @@ struct ConsolePages {
             let link = "/console/activities/" + Escape.pathSegment(activity.id)
             return [
                 "<a class=\"mono\" href=\"\(Escape.escape(link))\">\(Escape.escape(activity.id))</a>",
-                Self.state(activity.state.rawValue), String(activity.version), Escape.escape(activity.userId),
+                Self.state(activity.state.rawValue), String(activity.version), Escape.escape(Self.owner(activity)),
                 Escape.escape(activity.attributesType), Self.time(activity.createdAt), Self.time(activity.updatedAt),
             ]
         }

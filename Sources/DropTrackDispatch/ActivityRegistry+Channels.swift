@@ -8,7 +8,7 @@ import Foundation
 // iOS 18 broadcast channels: created for an activity that asks, deleted with it if the server made it.
 extension ActivityRegistry {
     /// What the server keeps in an activity's mapper state for itself; a mapper's new state keeps them.
-    static let serverMemoryKeys = ["startAlert", "broadcastExpiration", "channelOwned", expoWidgetKey]
+    static let serverMemoryKeys = ["startAlert", "broadcastExpiration", "channelOwned", expoWidgetKey, "audience"]
     /// Where an expo-widgets activity keeps the widget its start chose, for every later wrapper.
     static let expoWidgetKey = "expoWidget"
 

@@ -76,7 +76,10 @@ extension ActivityRegistry {
             for token in try tx.tokens(app: appID, deviceIds: [deviceId])
             where token.kind == .activity || token.kind == .channelSubscription {
                 guard let activityId = token.activityId, let activity = try tx.activity(app: appID, id: activityId),
-                    user == nil || activity.userId == user
+                    try user.map({
+                        try self.visible(activity, to: $0, tx: tx)
+                            && (!activity.isShared || self.deviceOwned(deviceId, by: $0, app: appID, tx: tx))
+                    }) ?? true
                 else { continue }
                 found.append(
                     DeviceActivity(
@@ -95,7 +98,12 @@ extension ActivityRegistry {
         _ = try app(appID)
         let now = clock.now()
         return try transact { tx in
-            guard let activity = try tx.activity(app: appID, id: activityId), user == nil || activity.userId == user
+            guard let activity = try tx.activity(app: appID, id: activityId),
+                try user.map({ try self.visible(activity, to: $0, tx: tx) }) ?? true,
+                // A member reports for its own devices only: others' tokens of a shared activity are not its own.
+                try user.map({
+                    try !activity.isShared || self.deviceOwned(report.deviceId, by: $0, app: appID, tx: tx)
+                }) ?? true
             else { throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId") }
             var invalidated: [String] = []
             if report.state.endsDelivery {
@@ -133,20 +141,24 @@ extension ActivityRegistry {
         }
     }
 
-    /// Whether the activity exists and is this user's (false for both a missing one and another user's).
+    /// Whether the activity exists and is this user's, or shared with them as a member (false for both a
+    /// missing one and another user's).
     public func activity(app appID: String, id activityId: String, belongsTo user: String) throws(ActivityError)
         -> Bool
     {
-        try transact { tx in try tx.activity(app: appID, id: activityId)?.userId == user }
+        try transact { tx in try self.visible(tx.activity(app: appID, id: activityId), to: user, tx: tx) }
     }
 
-    /// Whether the token is this user's: its own `userId`, or the user of the activity it updates.
+    /// Whether the token is this user's: its own `userId`, or the user (or a member) of the activity it updates.
     public func token(app appID: String, fingerprint: String, belongsTo user: String) throws(ActivityError) -> Bool {
         try transact { tx in
             guard let token = try tx.token(app: appID, fingerprint: fingerprint) else { return false }
             if let owner = token.userId { return owner == user }
             guard let activityId = token.activityId else { return false }
-            return try tx.activity(app: appID, id: activityId)?.userId == user
+            guard let activity = try tx.activity(app: appID, id: activityId) else { return false }
+            // A shared activity's tokens belong to each member's own devices, not to every member.
+            if activity.isShared { return try self.deviceOwned(token.deviceId, by: user, app: appID, tx: tx) }
+            return activity.userId == user
         }
     }
 }

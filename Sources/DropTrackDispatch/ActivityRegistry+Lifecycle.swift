@@ -52,6 +52,7 @@ extension ActivityRegistry {
         try checkSize(activity, app: app, contracts: contracts(app))
         var destinations = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
         destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
+        destinations += try audienceFCMTokens(activity, tx: tx)
         try tx.updateActivity(activity)
         // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
         let channel = activity.channelId.map { [OutboxDestination.channel(id: $0)] } ?? []
@@ -221,14 +222,15 @@ extension ActivityRegistry {
                 throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             var devices = try tx.tokens(app: appID, activityId: activityId)
-            devices += try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart, .fcm]).filter {
-                $0.kind == .fcm
-                    || contracts.pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
+            devices += try self.ownerTokens(activity, kinds: [.pushToStart, .fcm], tx: tx).filter {
+                $0.kind == .fcm || contracts.pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
             }
             devices += try tx.channelSubscriptions(app: appID, activityId: activityId)
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)
             let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
-            return ActivitySnapshot(activity: activity, devices: devices, pendingSends: pending, timeline: timeline)
+            return ActivitySnapshot(
+                activity: activity, devices: devices, pendingSends: pending, timeline: timeline,
+                progress: try self.audienceProgress(activity, tx: tx))
         }
     }
 

@@ -8,7 +8,8 @@ import Foundation
 // Starting an activity: the checks, the idempotent insert and the first send.
 extension ActivityRegistry {
     /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
-    /// to their Android devices. The same idempotency key gives the same answer and no second send.
+    /// to their Android devices; for an audience, to every member's. The same idempotency key gives
+    /// the same answer and no second send.
     public func startActivity(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
         started: ActivityStarted, created: Bool
     ) {
@@ -43,7 +44,6 @@ extension ActivityRegistry {
         }
         let created = try openChannel(&built, app: app)
         let activityId = built.id
-        let userId = built.userId
         let type = built.attributesType
         let now = built.createdAt
         do {
@@ -64,13 +64,12 @@ extension ActivityRegistry {
                 }
                 var activity = built
                 activity.timestamp = try Self.pushTimestamp(tx, now: now)
-                let destinations = try tx.tokens(app: appID, userId: userId, kinds: [.pushToStart, .fcm]).filter {
-                    $0.isValid
-                        && ($0.kind == .fcm || contracts.pushToStartMatches(tokenType: $0.attributesType, type: type))
-                }
-                let response = ActivityStarted(activity, destinations: destinations).stored
+                let (destinations, members) = try startDestinations(
+                    start, type: type, contracts: contracts, app: appID, tx: tx)
+                let response = ActivityStarted(activity, destinations: destinations, members: members?.count).stored
                 activity.startResponse = response
                 try tx.insertActivity(activity)
+                if let members { try tx.addMembers(app: appID, activityId: activityId, userIds: members) }
                 try tx.enqueue(
                     app: appID, activityId: activityId, fingerprints: destinations.map(\.fingerprint), version: 1,
                     availableAt: activity.startAt ?? now, now: now)
@@ -100,6 +99,13 @@ extension ActivityRegistry {
     {
         let appID = app.id
         let (type, widget) = try contracts.expoStart(type: start.attributesType, widget: start.widget)
+        switch (start.userId.isEmpty, start.audience) {
+        case (true, nil):
+            throw ActivityError.missing("userId", "the user to start for, or an 'audience' for a shared activity")
+        case (false, .some):
+            throw ActivityError.invalid("audience", "give either 'userId' or 'audience', not both")
+        default: break
+        }
         if let event = start.event, !contracts.eventTypes.contains(event.type) {
             throw ActivityError.unprocessable(
                 code: "unknown_event_type",
@@ -157,6 +163,7 @@ extension ActivityRegistry {
         memory["startAlert"] = start.alert
         memory[Self.expoWidgetKey] = widget.map { .string($0) }
         if let expiration = broadcast?.expiration { memory["broadcastExpiration"] = .number(Double(expiration)) }
+        if let audience = start.audience { memory[Self.audienceMemoryKey] = audience.summary }
         let nowUnix = Int64(now.timeIntervalSince1970.rounded(.down))
         let activity = ActivityRecord(
             app: appID, id: start.activityId, userId: start.userId, attributesType: type, attributes: attributes,

@@ -156,4 +156,6 @@ public struct ActivitySnapshot: Sendable, Equatable {
     public var pendingSends: Int
     /// The newest entries of its timeline, up to the limit asked.
     public var timeline: [TimelineEntry]
+    /// For a shared activity: how far its start has got.
+    public var progress: AudienceProgress? = nil
 }

@@ -250,6 +250,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var webhookMaxAttempts: Int
     /// How long a webhook delivery waits for the receiver's answer.
     public var webhookTimeoutSeconds: Double
+    /// The most users an audience start may resolve to: one start transaction enqueues a row per
+    /// device of every member, so past this a broadcast channel is the way to reach everyone.
+    public var maxAudienceMembers: Int = 100_000
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
 
     public init(
@@ -457,6 +460,7 @@ extension ServerConfiguration {
         case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
         case requestsPerSecondPerUser, console
         case allowLoopbackWebhooks, webhookMaxAttempts, webhookTimeoutSeconds
+        case maxAudienceMembers
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -513,5 +517,6 @@ extension ServerConfiguration {
                 ?? defaults.webhookMaxAttempts,
             webhookTimeoutSeconds: try c.decodeIfPresent(Double.self, forKey: .webhookTimeoutSeconds)
                 ?? defaults.webhookTimeoutSeconds)
+        maxAudienceMembers = try c.decodeIfPresent(Int.self, forKey: .maxAudienceMembers) ?? defaults.maxAudienceMembers
     }
 }

@@ -88,10 +88,10 @@ extension ActivityRegistry {
                 throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let updateTokens = try tx.tokens(app: appID, activityId: activityId)
-            let startTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.pushToStart]).filter {
+            let startTokens = try self.ownerTokens(activity, kinds: [.pushToStart], tx: tx).filter {
                 contracts(app).pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
             }
-            let androidTokens = try tx.tokens(app: appID, userId: activity.userId, kinds: [.fcm])
+            let androidTokens = try self.ownerTokens(activity, kinds: [.fcm], tx: tx)
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: 2000)
             let pending = try tx.pendingOutbox(app: appID, activityId: activityId)
             var findings: [Diagnosis.Finding] = []

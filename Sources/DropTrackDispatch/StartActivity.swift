@@ -51,7 +51,10 @@ public struct StartActivity: Sendable, Hashable {
     }
 
     public var activityId: String
+    /// The one user a start is for; empty for an audience start.
     public var userId: String
+    /// The users a shared activity starts for, instead of `userId`.
+    public var audience: Audience?
     public var attributesType: String
     /// The static attributes, checked against the attributes type.
     public var attributes: JSONValue
@@ -80,8 +83,10 @@ public struct StartActivity: Sendable, Hashable {
         activityId: String, userId: String, attributesType: String, attributes: JSONValue,
         contentState: JSONValue? = nil, event: InitialEvent? = nil, schedule: [ScheduleEntry]? = nil,
         alert: JSONValue, staleDate: Int64? = nil, relevanceScore: Double? = nil, idempotencyKey: String,
-        startAt: Int64? = nil, endAt: Int64? = nil, broadcast: Broadcast? = nil, widget: String? = nil
+        startAt: Int64? = nil, endAt: Int64? = nil, broadcast: Broadcast? = nil, widget: String? = nil,
+        audience: Audience? = nil
     ) {
+        self.audience = audience
         self.activityId = activityId
         self.userId = userId
         self.attributesType = attributesType
@@ -116,8 +121,11 @@ public struct ActivityStarted: Sendable, Hashable {
     public var startAt: Int64?
     /// The broadcast channel, for a broadcast activity.
     public var channelId: String?
+    /// For an audience start: how many users it resolved to.
+    public var members: Int?
 
-    init(_ activity: ActivityRecord, destinations: [TokenRecord]) {
+    init(_ activity: ActivityRecord, destinations: [TokenRecord], members: Int? = nil) {
+        self.members = members
         activityId = activity.id
         state = activity.state
         version = activity.version
@@ -142,19 +150,22 @@ public struct ActivityStarted: Sendable, Hashable {
         destinationsByKind = byKind
         startAt = stored["startAt"]?.numberValue.map { Int64($0) }
         channelId = stored["channelId"]?.stringValue
+        members = stored["members"]?.numberValue.map { Int($0) }
     }
 
     /// The copy kept with the activity; the API answers with the same members.
     var stored: JSONValue {
         var byKind: [String: JSONValue] = [:]
         for (kind, count) in destinationsByKind { byKind[kind.rawValue] = .number(Double(count)) }
-        return .object([
+        var object: [String: JSONValue] = [
             "activityId": .string(activityId), "state": .string(state.rawValue),
             "version": .number(Double(version)), "timestamp": .number(Double(timestamp)),
             "destinations": .number(Double(destinations)),
             "destinationsByKind": .object(byKind),
             "startAt": startAt.map { .number(Double($0)) } ?? .null,
             "channelId": channelId.map { .string($0) } ?? .null,
-        ])
+        ]
+        if let members { object["members"] = .number(Double(members)) }
+        return .object(object)
     }
 }

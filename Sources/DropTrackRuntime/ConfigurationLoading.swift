@@ -51,6 +51,10 @@ extension ServerConfiguration {
         ),
         ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
         (
+            "maxAudienceMembers", "DROPTRACK_MAX_AUDIENCE_MEMBERS",
+            "most users one audience start may reach; past it 422 (default 100000; use a broadcast channel)"
+        ),
+        (
             "maxConnections", "DROPTRACK_MAX_CONNECTIONS",
             "open HTTP connections at most; past it 503 at once (default 1000)"
         ),
@@ -162,6 +166,7 @@ extension ServerConfiguration {
         if let value = try number("DROPTRACK_DEFAULT_STALE_SECONDS") { configuration.defaultStaleSeconds = value }
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
+        if let value = try number("DROPTRACK_MAX_AUDIENCE_MEMBERS") { configuration.maxAudienceMembers = Int(value) }
         if let value = try number("DROPTRACK_PROVIDER_TIMEOUT_SECONDS") { configuration.providerTimeoutSeconds = value }
         if let value = try number("DROPTRACK_MAX_CONNECTIONS") { configuration.maxConnections = Int(value) }
         if let value = try number("DROPTRACK_MAX_CONNECTIONS_PER_CLIENT") {

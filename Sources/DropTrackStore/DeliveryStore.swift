@@ -117,6 +117,28 @@ public protocol StoreTransaction {
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool
     func outboxStats() throws -> OutboxStats
 
+    // MARK: Tags and audiences
+
+    /// The tags of a user or device, sorted.
+    func tags(app: String, subject: TagSubject) throws -> [String]
+    /// Replaces the tags of a user or device; an empty list clears them.
+    func setTags(app: String, subject: TagSubject, tags: [String]) throws
+    /// The users and devices that carry any of `tags`, one row per (subject, tag).
+    func subjects(app: String, taggedWithAny tags: [String]) throws -> [SubjectTag]
+    /// Every user with a valid push-to-start or FCM token, sorted: the `everyone` audience.
+    func userIds(app: String) throws -> [String]
+    /// The tokens of several users, of the given kinds (valid or not), a run of users per statement.
+    func tokens(app: String, userIds: [String], kinds: [TokenKind]) throws -> [TokenRecord]
+    /// Records users as members of a shared activity (a member already there stays once).
+    func addMembers(app: String, activityId: String, userIds: [String]) throws
+    /// A shared activity's members, sorted.
+    func members(app: String, activityId: String) throws -> [String]
+    /// Whether the user is a member of the shared activity.
+    func isMember(app: String, activityId: String, userId: String) throws -> Bool
+    /// An activity's timeline entries of one event (`start`), oldest first: what a start's progress is
+    /// counted from, without reading the updates' entries.
+    func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry]
+
     // MARK: Webhooks
 
     /// Queues webhook deliveries (their `id` is assigned; `attempts`, `lastError` and `failedAt` are ignored).

@@ -15,6 +15,10 @@ public final class MemoryStore: DeliveryStore {
         var timeline: [String: [TimelineEntry]] = [:]
         var webhooks: [Int64: QueuedWebhook] = [:]
         var nextWebhookID: Int64 = 1
+        /// Tags by app, subject kind and subject id.
+        var tags: [String: Set<String>] = [:]
+        /// A shared activity's members by app and activity id.
+        var members: [String: Set<String>] = [:]
     }
 
     /// A webhook delivery and who holds it (its lease end is `delivery.availableAt`, as in SQL).
@@ -89,13 +93,25 @@ final class MemoryTransaction: StoreTransaction {
         data.nextWebhookID = value
     }
 
+    func setTags(_ key: String, _ value: Set<String>?) {
+        let old = data.tags[key]
+        journal.append { $0.tags[key] = old }
+        data.tags[key] = value
+    }
+
+    func setMembers(_ key: String, _ value: Set<String>?) {
+        let old = data.members[key]
+        journal.append { $0.members[key] = old }
+        data.members[key] = value
+    }
+
     private func setOutboxIndex(_ key: String, _ value: Int64?) {
         let old = data.outboxIndex[key]
         journal.append { $0.outboxIndex[key] = old }
         data.outboxIndex[key] = value
     }
 
-    private static func key(_ app: String, _ id: String) -> String { app + "\u{1F}" + id }
+    static func key(_ app: String, _ id: String) -> String { app + "\u{1F}" + id }
 
     func token(app: String, fingerprint: String) throws -> TokenRecord? { data.tokens[Self.key(app, fingerprint)] }
 

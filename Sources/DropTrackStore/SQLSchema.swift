@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 9
+    static let version = 11
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -42,6 +42,25 @@ enum SQLSchema {
             [
                 "CREATE INDEX IF NOT EXISTS activities_recent ON activities (app, created_at)",
                 "CREATE INDEX IF NOT EXISTS tokens_recent ON tokens (app, created_at)",
+            ]
+        ),
+        // Audiences: tags on users and devices (found by tag for a start), and the members a shared
+        // activity froze at its start (found by user for a device's access).
+        (
+            11,
+            [
+                """
+                CREATE TABLE IF NOT EXISTS tags (
+                  app TEXT NOT NULL, subject_kind TEXT NOT NULL, subject_id TEXT NOT NULL, tag TEXT NOT NULL,
+                  PRIMARY KEY (app, subject_kind, subject_id, tag))
+                """,
+                "CREATE INDEX IF NOT EXISTS tags_by_tag ON tags (app, tag)",
+                """
+                CREATE TABLE IF NOT EXISTS activity_members (
+                  app TEXT NOT NULL, activity_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                  PRIMARY KEY (app, activity_id, user_id))
+                """,
+                "CREATE INDEX IF NOT EXISTS activity_members_user ON activity_members (app, user_id)",
             ]
         ),
     ]
