@@ -50,13 +50,15 @@ extension Dispatcher {
             contracts: ContractBook(schemas: app.schemas ?? [:]), fcmTTLSeconds: configuration.fcmTTLSeconds)
         var lags: [Double] = []
         var batches: [Int: RangeBatch] = [:]
+        var passes: [TimelineEntry] = []
         do {
             let prepared = try store.transaction { tx -> [Prepared] in
                 lags = []
                 batches = [:]
-                // Small audiences leave most ranges nearly empty: claim more of them when the room allows.
+                // Small audiences leave most ranges nearly empty: claim more of them when the room allows,
+                // never more than the room (each claimed range sends at least one token).
                 let jobs = try tx.claimFanout(
-                    app: appID, limit: max(FanoutJob.rangeCount, min(256, limit / 8)), owner: owner,
+                    app: appID, limit: min(limit, max(FanoutJob.rangeCount, min(256, limit / 8))), owner: owner,
                     until: now.addingTimeInterval(configuration.leaseSeconds), now: now)
                 guard !jobs.isEmpty else { return [] }
                 // The room is shared by the ranges claimed: a large fan-out keeps every range moving.
@@ -138,10 +140,12 @@ extension Dispatcher {
                     }
                 }
                 if !notes.isEmpty { try tx.appendTimeline(notes) }
+                passes = notes
                 return prepared
             }
             state.withLock { $0.rangeBatches.merge(batches) { _, new in new } }
             for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
+            publish(passes)
             return prepared
         } catch {
             logger.error("dispatcher.claim_failed", ["app": appID, "error": "\(error)", "of": "fanout_ranges"])
@@ -190,7 +194,8 @@ extension Dispatcher {
         if summary.sends > 0 {
             result.entry = TimelineEntry(
                 app: job.app, activityId: job.activityId, at: now, destination: job.destination, provider: "apns",
-                event: event, version: summary.highestVersion, status: 0, reason: "fanout_pass", remedy: "none",
+                event: event, version: summary.highestVersion, status: summary.commonStatus, reason: "fanout_pass",
+                remedy: "none",
                 latencyMs: summary.percentile(0.5) ?? 0, priority: priority, attempt: 0,
                 note: summary.note(range: job.destination, newerVersion: newer))
         }
@@ -310,6 +315,16 @@ extension Dispatcher {
             provider: work.provider, event: work.event, version: work.version, status: result.status,
             reason: result.reason, remedy: remedy, latencyMs: latency * 1000, priority: work.priority, attempt: 1,
             note: note)
+    }
+
+    /// Shows range pass summaries (and dropped ranges) on the event stream, as sends are shown: the
+    /// dashboard and the console see a fan-out's progress without an event per token.
+    func publish(_ entries: [TimelineEntry]) {
+        for entry in entries where events.count(app: entry.app) > 0 {
+            var payload = ActivityRegistry.timelineJSON(entry).objectValue ?? [:]
+            payload["activityId"] = .string(entry.activityId)
+            events.publish(app: entry.app, event: "send", payload: .object(payload))
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -412,6 +412,7 @@ public final class Dispatcher: Service {
         var lags: [Double] = []
         var lostChannels: [(app: String, activityId: String, channel: String)] = []
         var rangeLags: [Double] = []
+        var rangePasses: [TimelineEntry] = []
         // Before the transaction, which a store may run more than once.
         let reaches = batch.map { recordReach($0.result, work: $0.work, now: now) }
         let completeRanges = finishRangeSends(batch)
@@ -521,7 +522,8 @@ public final class Dispatcher: Service {
                     try tx.completeOutbox(ids: ids, sentVersion: sentVersion, owner: owner, now: now)
                 }
                 let ended = try advanceRanges(tx, completeRanges, now: now)
-                timeline += ended.compactMap(\.entry)
+                rangePasses = ended.compactMap(\.entry)
+                timeline += rangePasses
                 rangeLags = ended.compactMap(\.lag)
                 try tx.appendTimeline(timeline)
                 written = timeline
@@ -545,6 +547,7 @@ public final class Dispatcher: Service {
         logFailures(written)
         for lag in lags + rangeLags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
+        publish(rangePasses)
         // Creating a channel waits on APNs for up to 30 s: never on the dispatcher's thread, whose sends
         // for every app would wait with it.
         for lost in lostChannels {
@@ -625,7 +628,8 @@ public final class Dispatcher: Service {
     /// provider declared dead, a start in doubt, any other refusal by the provider. Before, these were only in the timeline, the event stream and the
     /// metrics, and a server whose every start was refused (a wrong bundle id, say) logged nothing.
     private func logFailures(_ lines: [TimelineEntry]) {
-        for line in lines {
+        // A range pass's summary counts its failures, each of which has its own line.
+        for line in lines where line.reason != "fanout_pass" {
             let message: String
             let fix: String
             switch line.remedy {

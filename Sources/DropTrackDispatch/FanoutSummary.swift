@@ -47,6 +47,13 @@ struct FanoutSummary: Equatable, Sendable {
 
     var sends: Int { counts.values.reduce(0, +) }
 
+    /// The status most sends of the pass got (200 when most went through), 0 with no sends.
+    var commonStatus: Int {
+        var byStatus: [Int: Int] = [:]
+        for (key, count) in counts { byStatus[Int(key.prefix { $0 != " " }) ?? 0, default: 0] += count }
+        return byStatus.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? 0
+    }
+
     mutating func record(status: Int, reason: String, latencyMs: Double, version: Int64) {
         counts["\(status) \(reason)", default: 0] += 1
         let bucket = Self.latencyBounds.firstIndex { latencyMs <= $0 } ?? Self.latencyBounds.count
