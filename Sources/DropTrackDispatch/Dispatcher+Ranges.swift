@@ -182,8 +182,11 @@ extension Dispatcher {
         _ tx: any StoreTransaction, _ job: FanoutJob, summary: FanoutSummary, event: String, priority: Int,
         activityUpdatedAt: Date, now: Date
     ) throws -> PassEnd? {
+        // The summary (kept in the row, so a resumed pass has it too) knows the oldest version sent; 0 when
+        // the pass sent nothing, which proves nothing.
         let end = try tx.finishFanoutPass(
-            app: job.app, activityId: job.activityId, range: job.range, owner: owner, now: now)
+            app: job.app, activityId: job.activityId, range: job.range, sentVersion: summary.lowestVersion,
+            owner: owner, now: now)
         var newer: Int64? = nil
         switch end {
         case .lost: return nil

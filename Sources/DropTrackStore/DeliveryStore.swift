@@ -151,8 +151,10 @@ public protocol StoreTransaction {
     ) throws -> Bool
     /// Ends the pass `owner` holds (no token is left past its cursor): the row goes, unless a version
     /// newer than the pass's was requested meanwhile; then a pass starts again from the beginning for it.
-    func finishFanoutPass(app: String, activityId: String, range: Int, owner: String, now: Date) throws
-        -> FanoutPassEnd
+    /// `sentVersion` is the oldest version the pass sent: when every send of the pass already carried
+    /// the newest version requested (sends read it when they go out), no second pass is needed.
+    func finishFanoutPass(app: String, activityId: String, range: Int, sentVersion: Int64, owner: String, now: Date)
+        throws -> FanoutPassEnd
     /// Removes a range row `owner` holds (its activity is over or gone).
     func deleteFanout(app: String, activityId: String, range: Int, owner: String) throws
     /// The activity's range rows, by range (the console and tests read them).

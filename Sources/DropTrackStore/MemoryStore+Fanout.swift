@@ -72,12 +72,12 @@ extension MemoryTransaction {
         return true
     }
 
-    func finishFanoutPass(app: String, activityId: String, range: Int, owner: String, now: Date) throws
-        -> FanoutPassEnd
+    func finishFanoutPass(app: String, activityId: String, range: Int, sentVersion: Int64, owner: String, now: Date)
+        throws -> FanoutPassEnd
     {
         let key = Self.fanoutKey(app, activityId, range)
         guard var job = data.fanout[key], job.claimedBy == owner else { return .lost }
-        guard job.requestedVersion > job.passVersion else {
+        guard job.requestedVersion > max(job.passVersion, sentVersion) else {
             setFanout(key, nil)
             return .removed
         }

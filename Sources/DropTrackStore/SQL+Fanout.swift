@@ -155,13 +155,15 @@ extension SQLTransaction {
             ]) > 0
     }
 
-    func finishFanoutPass(app: String, activityId: String, range: Int, owner: String, now: Date) throws
-        -> FanoutPassEnd
+    func finishFanoutPass(app: String, activityId: String, range: Int, sentVersion: Int64, owner: String, now: Date)
+        throws -> FanoutPassEnd
     {
         let key = Self.rangeKey(app, activityId, range)
         let removed = try fanoutExecute(
-            "DELETE FROM fanout_jobs WHERE \(Self.rangeKey) AND claimed_by = ? AND requested_version <= pass_version",
-            key + [.text(owner)])
+            """
+            DELETE FROM fanout_jobs WHERE \(Self.rangeKey) AND claimed_by = ?
+              AND (requested_version <= pass_version OR requested_version <= ?)
+            """, key + [.text(owner), .int(sentVersion)])
         if removed > 0 { return .removed }
         let restarted = try fanoutQuery(
             """
