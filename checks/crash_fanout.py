@@ -4,8 +4,11 @@ was lost or sent twice.
 
 1. 10k push-to-start tokens are imported; a start fans out to all of them; the server is killed
    (SIGKILL) part-way and restarted.
-2. 10k update tokens are imported for the activity; three steps fan out; the server is killed
-   again part-way and restarted; the last steps end the activity.
+2. 10k update tokens are imported for the activity; three steps fan out through the activity's 16
+   fan-out ranges (each streams its tokens in fingerprint order and commits a cursor per batch); the
+   server is killed again part-way, when every range is part-way through, and restarted; the ranges
+   the killed server held resume at their committed cursors once its leases end; the last steps end
+   the activity.
 3. At the APNs emulator: no token got two starts (a start whose outcome the crash lost is never
    resent, and the server's timeline names every such start), and every update token's newest
    accepted push is the end, carrying exactly the activity's final content-state and timestamp.
@@ -103,6 +106,14 @@ with Stack(DROPTRACK, server_env=server_env) as stack:
     updates = sum(by_token.get(token, {}).get("accepted", {}).get("update", 0) for token in update_tokens.values())
     print(f"    {updates} updates accepted for {COUNT} tokens over 6 events (coalesced; resends after the kill "
           f"are harmless: same timestamp)")
+    # Each range pass writes one summary entry; a pass the killed server held says it was resumed.
+    status, described, _ = stack.api("GET", f"/v1/activities/{ACTIVITY}?timelineLimit=10000")
+    passes = [entry for entry in described["timeline"] if entry["reason"] == "fanout_pass"]
+    resumed = [entry for entry in passes if "resumed" in (entry["note"] or "")]
+    check(resumed, f"the kill landed in the middle of a range: {len(resumed)} of {len(passes)} range passes "
+                   f"resumed at a committed cursor after the killed server's lease ended")
+    if resumed:
+        print(f"    e.g. {resumed[0]['destination']}: {resumed[0]['note']}")
     log = open(f"{stack.work}/server.log").read()
     check(all(token not in log for token in list(start_tokens.values())[:200]), "no token appears in the server log")
 

@@ -14,8 +14,13 @@ extension ActivityRegistry {
     }
 
     /// A new version of an activity: a newer timestamp, the priority after the budget, and a send
-    /// requested to every live destination. Bursts coalesce: the outbox keeps one row per token
-    /// and the sender reads the newest version.
+    /// requested to every live destination. Bursts coalesce: the outbox keeps one row per destination,
+    /// the fan-out one job per range, and the sender reads the newest version.
+    ///
+    /// In constant time whatever the audience: the activity's update tokens are reached through its
+    /// `FanoutJob.rangeCount` range jobs (the dispatcher streams them), never read here; only the
+    /// user's FCM tokens and the broadcast channel get outbox rows. `destinations` counts the update
+    /// tokens on the index instead of reading them.
     func commitVersion(
         _ activity: inout ActivityRecord, event: ActivityEvent, state: JSONValue, alert: JSONValue?, terminal: Bool,
         requestedPriority: Int?, app: AppConfiguration, tx: any StoreTransaction, now: Date
@@ -50,10 +55,15 @@ extension ActivityRegistry {
         activity.updatedAt = now
         if activity.state == .stale && event == .update { activity.state = .active }
         try checkSize(activity, app: app, contracts: contracts(app))
-        var destinations = try tx.tokens(app: activity.app, activityId: activity.id).filter(\.isValid)
-        destinations += try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
+        let updateTokens = try tx.validUpdateTokenCount(app: activity.app, activityId: activity.id)
+        var destinations = try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
         destinations += try audienceFCMTokens(activity, tx: tx)
         try tx.updateActivity(activity)
+        if updateTokens > 0 {
+            // A token registered later gets the current version as its own outbox row (DT-041).
+            try tx.requestFanout(
+                app: activity.app, activityId: activity.id, version: activity.version, availableAt: now, now: now)
+        }
         // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
         let channel = activity.channelId.map { [OutboxDestination.channel(id: $0)] } ?? []
         try tx.enqueue(
@@ -75,7 +85,7 @@ extension ActivityRegistry {
                         remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
                 })
         }
-        return (notes, destinations.count + channel.count)
+        return (notes, updateTokens + destinations.count + channel.count)
     }
 
     func mutate(

@@ -20,6 +20,8 @@ public final class Dispatcher: Service {
         var activityUpdatedAt: Date
         /// A push-to-start, or the FCM message that starts the activity: sent at most once.
         var startsActivity = false
+        /// The fan-out range batch it belongs to (`State.rangeBatches`); nil for an outbox row.
+        var rangeBatch: Int? = nil
     }
 
     struct Completion: Sendable {
@@ -37,6 +39,9 @@ public final class Dispatcher: Service {
         var rotation = 0
         /// Per app and provider (`app/apns`): whether sends go out, wait, or probe.
         var circuits: [String: ProviderCircuit] = [:]
+        /// Fan-out range batches in flight, by id.
+        var rangeBatches: [Int: RangeBatch] = [:]
+        var nextRangeBatch = 0
     }
 
     let store: any DeliveryStore
@@ -211,7 +216,11 @@ public final class Dispatcher: Service {
         for offset in 0..<apps.count where left > 0 {
             let app = apps[(rotation + offset) % apps.count]
             let share = max(1, min(configuration.claimBatch, left / max(1, apps.count - offset)))
-            let sends = prepare(app: app, limit: share, now: now)
+            var sends = prepare(app: app, limit: share, now: now)
+            // Fan-out ranges take the room the outbox rows left (per-destination rows go first: starts,
+            // FCM, retries), up to this app's share of the free room.
+            let rangeRoom = max(1, left / max(1, apps.count - offset)) - sends.count
+            if rangeRoom > 0 { sends += prepareRanges(app: app, limit: rangeRoom, now: now) }
             claimed += sends.count
             left -= sends.count
             for send in sends { launch(send, app: app) }
@@ -402,8 +411,11 @@ public final class Dispatcher: Service {
         let listening = Set(batch.map(\.work.entry.app)).filter { events.count(app: $0) > 0 }
         var lags: [Double] = []
         var lostChannels: [(app: String, activityId: String, channel: String)] = []
+        var rangeLags: [Double] = []
+        var rangePasses: [TimelineEntry] = []
         // Before the transaction, which a store may run more than once.
         let reaches = batch.map { recordReach($0.result, work: $0.work, now: now) }
+        let completeRanges = finishRangeSends(batch)
         var written: [TimelineEntry] = []
         do {
             try store.transaction { tx in
@@ -412,6 +424,20 @@ public final class Dispatcher: Service {
                 var delivered: [Int64: [Int64]] = [:]
                 for (index, completion) in batch.enumerated() {
                     let work = completion.work
+                    if work.rangeBatch != nil {
+                        // A range send: nothing per token unless it failed.
+                        guard
+                            let line = try settleRangeSend(tx, completion, retryAt: reaches[index].retryAt, now: now)
+                        else { continue }
+                        timeline.append(line)
+                        if listening.contains(line.app) {
+                            var payload = ActivityRegistry.timelineJSON(line).objectValue ?? [:]
+                            payload["activityId"] = .string(line.activityId)
+                            payload["explanation"] = .string(completion.result.explanation)
+                            published.append((line.app, .object(payload)))
+                        }
+                        continue
+                    }
                     let result = completion.result
                     let entry = work.entry
                     var remedyTaken = result.remedy.name
@@ -495,6 +521,10 @@ public final class Dispatcher: Service {
                 for (sentVersion, ids) in delivered {
                     try tx.completeOutbox(ids: ids, sentVersion: sentVersion, owner: owner, now: now)
                 }
+                let ended = try advanceRanges(tx, completeRanges, now: now)
+                rangePasses = ended.compactMap(\.entry)
+                timeline += rangePasses
+                rangeLags = ended.compactMap(\.lag)
                 try tx.appendTimeline(timeline)
                 written = timeline
                 for (_, activity) in touched where try !tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
@@ -515,8 +545,9 @@ public final class Dispatcher: Service {
             }
         }
         logFailures(written)
-        for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
+        for lag in lags + rangeLags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
+        publish(rangePasses)
         // Creating a channel waits on APNs for up to 30 s: never on the dispatcher's thread, whose sends
         // for every app would wait with it.
         for lost in lostChannels {
@@ -597,7 +628,8 @@ public final class Dispatcher: Service {
     /// provider declared dead, a start in doubt, any other refusal by the provider. Before, these were only in the timeline, the event stream and the
     /// metrics, and a server whose every start was refused (a wrong bundle id, say) logged nothing.
     private func logFailures(_ lines: [TimelineEntry]) {
-        for line in lines {
+        // A range pass's summary counts its failures, each of which has its own line.
+        for line in lines where line.reason != "fanout_pass" {
             let message: String
             let fix: String
             switch line.remedy {

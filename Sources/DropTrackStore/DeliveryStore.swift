@@ -14,7 +14,7 @@ public protocol DeliveryStore: Sendable, CustomStringConvertible {
 
 /// Outbox depth and age, for metrics and readiness.
 public struct OutboxStats: Sendable, Equatable {
-    /// Rows waiting or in flight.
+    /// Rows waiting or in flight: per-destination rows plus fan-out range rows.
     public var depth: Int
     /// When the oldest of them was first queued.
     public var oldestQueuedAt: Date?
@@ -88,11 +88,20 @@ public protocol StoreTransaction {
     func enqueue(
         app: String, activityId: String, destinations: [OutboxDestination], version: Int64, availableAt: Date,
         now: Date) throws
+    /// A send from a fan-out range failed and goes on as its own row: inserts it with `error` and the
+    /// send counted as its first attempt when it reached the provider; one that did not counts none and is
+    /// marked as `releaseUnsent` marks rows, for `expediteUnsent`. With `holder`, the new row is leased to
+    /// it and returned, for the caller to settle now (a dead letter). A row already there only has its
+    /// requested version raised, and nil is returned.
+    func enqueueFailedSend(
+        app: String, activityId: String, destination: OutboxDestination, version: Int64, reachedProvider: Bool,
+        error: String, availableAt: Date, holder: String?, now: Date
+    ) throws -> OutboxEntry?
     /// Leases up to `limit` due rows of an app to `owner` until `until` (a claimed row is due again
     /// when its lease ends). A row whose previous lease ran out with no outcome comes back `inDoubt`.
     /// A row that cannot be read (a corrupt value) moves to the dead letters with the error instead.
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry]
-    /// Apps with rows due now.
+    /// Apps with rows or fan-out ranges due now.
     func appsWithDueWork(now: Date) throws -> [String]
     /// The sends of `sentVersion` are final: each row goes, unless a newer version was requested
     /// meanwhile, in which case it is released to send again at once. Only rows `owner` still holds
@@ -111,11 +120,45 @@ public protocol StoreTransaction {
     func deadLetterOutbox(id: Int64, owner: String, error: String) throws
     /// Removes the row, if `owner` still holds it (its token is gone or its activity is over).
     func deleteOutbox(id: Int64, owner: String) throws
-    /// Rows still waiting for an activity.
+    /// Rows still waiting for an activity: per-destination rows plus fan-out range rows.
     func pendingOutbox(app: String, activityId: String) throws -> Int
-    /// Whether any row still waits for an activity (cheap, however large the fan-out).
+    /// Whether any row (per destination or fan-out range) still waits for an activity (cheap, however
+    /// large the fan-out).
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool
     func outboxStats() throws -> OutboxStats
+
+    // MARK: Fan-out ranges
+
+    /// Asks for `version` to reach every valid update token of the activity: upserts its
+    /// `FanoutJob.rangeCount` range rows, raising the requested version of those already there (a burst
+    /// is one job per range, for the newest version). A constant number of rows, however large the audience.
+    func requestFanout(app: String, activityId: String, version: Int64, availableAt: Date, now: Date) throws
+    /// Leases up to `limit` due range rows of an app to `owner` until `until` (due again when the lease
+    /// ends, then `resumed`). A claim at the start of a pass sets its `passVersion` to the requested one.
+    func claimFanout(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [FanoutJob]
+    /// The activity's valid update tokens in the job's range after its cursor, in fingerprint order,
+    /// at most `limit` (an index serves it: a batch costs the same at the millionth token as at the first).
+    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: String, limit: Int) throws
+        -> [TokenRecord]
+    /// How many valid update tokens the activity has (a count on the index, not a read of the tokens).
+    func validUpdateTokenCount(app: String, activityId: String) throws -> Int
+    /// Records a batch's outcome if `owner` still holds the range: the cursor moves to `cursor`, the
+    /// summary is kept and the lease ends (due again at `availableAt`). False when the lease was lost: the
+    /// worker now holding it resumes from the cursor committed before.
+    func advanceFanout(
+        app: String, activityId: String, range: Int, cursor: String, summary: String?, owner: String,
+        availableAt: Date
+    ) throws -> Bool
+    /// Ends the pass `owner` holds (no token is left past its cursor): the row goes, unless a version
+    /// newer than the pass's was requested meanwhile; then a pass starts again from the beginning for it.
+    /// `sentVersion` is the oldest version the pass sent: when every send of the pass already carried
+    /// the newest version requested (sends read it when they go out), no second pass is needed.
+    func finishFanoutPass(app: String, activityId: String, range: Int, sentVersion: Int64, owner: String, now: Date)
+        throws -> FanoutPassEnd
+    /// Removes a range row `owner` holds (its activity is over or gone).
+    func deleteFanout(app: String, activityId: String, range: Int, owner: String) throws
+    /// The activity's range rows, by range (the console and tests read them).
+    func fanoutJobs(app: String, activityId: String) throws -> [FanoutJob]
 
     // MARK: Tags and audiences
 

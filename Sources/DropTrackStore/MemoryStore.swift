@@ -19,6 +19,8 @@ public final class MemoryStore: DeliveryStore {
         var tags: [String: Set<String>] = [:]
         /// A shared activity's members by app and activity id.
         var members: [String: Set<String>] = [:]
+        /// Fan-out range jobs by (app, activity, range).
+        var fanout: [String: FanoutJob] = [:]
     }
 
     /// A webhook delivery and who holds it (its lease end is `delivery.availableAt`, as in SQL).
@@ -85,6 +87,12 @@ final class MemoryTransaction: StoreTransaction {
         let old = data.webhooks[id]
         journal.append { $0.webhooks[id] = old }
         data.webhooks[id] = value
+    }
+
+    func setFanout(_ key: String, _ value: FanoutJob?) {
+        let old = data.fanout[key]
+        journal.append { $0.fanout[key] = old }
+        data.fanout[key] = value
     }
 
     func setNextWebhookID(_ value: Int64) {
@@ -248,6 +256,28 @@ final class MemoryTransaction: StoreTransaction {
         }
     }
 
+    func enqueueFailedSend(
+        app: String, activityId: String, destination: OutboxDestination, version: Int64, reachedProvider: Bool,
+        error: String, availableAt: Date, holder: String?, now: Date
+    ) throws -> OutboxEntry? {
+        let key = app + "\u{1F}" + activityId + "\u{1F}" + destination.stored
+        if let id = data.outboxIndex[key], var entry = data.outbox[id] {
+            entry.requestedVersion = max(entry.requestedVersion, version)
+            setOutbox(id, entry)
+            return nil
+        }
+        let id = data.nextOutboxID
+        data.nextOutboxID += 1
+        let entry = OutboxEntry(
+            id: id, app: app, activityId: activityId, destination: destination, requestedVersion: version,
+            availableAt: availableAt, firstQueuedAt: now, attempts: reachedProvider ? 1 : 0, claimedBy: holder,
+            claimedUntil: holder == nil ? nil : availableAt,
+            lastError: reachedProvider ? error : SQLTransaction.unsentMark + error)
+        setOutbox(id, entry)
+        setOutboxIndex(key, id)
+        return entry
+    }
+
     func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
         let due = data.outbox.values.filter { $0.app == app && $0.availableAt <= now }
             .sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }.prefix(limit)
@@ -267,7 +297,8 @@ final class MemoryTransaction: StoreTransaction {
     func appsWithDueWork(now: Date) throws -> [String] {
         Array(
             Set(
-                data.outbox.values.filter { $0.availableAt <= now }.map(\.app))
+                data.outbox.values.filter { $0.availableAt <= now }.map(\.app)
+                    + data.fanout.values.filter { $0.availableAt <= now }.map(\.app))
         )
         .sorted()
     }
@@ -343,15 +374,18 @@ final class MemoryTransaction: StoreTransaction {
 
     func pendingOutbox(app: String, activityId: String) throws -> Int {
         data.outbox.values.filter { $0.app == app && $0.activityId == activityId }.count
+            + (try fanoutJobs(app: app, activityId: activityId)).count
     }
 
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool {
-        data.outbox.values.contains { $0.app == app && $0.activityId == activityId }
+        try !fanoutJobs(app: app, activityId: activityId).isEmpty
+            || data.outbox.values.contains { $0.app == app && $0.activityId == activityId }
     }
 
     func outboxStats() throws -> OutboxStats {
         OutboxStats(
-            depth: data.outbox.count, oldestQueuedAt: data.outbox.values.map(\.firstQueuedAt).min(),
+            depth: data.outbox.count + data.fanout.count,
+            oldestQueuedAt: (data.outbox.values.map(\.firstQueuedAt) + data.fanout.values.map(\.firstQueuedAt)).min(),
             deadLetters: data.deadLetters.count)
     }
 

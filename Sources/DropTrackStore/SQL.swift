@@ -350,7 +350,7 @@ final class SQLTransaction: StoreTransaction {
     }
 
     func appsWithDueWork(now: Date) throws -> [String] {
-        try query(
+        let rows = try query(
             // A loose index scan: one probe per app instead of a pass over every queued row.
             """
             WITH RECURSIVE apps(app) AS (
@@ -361,6 +361,7 @@ final class SQLTransaction: StoreTransaction {
             ORDER BY app
             """, [SQLValue(now)]
         ).compactMap { $0.text(0) }
+        return Array(Set(rows + (try appsWithDueFanout(now: now)))).sorted()
     }
 
     func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws {
@@ -428,12 +429,14 @@ final class SQLTransaction: StoreTransaction {
     func pendingOutbox(app: String, activityId: String) throws -> Int {
         Int(
             try query("SELECT COUNT(*) FROM outbox WHERE app = ? AND activity_id = ?", [.text(app), .text(activityId)])
-                .first?.int(0) ?? 0)
+                .first?.int(0) ?? 0) + (try fanoutCount(app: app, activityId: activityId))
     }
 
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool {
-        !(try query("SELECT 1 FROM outbox WHERE app = ? AND activity_id = ? LIMIT 1", [.text(app), .text(activityId)]))
-            .isEmpty
+        try fanoutCount(app: app, activityId: activityId) > 0
+            || !(try query(
+                "SELECT 1 FROM outbox WHERE app = ? AND activity_id = ? LIMIT 1", [.text(app), .text(activityId)]))
+                .isEmpty
     }
 
     func outboxStats() throws -> OutboxStats {
@@ -446,7 +449,10 @@ final class SQLTransaction: StoreTransaction {
                 keyWithoutColumns: "MIN(first_queued_at)"
             ).optionalDate(1)
         }
-        return OutboxStats(depth: Int(row?.int(0) ?? 0), oldestQueuedAt: oldest ?? nil, deadLetters: Int(dead))
+        let ranges = try fanoutStats()
+        let oldestOfAll = [oldest ?? nil, ranges.oldest].compactMap { $0 }.min()
+        return OutboxStats(
+            depth: Int(row?.int(0) ?? 0) + ranges.count, oldestQueuedAt: oldestOfAll, deadLetters: Int(dead))
     }
 
     // MARK: Timeline

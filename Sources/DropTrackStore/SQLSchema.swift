@@ -68,7 +68,30 @@ enum SQLSchema {
     /// Changes that differ by dialect, by the version they bring a store to.
     static func dialectSteps(for dialect: SQLDialect) -> [(version: Int, statements: [String])] {
         // Outcome webhooks: a durable queue, in order per (app, endpoint, activity).
-        [(9, webhookStatements(for: dialect))]
+        [(9, webhookStatements(for: dialect)), (10, fanoutStatements(for: dialect))]
+    }
+
+    /// Fan-out range jobs: a constant number of rows per activity in place of one outbox row per
+    /// update token, and the index their workers stream the activity's valid tokens from, in
+    /// fingerprint order (also what counts an event's destinations without reading them).
+    private static func fanoutStatements(for dialect: SQLDialect) -> [String] {
+        let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
+        let big = dialect == .postgres ? "BIGINT" : "INTEGER"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS fanout_jobs (
+              app TEXT NOT NULL, activity_id TEXT NOT NULL, range_index INTEGER NOT NULL,
+              requested_version \(big) NOT NULL, pass_version \(big) NOT NULL,
+              cursor_fingerprint TEXT NOT NULL DEFAULT '', summary TEXT, first_queued_at \(real) NOT NULL,
+              available_at \(real) NOT NULL, claimed_by TEXT, claimed_until \(real),
+              resumed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (app, activity_id, range_index))
+            """,
+            "CREATE INDEX IF NOT EXISTS fanout_due ON fanout_jobs (app, available_at)",
+            """
+            CREATE INDEX IF NOT EXISTS tokens_activity_valid ON tokens (app, activity_id, kind, fingerprint)
+              WHERE invalidated_at IS NULL
+            """,
+        ]
     }
 
     /// The webhook queue: ids order deliveries; `failed_at` marks the given-up ones.

@@ -193,3 +193,29 @@ struct CorruptRowTests {
         }
     }
 }
+
+@Suite("A corrupt fan-out range row throws corruptRow naming the column")
+struct FanoutCorruptRowTests {
+    let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    @Test("fanout_jobs: a range outside 0…15, a date that is not a number", arguments: CorruptibleStore.engines)
+    func fanoutJobs(engine: StoreEngine) throws {
+        let corruptible = try CorruptibleStore(engine)
+        let store = corruptible.store
+        try store.transaction {
+            try $0.requestFanout(app: "app", activityId: "a1", version: 2, availableAt: now, now: now)
+        }
+        let read = { _ = try store.transaction { try $0.fanoutJobs(app: "app", activityId: "a1") } }
+        try corruptible.run("UPDATE fanout_jobs SET range_index = 99 WHERE range_index = 5")
+        let error = expectCorrupt("fanout_jobs", "range_index", read)
+        #expect(error?.corruptRow?.key.contains("a1") == true)
+        expectCorrupt("fanout_jobs", "range_index") {
+            _ = try store.transaction {
+                try $0.claimFanout(app: "app", limit: 16, owner: "w1", until: now + 60, now: now)
+            }
+        }
+        try corruptible.run("DELETE FROM fanout_jobs WHERE range_index = 99")
+        try corruptible.run("UPDATE fanout_jobs SET first_queued_at = 'NaN' WHERE range_index = 2")
+        expectCorrupt("fanout_jobs", "first_queued_at", read)
+    }
+}
