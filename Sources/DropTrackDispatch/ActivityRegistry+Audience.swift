@@ -53,7 +53,8 @@ extension ActivityRegistry {
             ?? tx.tokens(app: appID, userId: start.userId, kinds: [.pushToStart, .fcm])
         return (
             tokens.filter {
-                $0.isValid && ($0.kind == .fcm || contracts.pushToStartMatches(tokenType: $0.attributesType, type: type))
+                $0.isValid
+                    && ($0.kind == .fcm || contracts.pushToStartMatches(tokenType: $0.attributesType, type: type))
             }, members
         )
     }

@@ -233,7 +233,8 @@ extension ActivityRegistry {
             }
             var devices = try tx.tokens(app: appID, activityId: activityId)
             devices += try self.ownerTokens(activity, kinds: [.pushToStart, .fcm], tx: tx).filter {
-                $0.kind == .fcm || contracts.pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
+                $0.kind == .fcm
+                    || contracts.pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType)
             }
             devices += try tx.channelSubscriptions(app: appID, activityId: activityId)
             let timeline = try tx.timeline(app: appID, activityId: activityId, limit: timelineLimit)
