@@ -136,10 +136,11 @@ struct DoctorEndpoint: Sendable {
             record.deviceId = record.deviceId ?? token.deviceId
             record.registeredAt = record.registeredAt ?? Int64(token.createdAt.timeIntervalSince1970)
             if let reason = token.invalidReason, record.dead == nil {
-                if reason == "superseded" {
+                if reason == .superseded {
                     record.supersededBy = record.supersededBy ?? "a newer token of this device"
                 } else {
-                    record.dead = .init(reason: reason, at: token.invalidatedAt.map { Int64($0.timeIntervalSince1970) })
+                    record.dead = .init(
+                        reason: reason.stored, at: token.invalidatedAt.map { Int64($0.timeIntervalSince1970) })
                 }
             }
             context.token = record

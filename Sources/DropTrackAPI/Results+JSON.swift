@@ -45,7 +45,7 @@ extension ActivitySnapshot {
             "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
             "deviceId": .string(token.deviceId),
             "environment": token.environment.map { .string($0.rawValue) } ?? .null, "valid": .bool(token.isValid),
-            "invalidReason": token.invalidReason.map { .string($0) } ?? .null,
+            "invalidReason": token.invalidReason.map { .string($0.stored) } ?? .null,
             "lastSeenAt": .number(token.lastSeenAt.timeIntervalSince1970.rounded()),
             "device": token.device ?? .null,
         ])

@@ -29,7 +29,7 @@ extension ConsolePages {
                 "<span class=\"mono\">\(Escape.escape(token.fingerprint))</span>", Escape.escape(token.kind.rawValue),
                 Escape.escape(token.deviceId),
                 token.isValid
-                    ? "valid" : "<span class=\"bad\">\(Escape.escape(token.invalidReason ?? "invalid"))</span>",
+                    ? "valid" : "<span class=\"bad\">\(Escape.escape(token.invalidReason?.stored ?? "invalid"))</span>",
                 upToDate[token.fingerprint].map { $0 ? "yes" : "<span class=\"bad\">no</span>" } ?? "–",
                 Self.time(token.lastSeenAt),
             ]

@@ -126,7 +126,7 @@ struct ConsolePages {
                 Escape.escape(token.userId ?? "–"), Escape.escape(token.deviceId),
                 Escape.escape(token.activityId ?? "–"), Self.time(token.createdAt),
                 token.isValid
-                    ? "valid" : "<span class=\"bad\">\(Escape.escape(token.invalidReason ?? "invalid"))</span>",
+                    ? "valid" : "<span class=\"bad\">\(Escape.escape(token.invalidReason?.stored ?? "invalid"))</span>",
             ]
         }
         let headers = ["fingerprint", "kind", "user", "device", "activity", "registered", "status"]
@@ -134,7 +134,7 @@ struct ConsolePages {
             [
                 "<span class=\"mono\">\(Escape.escape(token.fingerprint))</span>", Escape.escape(token.kind.rawValue),
                 Escape.escape(token.deviceId), Self.time(token.invalidatedAt),
-                "<span class=\"bad\">\(Escape.escape(token.invalidReason ?? "invalid"))</span>",
+                "<span class=\"bad\">\(Escape.escape(token.invalidReason?.stored ?? "invalid"))</span>",
             ]
         }
         return layout(

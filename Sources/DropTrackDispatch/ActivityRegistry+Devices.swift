@@ -18,6 +18,15 @@ public enum DeviceLifecycleState: String, Sendable, Hashable, CaseIterable {
 
     /// Whether the device can no longer show the activity, so its update tokens are invalidated.
     public var endsDelivery: Bool { self == .ended || self == .dismissed || self == .lost }
+
+    /// What its update tokens are invalidated with, when it ends delivery.
+    var invalidation: InvalidationReason {
+        switch self {
+        case .dismissed: .deviceDismissed
+        case .lost: .deviceLost
+        case .active, .stale, .ended: .deviceEnded
+        }
+    }
 }
 
 /// A phone's lifecycle report for one activity.
@@ -112,12 +121,12 @@ extension ActivityRegistry {
                 }.map(\.fingerprint)
                 if !invalidated.isEmpty {
                     try tx.invalidateTokens(
-                        app: appID, fingerprints: invalidated, reason: "device_\(report.state.rawValue)", at: now)
+                        app: appID, fingerprints: invalidated, reason: report.state.invalidation, at: now)
                     try webhooks.record(
                         tx, app: appID, activityId: activityId, event: .tokenInvalidated,
                         data: [
                             "fingerprints": .array(invalidated.map { .string($0) }),
-                            "reason": .string("device_\(report.state.rawValue)"), "by": .string("device"),
+                            "reason": .string(report.state.invalidation.stored), "by": .string("device"),
                         ], at: now)
                 }
             }

@@ -147,7 +147,7 @@ extension ActivityRegistry {
             byDevice[token.deviceId, default: []].append(token.fingerprint)
         }
         var changed: [String] = []
-        var invalidated: [String: [String]] = [:]
+        var invalidated: [InvalidationReason: [String]] = [:]
         var results: [(token: TokenRecord, created: Bool)] = []
         results.reserveCapacity(registrations.count)
         for registration in registrations {
@@ -180,7 +180,7 @@ extension ActivityRegistry {
                 // A subscribed device gets the broadcast; its update tokens would send the same version twice.
                 let nowOnChannel = registration.kind == .channelSubscription && other.kind == .activity
                 guard replaced || nowOnChannel else { continue }
-                let reason = nowOnChannel ? "subscribed_to_channel" : "superseded"
+                let reason: InvalidationReason = nowOnChannel ? .subscribedToChannel : .superseded
                 other.invalidatedAt = now
                 other.invalidReason = reason
                 byFingerprint[fingerprint] = other
@@ -197,7 +197,7 @@ extension ActivityRegistry {
                 registration.device ?? (earlier?.deviceId == registration.deviceId ? earlier?.deviceText : nil)
             if onChannel {
                 record.invalidatedAt = now
-                record.invalidReason = "subscribed_to_channel"
+                record.invalidReason = .subscribedToChannel
             }
             let previous = byFingerprint.updateValue(record, forKey: record.fingerprint)
             if let previous, previous.deviceId != record.deviceId {
@@ -211,7 +211,7 @@ extension ActivityRegistry {
             }
             changed.append(record.fingerprint)
             // Registering again a token kept unused for the channel is no news.
-            results.append((record, !(onChannel && previous?.invalidReason == "subscribed_to_channel")))
+            results.append((record, !(onChannel && previous?.invalidReason == .subscribedToChannel)))
         }
         // Facts describe the device, not one token: its other valid tokens learn them too, so a
         // switch reported with one token does not leave another telling the old story.
@@ -230,7 +230,7 @@ extension ActivityRegistry {
         // earlier reason if another transaction got there first.
         var toSave = Set<String>()
         let saved = changed.filter { toSave.insert($0).inserted }.compactMap { byFingerprint[$0] }
-        for (reason, fingerprints) in invalidated.sorted(by: { $0.key < $1.key }) {
+        for (reason, fingerprints) in invalidated.sorted(by: { $0.key.stored < $1.key.stored }) {
             try tx.invalidateTokens(
                 app: appID, fingerprints: fingerprints.filter { !toSave.contains($0) }, reason: reason, at: now)
         }
@@ -275,7 +275,7 @@ extension ActivityRegistry {
             guard try tx.token(app: appID, fingerprint: fingerprint) != nil else {
                 throw ActivityError.notFound("no token with fingerprint \(fingerprint)", field: "fingerprint")
             }
-            try tx.invalidateTokens(app: appID, fingerprints: [fingerprint], reason: "deleted", at: clock.now())
+            try tx.invalidateTokens(app: appID, fingerprints: [fingerprint], reason: .deleted, at: clock.now())
         }
     }
 }

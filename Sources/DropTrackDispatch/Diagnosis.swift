@@ -134,24 +134,25 @@ extension ActivityRegistry {
                 }
             }
             for token in updateTokens + startTokens + androidTokens where !token.isValid {
-                let reason = token.invalidReason ?? "invalidated"
+                let reason = token.invalidReason
                 let trap: String? =
                     switch reason {
-                    case "superseded": "DT-038"
-                    case "UNREGISTERED": "DT-102"
-                    case "activity_ended": "DT-037"
+                    case .superseded: "DT-038"
+                    case .provider("UNREGISTERED"): "DT-102"
+                    case .activityEnded: "DT-037"
                     default: nil
                     }
                 let fix =
                     switch reason {
-                    case "superseded": "nothing to do: the device registered a newer token"
-                    case "subscribed_to_channel":
+                    case .superseded: "nothing to do: the device registered a newer token"
+                    case .subscribedToChannel:
                         "nothing to do: the device gets every version from the broadcast channel"
-                    case "activity_ended": "nothing to do: the activity is over"
+                    case .activityEnded: "nothing to do: the activity is over"
                     default: "the device must register a new token"
                     }
                 finding(
-                    trap, .info, "token \(token.kind.rawValue) invalidated: \(reason)", fix: fix,
+                    trap, .info, "token \(token.kind.rawValue) invalidated: \(reason?.stored ?? "invalidated")",
+                    fix: fix,
                     device: token.fingerprint)
             }
             let cap = app.priority10PerHour ?? configuration.priority10PerHour

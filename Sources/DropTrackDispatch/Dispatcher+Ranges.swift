@@ -263,7 +263,8 @@ extension Dispatcher {
             return nil
         case .deleteToken:
             let fingerprint = entry.destination.stored
-            try tx.invalidateTokens(app: entry.app, fingerprints: [fingerprint], reason: result.reason, at: now)
+            try tx.invalidateTokens(
+                app: entry.app, fingerprints: [fingerprint], reason: .provider(result.reason), at: now)
             try webhooks.record(
                 tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
                 data: [

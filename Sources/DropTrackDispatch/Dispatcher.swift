@@ -312,7 +312,7 @@ public final class Dispatcher: Service {
                     guard let token = tokens[fingerprint], token.isValid else {
                         try skip(
                             "token_invalid",
-                            "not sent: the token was invalidated (\(tokens[fingerprint]?.invalidReason ?? "gone"))"
+                            "not sent: the token was invalidated (\(tokens[fingerprint]?.invalidReason?.stored ?? "gone"))"
                         )
                         continue
                     }
@@ -466,7 +466,7 @@ public final class Dispatcher: Service {
                             // A channel is no token: there is nothing to invalidate, only the row to drop.
                             try tx.invalidateTokens(
                                 app: entry.app, fingerprints: entry.destination.tokenFingerprint.map { [$0] } ?? [],
-                                reason: result.reason, at: now)
+                                reason: .provider(result.reason), at: now)
                             try tx.deleteOutbox(id: entry.id, owner: owner)
                             if let fingerprint = entry.destination.tokenFingerprint {
                                 try webhooks.record(

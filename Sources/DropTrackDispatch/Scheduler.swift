@@ -77,7 +77,7 @@ extension ActivityRegistry {
                         (tx.tokens(app: activity.app, activityId: activity.id)
                         + tx.channelSubscriptions(app: activity.app, activityId: activity.id)).filter(\.isValid)
                     try tx.invalidateTokens(
-                        app: activity.app, fingerprints: tokens.map(\.fingerprint), reason: "activity_ended", at: now)
+                        app: activity.app, fingerprints: tokens.map(\.fingerprint), reason: .activityEnded, at: now)
                     if let channel = activity.channelId, activity.mapperState?["channelOwned"] == .bool(true) {
                         retiredChannels.append((activity.app, channel))
                     }

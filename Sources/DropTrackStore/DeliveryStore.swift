@@ -56,7 +56,7 @@ public protocol StoreTransaction {
     /// Several tokens by fingerprint (missing ones are left out).
     func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
     /// Marks tokens invalid, keeping the first reason given.
-    func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws
+    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws
     /// The app's newest `limit` tokens by registration time, newest first (the operator console's list).
     func recentTokens(app: String, limit: Int) throws -> [TokenRecord]
     /// The app's `limit` most recently invalidated tokens, newest invalidation first.

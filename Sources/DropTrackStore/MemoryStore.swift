@@ -158,7 +158,7 @@ final class MemoryTransaction: StoreTransaction {
         fingerprints.compactMap { data.tokens[Self.key(app, $0)] }
     }
 
-    func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws {
+    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws {
         for fingerprint in fingerprints {
             let key = Self.key(app, fingerprint)
             guard var token = data.tokens[key], token.invalidatedAt == nil else { continue }

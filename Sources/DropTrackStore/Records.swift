@@ -48,8 +48,8 @@ public struct TokenRecord: Sendable, Equatable {
     public var lastSeenAt: Date
     /// Set when the token must not be used again.
     public var invalidatedAt: Date?
-    /// Why: `unregistered`, `superseded`, `activity_ended`, `deleted`, a provider reason…
-    public var invalidReason: String?
+    /// Why it must not be used again.
+    public var invalidReason: InvalidationReason?
     /// What the app last reported about the device (OS version, Live Activities or Live Updates
     /// switches, …), as the JSON object it sent; the doctor reads it. Parsed when read.
     public var device: JSONValue? {
@@ -64,7 +64,7 @@ public struct TokenRecord: Sendable, Equatable {
     public init(
         app: String, kind: TokenKind, token: String, fingerprint: String, userId: String?, deviceId: String,
         attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
-        invalidatedAt: Date? = nil, invalidReason: String? = nil, device: JSONValue? = nil
+        invalidatedAt: Date? = nil, invalidReason: InvalidationReason? = nil, device: JSONValue? = nil
     ) {
         self.app = app
         self.kind = kind

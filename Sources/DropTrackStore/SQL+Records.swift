@@ -21,7 +21,7 @@ extension SQLTransaction {
             attributesType: r.optionalText(6), activityId: r.optionalText(7),
             environment: try r.optionalValue(8, as: TokenEnvironment.self),
             createdAt: try r.date(9), lastSeenAt: try r.date(10), invalidatedAt: try r.optionalDate(11),
-            invalidReason: r.optionalText(12))
+            invalidReason: r.optionalText(12).map(InvalidationReason.init(stored:)))
         // Kept as text, unparsed: a fan-out reads every token of an activity and needs none of these
         // facts, so bad JSON here shows only as `device == nil` to the doctor, which reads it.
         record.deviceText = r.optionalText(13)

@@ -84,7 +84,7 @@ final class SQLTransaction: StoreTransaction {
                     .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
                     SQLValue(token.activityId), SQLValue(token.environment?.rawValue), SQLValue(token.createdAt),
-                    SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason),
+                    SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason?.stored),
                     SQLValue(token.deviceText),
                 ]
             }
@@ -151,13 +151,13 @@ final class SQLTransaction: StoreTransaction {
         return found
     }
 
-    func invalidateTokens(app: String, fingerprints: [String], reason: String, at: Date) throws {
+    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws {
         try eachRun(of: fingerprints) { marks, values in
             try execute(
                 """
                 UPDATE tokens SET invalidated_at = ?, invalid_reason = ?
                 WHERE app = ? AND fingerprint IN (\(marks)) AND invalidated_at IS NULL
-                """, [SQLValue(at), .text(reason), .text(app)] + values)
+                """, [SQLValue(at), .text(reason.stored), .text(app)] + values)
         }
     }
 

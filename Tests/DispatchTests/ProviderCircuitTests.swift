@@ -129,7 +129,7 @@ struct ValidTokensTests {
         let elsewhere = sampleToken(device: "d2", at: now)
         try store.transaction { tx in
             try tx.saveTokens([old, live, elsewhere])
-            try tx.invalidateTokens(app: "app", fingerprints: [old.fingerprint], reason: "superseded", at: now + 2)
+            try tx.invalidateTokens(app: "app", fingerprints: [old.fingerprint], reason: .superseded, at: now + 2)
         }
         let valid = try store.transaction { try $0.validTokens(app: "app", deviceIds: ["d1"]) }
         #expect(valid.map(\.fingerprint) == [live.fingerprint])

@@ -236,7 +236,7 @@ struct BroadcastTests {
                 "environment": .string("sandbox"),
             ]))
         #expect(
-            !again.created && again.token.invalidReason == "subscribed_to_channel",
+            !again.created && again.token.invalidReason == .subscribedToChannel,
             "registering it again changes nothing")
         let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
         #expect(
@@ -261,7 +261,7 @@ struct BroadcastTests {
         try server.drain()
         #expect(server.registry.runScheduled().dismissed >= 1)
         let ended = try server.store.transaction { try $0.channelSubscriptions(app: "app1", activityId: "match-9") }
-        #expect(ended.count == 1 && ended.allSatisfy { $0.invalidReason == "activity_ended" }, "\(ended)")
+        #expect(ended.count == 1 && ended.allSatisfy { $0.invalidReason == .activityEnded }, "\(ended)")
     }
 
     @Test("subscriptions of (\"a:b\", \"c\") and (\"a\", \"b:c\") are different records")

@@ -200,7 +200,7 @@ struct DeviceCredentialTests {
         let stored = try server.store.transaction {
             try $0.token(app: "app1", fingerprint: registered.body["fingerprint"]?.stringValue ?? "")
         }
-        #expect(stored?.invalidReason == "device_dismissed")
+        #expect(stored?.invalidReason == .deviceDismissed)
 
         let next = #"{"type":"delivery.step","data":{"step":"nearby"}}"#
         #expect(try server.call("POST", "/v1/activities/order-a/events", next).status == 200)

@@ -163,7 +163,7 @@ struct DispatchTests {
         try server.drain()
         let record = try #require(
             try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: dead).value) })
-        #expect(!record.isValid && record.invalidReason == "Unregistered")
+        #expect(!record.isValid && record.invalidReason == .provider("Unregistered"))
         _ = try server.registry.applyEvent(
             app: "app1", activityId: "o-3", body: server.json(#"{"type":"delivery.step","data":{"step":"preparing"}}"#))
         try server.drain()
@@ -257,7 +257,7 @@ struct DispatchTests {
         func states() throws -> [String: String] {
             Dictionary(
                 uniqueKeysWithValues: try server.store.transaction { try $0.tokens(app: "app1", activityId: "o-1") }
-                    .map { ($0.token, $0.invalidReason ?? "valid") })
+                    .map { ($0.token, $0.invalidReason?.stored ?? "valid") })
         }
         let expected = [old: "superseded", first: "superseded", steady: "valid", second: "valid"]
         #expect(try states() == expected)
@@ -544,7 +544,7 @@ struct DispatchTests {
         clock.advance(by: 61)
         #expect(server.registry.runScheduled().dismissed == 1)
         let dropped = try server.store.transaction { try $0.tokens(app: "app1", activityId: "o-1") }
-        #expect(dropped.count == 1 && dropped.allSatisfy { $0.invalidReason == "activity_ended" })
+        #expect(dropped.count == 1 && dropped.allSatisfy { $0.invalidReason == .activityEnded })
 
         try startOrder(server, id: "o-2")
         clock.advance(by: 8 * 3600 + 1)
@@ -569,7 +569,7 @@ struct DispatchTests {
         let stored = { (token: String) in
             try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: token).value) }
         }
-        #expect(try stored(old)?.invalidReason == "superseded")
+        #expect(try stored(old)?.invalidReason == .superseded)
         #expect(server.registry.runScheduled().tokensDeleted == 0)
         clock.advance(by: days == 0 ? 400 * 86_400 : 86_400 + 1)
         #expect(server.registry.runScheduled().tokensDeleted == (days == 0 ? 0 : 1))

@@ -36,15 +36,17 @@ struct RecentListTests {
         let tokens = (0..<4).map { sampleToken(device: "d\($0)", at: now + Double($0)) }
         try store.transaction { tx in
             try tx.saveTokens(tokens + [sampleToken("other", at: now + 50)])
-            try tx.invalidateTokens(app: "app", fingerprints: [tokens[3].fingerprint], reason: "gone", at: now + 10)
-            try tx.invalidateTokens(app: "app", fingerprints: [tokens[1].fingerprint], reason: "stale", at: now + 20)
+            try tx.invalidateTokens(
+                app: "app", fingerprints: [tokens[3].fingerprint], reason: .provider("gone"), at: now + 10)
+            try tx.invalidateTokens(
+                app: "app", fingerprints: [tokens[1].fingerprint], reason: .provider("stale"), at: now + 20)
         }
         try store.transaction { (tx) throws in
             #expect(try tx.recentTokens(app: "app", limit: 2).map(\.deviceId) == ["d3", "d2"])
             #expect(try tx.recentTokens(app: "app", limit: 10).count == 4)
             let invalidated = try tx.recentInvalidations(app: "app", limit: 10)
             #expect(invalidated.map(\.deviceId) == ["d1", "d3"])
-            #expect(invalidated.map(\.invalidReason) == ["stale", "gone"])
+            #expect(invalidated.map(\.invalidReason?.stored) == ["stale", "gone"])
             #expect(try tx.recentInvalidations(app: "app", limit: 1).map(\.deviceId) == ["d1"])
             #expect(try tx.recentInvalidations(app: "other", limit: 10).isEmpty)
         }

@@ -29,13 +29,17 @@ struct StoreContractTests {
             #expect(try tx.tokens(app: "app", fingerprints: [update.fingerprint, "missing"]) == [update])
         }
         try store.transaction {
-            try $0.invalidateTokens(app: "app", fingerprints: [update.fingerprint], reason: "unregistered", at: now)
+            try $0.invalidateTokens(
+                app: "app", fingerprints: [update.fingerprint], reason: .provider("unregistered"), at: now)
         }
         try store.transaction {
-            try $0.invalidateTokens(app: "app", fingerprints: [update.fingerprint], reason: "later", at: now + 5)
+            try $0.invalidateTokens(
+                app: "app", fingerprints: [update.fingerprint], reason: .provider("later"), at: now + 5)
         }
         let invalid = try store.transaction { try $0.token(app: "app", fingerprint: update.fingerprint) }
-        #expect(invalid?.invalidReason == "unregistered" && invalid?.invalidatedAt == now && invalid?.isValid == false)
+        #expect(
+            invalid?.invalidReason == .provider("unregistered") && invalid?.invalidatedAt == now
+                && invalid?.isValid == false)
     }
 
     @Test(
@@ -56,10 +60,10 @@ struct StoreContractTests {
         try store.transaction { (tx) throws in
             try tx.saveTokens([changed])
             try tx.invalidateTokens(
-                app: "app", fingerprints: tokens[..<290].map(\.fingerprint), reason: "gone", at: now)
+                app: "app", fingerprints: tokens[..<290].map(\.fingerprint), reason: .provider("gone"), at: now)
         }
         let after = try store.transaction { try $0.tokens(app: "app", fingerprints: tokens.map(\.fingerprint)) }
-        #expect(after.count(where: { !$0.isValid && $0.invalidReason == "gone" }) == 290)
+        #expect(after.count(where: { !$0.isValid && $0.invalidReason == .provider("gone") }) == 290)
         #expect(after.count(where: \.isValid) == 10)
         #expect(after.first { $0.fingerprint == changed.fingerprint }?.lastSeenAt == now + 1000)
     }
@@ -290,7 +294,7 @@ struct StoreContractTests {
         for (index, token) in tokens.dropFirst().reversed().enumerated() {
             try store.transaction {
                 try $0.invalidateTokens(
-                    app: "app", fingerprints: [token.fingerprint], reason: "unregistered",
+                    app: "app", fingerprints: [token.fingerprint], reason: .provider("unregistered"),
                     at: now.addingTimeInterval(TimeInterval(index * 60)))
             }
         }
