@@ -100,7 +100,8 @@ let package = Package(
             swiftSettings: strict),
         // Storage: the protocol, and the memory, SQLite and PostgreSQL engines.
         .target(
-            name: "DropTrackStore", dependencies: ["CSQLite", "CLibPQ", "DropTrackContract"], swiftSettings: strict),
+            name: "DropTrackStore", dependencies: ["CSQLite", "CLibPQ", "DropTrackContract", "DropTrackCore"],
+            swiftSettings: strict),
         // The server's core, the domain: registry, mappers, outbox worker, retries, budget, scheduler. It sends
         // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP.
         .target(

@@ -214,7 +214,7 @@ extension ActivityRegistry {
         let builder = PayloadBuilder(contracts: contracts, fcmTTLSeconds: configuration.fcmTTLSeconds)
         let probe = TokenRecord(
             app: app.id, kind: activity.event == .start ? .pushToStart : .activity,
-            token: String(repeating: "0", count: 64),
+            token: DeviceToken(String(repeating: "0", count: 64)),
             fingerprint: "", userId: nil, deviceId: "", attributesType: nil, activityId: nil, environment: nil,
             createdAt: Date(), lastSeenAt: Date())
         if let push = try? builder.apnsPush(activity: activity, token: probe, bundleId: app.bundleId ?? "app"),

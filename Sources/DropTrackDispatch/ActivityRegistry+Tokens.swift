@@ -189,7 +189,8 @@ extension ActivityRegistry {
             // A token registered again after it was invalidated keeps what its device last reported.
             let earlier = byFingerprint[registration.fingerprint]
             var record = TokenRecord(
-                app: appID, kind: registration.kind, token: registration.value, fingerprint: registration.fingerprint,
+                app: appID, kind: registration.kind, token: DeviceToken(registration.value),
+                fingerprint: registration.fingerprint,
                 userId: registration.userId, deviceId: registration.deviceId,
                 attributesType: registration.attributesType, activityId: registration.activityId,
                 environment: registration.environment, createdAt: now, lastSeenAt: now)

@@ -19,7 +19,7 @@ struct PayloadBuilder {
     /// A built payload addressed to a token.
     func apnsPush(payload: [UInt8], priority: Int, token: TokenRecord, bundleId: String) -> APNsPush {
         APNsPush(
-            deviceToken: DeviceToken(token.token), bundleID: bundleId, payload: payload, priority: priority,
+            deviceToken: token.token, bundleID: bundleId, payload: payload, priority: priority,
             tokenEnvironment: token.environment.map { APNsEnvironment($0) })
     }
 
@@ -56,7 +56,7 @@ struct PayloadBuilder {
 
     /// A built data map addressed to a device.
     func fcmMessage(data: [String: String], token: TokenRecord) -> FCMMessage {
-        FCMMessage(target: .token(DeviceToken(token.token)), data: data, priority: .high, ttl: fcmTTLSeconds)
+        FCMMessage(target: .token(token.token), data: data, priority: .high, ttl: fcmTTLSeconds)
     }
 
     /// The Live Update data map: the DropTrack map for deliveries, otherwise every content-state

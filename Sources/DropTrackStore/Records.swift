@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// The three kinds of token DropTrack stores.
@@ -28,8 +29,8 @@ public struct TokenRecord: Sendable, Equatable {
     public var app: String
     /// Push-to-start, activity or FCM.
     public var kind: TokenKind
-    /// The token itself (hex for APNs).
-    public var token: String
+    /// The token itself (hex for APNs): printed as its fingerprint, sent as `wireValue`.
+    public var token: DeviceToken
     /// `Fingerprint(of: token)`: the token's name in the API, logs and timeline.
     public var fingerprint: String
     /// The user, for push-to-start and FCM tokens.
@@ -62,7 +63,7 @@ public struct TokenRecord: Sendable, Equatable {
 
     /// Creates a record.
     public init(
-        app: String, kind: TokenKind, token: String, fingerprint: String, userId: String?, deviceId: String,
+        app: String, kind: TokenKind, token: DeviceToken, fingerprint: String, userId: String?, deviceId: String,
         attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
         invalidatedAt: Date? = nil, invalidReason: InvalidationReason? = nil, device: JSONValue? = nil
     ) {

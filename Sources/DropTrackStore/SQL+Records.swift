@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// Rows to records and back: the column lists the statements select, and the mappers, which read
@@ -16,7 +17,7 @@ extension SQLTransaction {
     static func token(_ row: SQLRow) throws(StoreError) -> TokenRecord {
         let r = RowReader(row: row, table: "tokens", columns: tokenColumns, keyColumns: [0, 1])
         var record = TokenRecord(
-            app: try r.text(0), kind: try r.value(2, as: TokenKind.self), token: try r.text(3),
+            app: try r.text(0), kind: try r.value(2, as: TokenKind.self), token: DeviceToken(try r.text(3)),
             fingerprint: try r.text(1), userId: r.optionalText(4), deviceId: try r.text(5),
             attributesType: r.optionalText(6), activityId: r.optionalText(7),
             environment: try r.optionalValue(8, as: TokenEnvironment.self),

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// The SQL engines differ in a few places; everything else is shared.
@@ -81,7 +82,8 @@ final class SQLTransaction: StoreTransaction {
             values.reserveCapacity(run.count * 14)
             for token in tokens[run] {
                 values += [
-                    .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue), .text(token.token),
+                    .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue),
+                    .text(token.token.wireValue),
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
                     SQLValue(token.activityId), SQLValue(token.environment?.rawValue), SQLValue(token.createdAt),
                     SQLValue(token.lastSeenAt), SQLValue(token.invalidatedAt), SQLValue(token.invalidReason?.stored),

@@ -34,7 +34,8 @@ package func sampleToken(
     at: Date = Date(timeIntervalSince1970: 1_796_000_000)
 ) -> TokenRecord {
     TokenRecord(
-        app: app, kind: kind, token: token, fingerprint: Fingerprint(of: token).value, userId: user, deviceId: device,
+        app: app, kind: kind, token: DeviceToken(token), fingerprint: Fingerprint(of: token).value, userId: user,
+        deviceId: device,
         attributesType: attributesType, activityId: activity, environment: .sandbox, createdAt: at, lastSeenAt: at)
 }
 

@@ -170,7 +170,7 @@ struct DemoStackTests {
         #expect(await waitFor { demo.iphone.activities.count == 1 }, "the start reaches the phone")
         #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
-        #expect(iphoneTokens(demo).contains { $0.activityId == orderID && $0.token == updateToken })
+        #expect(iphoneTokens(demo).contains { $0.activityId == orderID && $0.token.wireValue == updateToken })
         #expect(demo.iphoneApp.log.contains { $0.kind == "registered" && $0.text.contains(orderID) })
         #expect(!demo.iphoneApp.log.contains { $0.text.contains(updateToken) }, "tokens by fingerprint only")
     }

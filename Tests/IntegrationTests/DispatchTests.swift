@@ -257,7 +257,7 @@ struct DispatchTests {
         func states() throws -> [String: String] {
             Dictionary(
                 uniqueKeysWithValues: try server.store.transaction { try $0.tokens(app: "app1", activityId: "o-1") }
-                    .map { ($0.token, $0.invalidReason?.stored ?? "valid") })
+                    .map { ($0.token.wireValue, $0.invalidReason?.stored ?? "valid") })
         }
         let expected = [old: "superseded", first: "superseded", steady: "valid", second: "valid"]
         #expect(try states() == expected)
