@@ -37,7 +37,8 @@ extension ConsolePages {
         let timelineRows = snapshot.timeline.reversed().map { entry -> [String] in
             [
                 Self.time(entry.at), Escape.escape(entry.event), String(entry.version),
-                "<span class=\"mono\">\(Escape.escape(entry.destination))</span>", Escape.escape(entry.provider),
+                "<span class=\"mono\">\(Escape.escape(entry.destination))</span>",
+                Escape.escape(entry.provider.rawValue),
                 (200..<300).contains(entry.status)
                     ? String(entry.status) : "<span class=\"bad\">\(entry.status)</span>",
                 Escape.escape(entry.reason)

@@ -140,7 +140,7 @@ extension ActivityRegistry {
             try tx.appendTimeline([
                 TimelineEntry(
                     app: appID, activityId: activityId, at: now, destination: invalidated.first ?? "-",
-                    provider: "server", event: "device_lifecycle", version: activity.version, status: 0,
+                    provider: .server, event: "device_lifecycle", version: activity.version, status: 0,
                     reason: report.state.rawValue, remedy: invalidated.isEmpty ? "none" : "token_invalidated",
                     latencyMs: 0, priority: 0, attempt: 0, note: note.joined(separator: "; "))
             ])

@@ -80,7 +80,7 @@ extension ActivityRegistry {
             try tx.appendTimeline(
                 notes.map {
                     TimelineEntry(
-                        app: activity.app, activityId: activity.id, at: now, destination: "-", provider: "server",
+                        app: activity.app, activityId: activity.id, at: now, destination: "-", provider: .server,
                         event: event.rawValue, version: activity.version, status: 0, reason: "priority_downgraded",
                         remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
                 })
@@ -250,7 +250,7 @@ extension ActivityRegistry {
         .object([
             "at": .number((entry.at.timeIntervalSince1970 * 1000).rounded() / 1000),
             "destination": .string(entry.destination),
-            "provider": .string(entry.provider), "event": .string(entry.event),
+            "provider": .string(entry.provider.rawValue), "event": .string(entry.event),
             "version": .number(Double(entry.version)),
             "status": .number(Double(entry.status)), "reason": .string(entry.reason), "remedy": .string(entry.remedy),
             "latencyMs": .number((entry.latencyMs * 10).rounded() / 10), "priority": .number(Double(entry.priority)),

@@ -43,7 +43,7 @@ extension Dispatcher {
         // Range sends wait whole while APNs is unreachable (they are not outbox rows to hold one by one):
         // the ranges stay where their cursors are until the circuit closes.
         let closed = state.withLock {
-            ($0.circuits[Self.circuitKey(app: appID, provider: "apns")]?.phase ?? .closed) == .closed
+            ($0.circuits[Self.circuitKey(app: appID, provider: .apns)]?.phase ?? .closed) == .closed
         }
         guard closed else { return [] }
         let builder = PayloadBuilder(
@@ -78,7 +78,7 @@ extension Dispatcher {
                         notes.append(
                             TimelineEntry(
                                 app: appID, activityId: job.activityId, at: now, destination: job.destination,
-                                provider: "server", event: activity.event.rawValue, version: activity.version,
+                                provider: .server, event: activity.event.rawValue, version: activity.version,
                                 status: 0, reason: reason, remedy: reason == "dead_letter" ? "dead_letter" : "none",
                                 latencyMs: 0, priority: activity.priority, attempt: 0, note: note))
                     }
@@ -130,7 +130,7 @@ extension Dispatcher {
                             availableAt: now, firstQueuedAt: job.firstQueuedAt)
                         let work = Work(
                             entry: entry, version: activity.version, event: activity.event.rawValue,
-                            priority: activity.priority, provider: "apns", activityUpdatedAt: activity.updatedAt,
+                            priority: activity.priority, provider: .apns, activityUpdatedAt: activity.updatedAt,
                             rangeBatch: id)
                         prepared.append(
                             .apns(
@@ -196,7 +196,7 @@ extension Dispatcher {
         var result = PassEnd()
         if summary.sends > 0 {
             result.entry = TimelineEntry(
-                app: job.app, activityId: job.activityId, at: now, destination: job.destination, provider: "apns",
+                app: job.app, activityId: job.activityId, at: now, destination: job.destination, provider: .apns,
                 event: event, version: summary.highestVersion, status: summary.commonStatus, reason: "fanout_pass",
                 remedy: "none",
                 latencyMs: summary.percentile(0.5) ?? 0, priority: priority, attempt: 0,
@@ -254,8 +254,13 @@ extension Dispatcher {
         let latency = Self.seconds(result.latency)
         metrics.increment(
             "droptrack_sends_total",
-            ["provider": work.provider, "outcome": result.isSuccess ? "success" : "failure", "reason": result.reason])
-        if result.status > 0 { metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider]) }
+            [
+                "provider": work.provider.rawValue, "outcome": result.isSuccess ? "success" : "failure",
+                "reason": result.reason,
+            ])
+        if result.status > 0 {
+            metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider.rawValue])
+        }
         let remedy: String
         let note: String
         switch result.remedy {
@@ -269,7 +274,7 @@ extension Dispatcher {
                 tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
                 data: [
                     "fingerprints": .array([.string(fingerprint)]), "reason": .string(result.reason),
-                    "by": .string(work.provider),
+                    "by": .string(work.provider.rawValue),
                 ], at: now)
             metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
             remedy = result.remedy.name
@@ -296,7 +301,7 @@ extension Dispatcher {
                     app: entry.app, activityId: entry.activityId, destination: entry.destination,
                     version: work.version, reachedProvider: !unsent, error: result.explanation, availableAt: at,
                     holder: nil, now: now)
-                metrics.increment("droptrack_retries_total", ["provider": work.provider])
+                metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
                 remedy = unsent ? "wait_for_provider" : "retry"
                 note = "queued as its own outbox row: next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
             case .deadLetter(let why):
@@ -311,7 +316,7 @@ extension Dispatcher {
                 else { break }
                 try deadLetter(
                     tx, row, error: why == result.explanation ? why : "\(why): \(result.explanation)", now: now)
-                metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+                metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
             }
         }
         return TimelineEntry(

@@ -8,7 +8,7 @@ import Synchronization
 /// The two rules that depend on whether a send reached its provider: a start is sent at most once,
 /// and an outage costs time (`maxAgeSeconds`), never attempts.
 extension Dispatcher {
-    static func circuitKey(app: String, provider: String) -> String { app + "/" + provider }
+    static func circuitKey(app: String, provider: TimelineProvider) -> String { app + "/" + provider.rawValue }
 
     /// Lets each prepared send through its provider's circuit, or keeps it in the outbox (its claim's
     /// attempt given back) until the circuit lets a probe out. Called inside the claim transaction.
@@ -29,7 +29,7 @@ extension Dispatcher {
                     admitted.append(send)
                 case .hold(let until):
                     held[until, default: []].append(send.work.entry.id)
-                    heldByProvider[send.work.provider, default: 0] += 1
+                    heldByProvider[send.work.provider.rawValue, default: 0] += 1
                 }
             }
         }
@@ -72,7 +72,7 @@ extension Dispatcher {
             logger.warning(
                 "dispatch.provider_unreachable",
                 [
-                    "app": work.entry.app, "provider": work.provider, "reason": reach.reason,
+                    "app": work.entry.app, "provider": work.provider.rawValue, "reason": reach.reason,
                     "retry_in_s": String(format: "%.1f", retryIn),
                     "fix":
                         "check the network path to the provider (DNS, firewall, proxy, the CA file); sends wait in the outbox and are not dead-lettered before maxAgeSeconds",
@@ -80,7 +80,7 @@ extension Dispatcher {
         case .closed(let seconds)?:
             logger.notice(
                 "dispatch.provider_reachable",
-                ["app": work.entry.app, "provider": work.provider, "down_s": String(format: "%.1f", seconds)])
+                ["app": work.entry.app, "provider": work.provider.rawValue, "down_s": String(format: "%.1f", seconds)])
         case nil:
             break
         }
@@ -108,7 +108,7 @@ extension Dispatcher {
             // A newer version requested meanwhile is covered for a push-to-start token (its only send is
             // the start); an FCM token still needs it as an update.
             let covered =
-                work.provider == "apns" ? max(work.version, entry.requestedVersion) : work.version
+                work.provider == .apns ? max(work.version, entry.requestedVersion) : work.version
             try tx.completeOutbox(ids: [entry.id], sentVersion: covered, owner: owner, now: now)
             metrics.increment("droptrack_starts_in_doubt_total")
             try webhooks.record(
@@ -133,14 +133,14 @@ extension Dispatcher {
                 tx, entry,
                 error: "provider unreachable for \(Int(age))s (max age \(Int(retry.maxAge))s): \(result.explanation)",
                 now: now)
-            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
             remedy = "dead_letter"
             note = "the provider stayed unreachable past maxAgeSeconds"
             return true
         }
         let at = retryAt ?? now.addingTimeInterval(retry.base)
         try tx.releaseUnsent(ids: [entry.id], owner: owner, availableAt: at, error: result.explanation)
-        metrics.increment("droptrack_retries_total", ["provider": work.provider])
+        metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
         remedy = "wait_for_provider"
         note =
             "never reached the provider; tried again in \(Int(at.timeIntervalSince(now).rounded()))s, no attempt used"

@@ -16,7 +16,7 @@ public final class Dispatcher: Service {
         var version: Int64
         var event: String
         var priority: Int
-        var provider: String
+        var provider: TimelineProvider
         var activityUpdatedAt: Date
         /// A push-to-start, or the FCM message that starts the activity: sent at most once.
         var startsActivity = false
@@ -271,7 +271,7 @@ public final class Dispatcher: Service {
                         skipped.append(
                             TimelineEntry(
                                 app: appID, activityId: row.activityId, at: now, destination: row.destination.stored,
-                                provider: "server", event: activity?.event.rawValue ?? "-",
+                                provider: .server, event: activity?.event.rawValue ?? "-",
                                 version: activity?.version ?? 0,
                                 status: 0, reason: reason, remedy: "none", latencyMs: 0,
                                 priority: activity?.priority ?? 0,
@@ -305,7 +305,7 @@ public final class Dispatcher: Service {
                             expiration: expiration)
                         let work = Work(
                             entry: row, version: activity.version, event: activity.event.rawValue,
-                            priority: built.priority, provider: "apns", activityUpdatedAt: activity.updatedAt)
+                            priority: built.priority, provider: .apns, activityUpdatedAt: activity.updatedAt)
                         prepared.append(.apns(work, push))
                         continue
                     }
@@ -334,7 +334,7 @@ public final class Dispatcher: Service {
                         try skip("activity_ended", "not sent: the activity ended before its start reached this device")
                         continue
                     }
-                    let provider = token.kind == .fcm ? "fcm" : "apns"
+                    let provider: TimelineProvider = token.kind == .fcm ? .fcm : .apns
                     let event = token.kind == .pushToStart ? "start" : activity.event.rawValue
                     let work = Work(
                         entry: row, version: activity.version, event: event,
@@ -474,14 +474,14 @@ public final class Dispatcher: Service {
                                     data: [
                                         "fingerprints": .array([.string(fingerprint)]),
                                         "reason": .string(result.reason),
-                                        "by": .string(work.provider),
+                                        "by": .string(work.provider.rawValue),
                                     ], at: now)
                             }
                             metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
                             note = "token invalidated"
                         case .rejectRequest:
                             try deadLetter(tx, entry, error: result.explanation, now: now)
-                            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+                            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
                             remedyTaken = "dead_letter"
                             note = result.explanation
                         case .retry(let after):
@@ -499,11 +499,11 @@ public final class Dispatcher: Service {
                     metrics.increment(
                         "droptrack_sends_total",
                         [
-                            "provider": work.provider, "outcome": result.isSuccess ? "success" : "failure",
+                            "provider": work.provider.rawValue, "outcome": result.isSuccess ? "success" : "failure",
                             "reason": result.reason,
                         ])
                     if result.status > 0 {
-                        metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider])
+                        metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider.rawValue])
                     }
                     let line = TimelineEntry(
                         app: entry.app, activityId: entry.activityId, at: now, destination: entry.destination.stored,
@@ -590,7 +590,7 @@ public final class Dispatcher: Service {
                 try tx.appendTimeline([
                     TimelineEntry(
                         app: appID, activityId: activityId, at: now,
-                        destination: OutboxDestination.channel(id: lost).stored, provider: "server",
+                        destination: OutboxDestination.channel(id: lost).stored, provider: .server,
                         event: activity.event.rawValue, version: activity.version, status: 0,
                         reason: "channel_recreated", remedy: "recreate_channel", latencyMs: 0,
                         priority: activity.priority, attempt: 0, note: note)
@@ -613,12 +613,12 @@ public final class Dispatcher: Service {
         {
         case .retry(let at):
             try tx.rescheduleOutbox(id: entry.id, owner: owner, availableAt: at, error: result.explanation)
-            metrics.increment("droptrack_retries_total", ["provider": work.provider])
+            metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
             remedy = "retry"
             note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
         case .deadLetter(let why):
             try deadLetter(tx, entry, error: "\(why): \(result.explanation)", now: now)
-            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider])
+            metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
             remedy = "dead_letter"
             note = why
         }
@@ -657,7 +657,8 @@ public final class Dispatcher: Service {
                 message,
                 [
                     "app": line.app, "activityId": line.activityId, "token": line.destination,
-                    "provider": line.provider, "status": String(line.status), "reason": line.reason, "fix": fix,
+                    "provider": line.provider.rawValue, "status": String(line.status), "reason": line.reason,
+                    "fix": fix,
                 ])
         }
     }

@@ -275,6 +275,16 @@ public struct OutboxEntry: Sendable, Equatable {
     }
 }
 
+/// Who a timeline entry speaks for. Stored and shown as the raw value.
+public enum TimelineProvider: String, Sendable, Codable, CaseIterable {
+    /// A send through Apple's push service.
+    case apns
+    /// A send through Firebase Cloud Messaging.
+    case fcm
+    /// Not a send: something the server decided (a skip, a downgrade, a device's report, a pass summary's note).
+    case server
+}
+
 /// One send attempt (or a decision about one), as the timeline shows it.
 public struct TimelineEntry: Sendable, Equatable, Codable {
     public var app: String
@@ -283,8 +293,8 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
     /// The token's fingerprint, `channel:<id>` for a broadcast (`OutboxDestination.stored`), or `-`
     /// for a note about the activity itself.
     public var destination: String
-    /// `apns`, `fcm` or `server`.
-    public var provider: String
+    /// APNs or FCM for a send, or the server itself for a decision about one.
+    public var provider: TimelineProvider
     /// start, update or end.
     public var event: String
     /// The version sent.
@@ -302,7 +312,8 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
     public var note: String?
 
     public init(
-        app: String, activityId: String, at: Date, destination: String, provider: String, event: String, version: Int64,
+        app: String, activityId: String, at: Date, destination: String, provider: TimelineProvider, event: String,
+        version: Int64,
         status: Int, reason: String, remedy: String, latencyMs: Double, priority: Int, attempt: Int, note: String? = nil
     ) {
         self.app = app

@@ -108,7 +108,8 @@ extension SQLTransaction {
         let r = RowReader(row: row, table: "timeline", columns: timelineColumns, keyColumns: [14, 0, 1])
         return TimelineEntry(
             app: try r.text(0), activityId: try r.text(1), at: try r.date(2), destination: try r.text(3),
-            provider: try r.text(4), event: try r.text(5), version: try r.int(6), status: Int(try r.int(7)),
+            provider: try r.value(4, as: TimelineProvider.self), event: try r.text(5), version: try r.int(6),
+            status: Int(try r.int(7)),
             reason: try r.text(8), remedy: try r.text(9), latencyMs: try r.double(10), priority: Int(try r.int(11)),
             attempt: Int(try r.int(12)), note: r.optionalText(13))
     }

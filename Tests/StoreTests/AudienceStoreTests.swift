@@ -86,7 +86,7 @@ struct AudienceStoreTests {
         }
         let entry = { (event: String, destination: String) in
             TimelineEntry(
-                app: "app", activityId: "a1", at: self.now, destination: destination, provider: "apns", event: event,
+                app: "app", activityId: "a1", at: self.now, destination: destination, provider: .apns, event: event,
                 version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 10, attempt: 1)
         }
         try store.transaction {

@@ -173,12 +173,14 @@ struct CorruptRowTests {
         #expect(reason.contains("first_queued_at"), "\(reason)")
     }
 
-    @Test("timeline: a time that is NaN, a status that is not a number", arguments: CorruptibleStore.engines)
+    @Test(
+        "timeline: a time that is NaN, a status that is not a number, a provider that is none of apns, fcm, server",
+        arguments: CorruptibleStore.engines)
     func timeline(engine: StoreEngine) throws {
         let corruptible = try CorruptibleStore(engine)
         let store = corruptible.store
         let entry = TimelineEntry(
-            app: "app", activityId: "a1", at: now, destination: "f1", provider: "apns", event: "start", version: 1,
+            app: "app", activityId: "a1", at: now, destination: "f1", provider: .apns, event: "start", version: 1,
             status: 200, reason: "ok", remedy: "none", latencyMs: 12, priority: 10, attempt: 1)
         try store.transaction { try $0.appendTimeline([entry]) }
         let read = { _ = try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 10) } }
@@ -190,7 +192,11 @@ struct CorruptRowTests {
         if engine == .sqlite {
             try corruptible.run("UPDATE timeline SET at = 1796000000, status = 'teapot'")
             expectCorrupt("timeline", "status", read)
+            try corruptible.run("UPDATE timeline SET status = 200")
         }
+        // Before the provider was an enum, any text here read back as a plausible provider.
+        try corruptible.run("UPDATE timeline SET at = 1796000000, provider = 'pigeon'")
+        expectCorrupt("timeline", "provider", read)
     }
 }
 

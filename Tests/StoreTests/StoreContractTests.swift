@@ -262,7 +262,7 @@ struct StoreContractTests {
         let store = try engine.make()
         let entries = (0..<5).map { index in
             TimelineEntry(
-                app: "app", activityId: "a1", at: now + Double(index), destination: "f\(index)", provider: "apns",
+                app: "app", activityId: "a1", at: now + Double(index), destination: "f\(index)", provider: .apns,
                 event: "update",
                 version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1.5, priority: 5,
                 attempt: 1,
@@ -275,7 +275,7 @@ struct StoreContractTests {
         // One append of many entries (several statement batches) keeps their order.
         let many = (0..<300).map { index in
             TimelineEntry(
-                app: "app", activityId: "a2", at: now, destination: "f\(index)", provider: "apns", event: "update",
+                app: "app", activityId: "a2", at: now, destination: "f\(index)", provider: .apns, event: "update",
                 version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5, attempt: 1)
         }
         try store.transaction { try $0.appendTimeline(many) }
@@ -313,7 +313,7 @@ struct StoreContractTests {
             let activity = index.isMultiple(of: 2) ? "a1" : "a2"
             let at = now.addingTimeInterval(TimeInterval(index * 60))
             return TimelineEntry(
-                app: "app", activityId: activity, at: at, destination: "f\(index)", provider: "apns", event: "update",
+                app: "app", activityId: activity, at: at, destination: "f\(index)", provider: .apns, event: "update",
                 version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5,
                 attempt: 1)
         }
