@@ -74,7 +74,12 @@ extension ActivityRegistry {
         if event == .end {
             try webhooks.record(
                 tx, app: activity.app, activityId: activity.id, event: .activityEnded,
-                data: ["version": .number(Double(activity.version)), "userId": .string(activity.userId)], at: now)
+                data: [
+                    "version": .number(Double(activity.version)),
+                    // A shared activity has no one user: null, and its audience instead.
+                    "userId": activity.isShared ? .null : .string(activity.userId),
+                    "audience": activity.isShared ? activity.audienceSummary ?? .null : .null,
+                ], at: now)
         }
         if !notes.isEmpty {
             try tx.appendTimeline(

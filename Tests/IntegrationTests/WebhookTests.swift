@@ -77,6 +77,30 @@ struct WebhookTests {
         #expect(server.metrics.value("droptrack_webhook_deliveries_total", ["result": "delivered"]) >= 2)
     }
 
+    @Test("a shared activity's end names its audience, with no user, where a one-user activity names its user")
+    func sharedActivityEnded() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        let hook = try Self.endpoint(receiver.url, events: ["activity_ended"])
+        let server = try ServerHarness { hook(&$0) }
+        defer { server.stop() }
+        let shared = start("match-1", user: "uA").replacingOccurrences(
+            of: #""userId":"uA""#, with: #""audience":{"userIds":["uA","uB"]}"#)
+        #expect(try server.call("POST", "/v1/activities", shared).status == 201)
+        #expect(try server.call("POST", "/v1/activities", start("order-1", user: "uA")).status == 201)
+        for activity in ["match-1", "order-1"] {
+            #expect(try server.call("POST", "/v1/activities/\(activity)/end", "{}").status == 200)
+        }
+        #expect(eventually { receiver.delivered.count == 2 })
+        let ended = Dictionary(
+            receiver.delivered.map { ($0.json["activityId"]?.stringValue ?? "", $0.json["data"] ?? .null) },
+            uniquingKeysWith: { first, _ in first })
+        #expect(ended["match-1"]?["userId"] == .null)
+        #expect(ended["match-1"]?["audience"]?["kind"]?.stringValue != nil, "\(ended["match-1"] ?? .null)")
+        #expect(ended["order-1"]?["userId"]?.stringValue == "uA")
+        #expect(ended["order-1"]?["audience"] == .null)
+    }
+
     @Test("a receiver answering 503 gets each delivery again until it is back, in order per activity")
     func retriedInOrder() throws {
         let receiver = try WebhookReceiver(secret: Self.secret, mode: .refuse(503))
