@@ -58,12 +58,17 @@ extension ActivityRegistry {
         let updateTokens = try tx.validUpdateTokenCount(app: activity.app, activityId: activity.id)
         var destinations = try tx.tokens(app: activity.app, userId: activity.userId, kinds: [.fcm]).filter(\.isValid)
         destinations += try audienceFCMTokens(activity, tx: tx)
-        try tx.updateActivity(activity)
-        if updateTokens > 0 {
+        if updateTokens >= max(1, configuration.fanoutRangeMinimum) {
             // A token registered later gets the current version as its own outbox row (DT-041).
             try tx.requestFanout(
                 app: activity.app, activityId: activity.id, version: activity.version, availableAt: now, now: now)
+        } else if updateTokens > 0 {
+            // Sixteen range claims for a handful of tokens cost more than a row each (a one-user delivery).
+            destinations += try tx.tokens(app: activity.app, activityId: activity.id).filter {
+                $0.isValid && $0.kind == .activity
+            }
         }
+        try tx.updateActivity(activity)
         // iOS 18 devices started on the channel get one broadcast; older ones their update tokens.
         let channel = activity.channelId.map { [OutboxDestination.channel(id: $0)] } ?? []
         try tx.enqueue(
@@ -90,7 +95,8 @@ extension ActivityRegistry {
                         remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
                 })
         }
-        return (notes, updateTokens + destinations.count + channel.count)
+        let ranged = updateTokens >= max(1, configuration.fanoutRangeMinimum) ? updateTokens : 0
+        return (notes, ranged + destinations.count + channel.count)
     }
 
     func mutate(

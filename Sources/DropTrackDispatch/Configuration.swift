@@ -253,6 +253,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     /// The most users an audience start may resolve to: one start transaction enqueues a row per
     /// device of every member, so past this a broadcast channel is the way to reach everyone.
     public var maxAudienceMembers: Int = 100_000
+    /// From this many valid update tokens an activity's events go out as fan-out range jobs; below it each
+    /// token gets an outbox row, as ranges cost 16 claims per event whatever the audience (0: always ranges).
+    public var fanoutRangeMinimum: Int = 1_000
     /// Folder of the dashboard's files (plain HTML, CSS and JS), when the server serves one.
 
     public init(
@@ -318,6 +321,11 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
                 key: "store",
                 "store must be sqlite:PATH, memory or postgres://…, not '\(PostgresStore.redactingPassword(in: store))'"
             )
+        }
+        guard fanoutRangeMinimum >= 0 else {
+            throw ConfigurationError(
+                key: "fanoutRangeMinimum",
+                "fanoutRangeMinimum is a token count: 0 or more (0 sends every fan-out by ranges)")
         }
         guard maxInFlight > 0, claimBatch > 0, maxAttempts > 0, leaseSeconds > 0 else {
             throw ConfigurationError(
@@ -460,7 +468,7 @@ extension ServerConfiguration {
         case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
         case requestsPerSecondPerUser, console
         case allowLoopbackWebhooks, webhookMaxAttempts, webhookTimeoutSeconds
-        case maxAudienceMembers
+        case maxAudienceMembers, fanoutRangeMinimum
     }
 
     /// Every key is optional in the file; absent keys keep their defaults.
@@ -518,5 +526,6 @@ extension ServerConfiguration {
             webhookTimeoutSeconds: try c.decodeIfPresent(Double.self, forKey: .webhookTimeoutSeconds)
                 ?? defaults.webhookTimeoutSeconds)
         maxAudienceMembers = try c.decodeIfPresent(Int.self, forKey: .maxAudienceMembers) ?? defaults.maxAudienceMembers
+        fanoutRangeMinimum = try c.decodeIfPresent(Int.self, forKey: .fanoutRangeMinimum) ?? defaults.fanoutRangeMinimum
     }
 }

@@ -51,6 +51,10 @@ extension ServerConfiguration {
         ),
         ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
         (
+            "fanoutRangeMinimum", "DROPTRACK_FANOUT_RANGE_MINIMUM",
+            "update tokens from which an event goes out as 16 fan-out range jobs, not a row per token (default 1000; 0: always)"
+        ),
+        (
             "maxAudienceMembers", "DROPTRACK_MAX_AUDIENCE_MEMBERS",
             "most users one audience start may reach; past it 422 (default 100000; use a broadcast channel)"
         ),
@@ -167,6 +171,7 @@ extension ServerConfiguration {
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
         if let value = try number("DROPTRACK_MAX_AUDIENCE_MEMBERS") { configuration.maxAudienceMembers = Int(value) }
+        if let value = try number("DROPTRACK_FANOUT_RANGE_MINIMUM") { configuration.fanoutRangeMinimum = Int(value) }
         if let value = try number("DROPTRACK_PROVIDER_TIMEOUT_SECONDS") { configuration.providerTimeoutSeconds = value }
         if let value = try number("DROPTRACK_MAX_CONNECTIONS") { configuration.maxConnections = Int(value) }
         if let value = try number("DROPTRACK_MAX_CONNECTIONS_PER_CLIENT") {

@@ -20,11 +20,36 @@ struct FanoutRangeTests {
         return tokens
     }
 
+    @Test("below fanoutRangeMinimum each update token gets a row and a timeline entry; from it, range passes")
+    func minimumPicksThePath() throws {
+        let server = try ServerHarness { $0.fanoutRangeMinimum = 5 }
+        defer { server.stop() }
+        let step = #"{"type":"delivery.step","data":{"step":"confirmed"}}"#
+        for (id, count) in [("o-few", 4), ("o-many", 5)] {
+            try orders.startOrder(server, id: id)
+            _ = try registerUpdateTokens(server, activity: id, count: count)
+            try server.drain()
+            let answer = try server.registry.applyEvent(app: "app1", activityId: id, body: server.json(step))
+            #expect(answer["destinations"]?.numberValue == Double(count))
+            try server.drain()
+            let version = try #require(try server.store.transaction { try $0.activity(app: "app1", id: id) }).version
+            let timeline = try server.store.transaction { try $0.timeline(app: "app1", activityId: id, limit: 1000) }
+                .filter { $0.version == version }
+            let passes = timeline.filter { $0.reason == "fanout_pass" }.count
+            let perToken = timeline.filter { $0.reason == "ok" && $0.destination.count == 16 }.count
+            if count < 5 {
+                #expect(passes == 0 && perToken == count, "\(id): \(timeline.map(\.reason))")
+            } else {
+                #expect(passes > 0 && perToken == 0, "\(id): \(timeline.map(\.reason))")
+            }
+        }
+    }
+
     @Test(
         "an event reaches every update token through its ranges: one summary entry per range pass, per-token entries only for failures",
         arguments: StoreEngine.allCases)
     func summaries(engine: StoreEngine) throws {
-        let server = try ServerHarness(engine: engine)
+        let server = try ServerHarness(engine: engine) { $0.fanoutRangeMinimum = 0 }
         defer { server.stop() }
         try orders.startOrder(server, id: "o-r1")
         let tokens = try registerUpdateTokens(server, activity: "o-r1", count: 40)
@@ -65,7 +90,10 @@ struct FanoutRangeTests {
         "a worker that dies in the middle of a range: after its lease another resumes at the committed cursor",
         arguments: StoreEngine.allCases)
     func resumesAtCursor(engine: StoreEngine) throws {
-        let server = try ServerHarness(engine: engine) { $0.leaseSeconds = 0.3 }
+        let server = try ServerHarness(engine: engine) {
+            $0.leaseSeconds = 0.3
+            $0.fanoutRangeMinimum = 0
+        }
         defer { server.stop() }
         try orders.startOrder(server, id: "o-r2")
         let tokens = try registerUpdateTokens(server, activity: "o-r2", count: 64)
