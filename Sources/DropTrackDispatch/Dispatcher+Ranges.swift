@@ -251,32 +251,14 @@ extension Dispatcher {
         let work = completion.work
         let result = completion.result
         let entry = work.entry
-        let latency = Self.seconds(result.latency)
-        metrics.increment(
-            "droptrack_sends_total",
-            [
-                "provider": work.provider.rawValue, "outcome": result.isSuccess ? "success" : "failure",
-                "reason": result.reason,
-            ])
-        if result.status > 0 {
-            metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider.rawValue])
-        }
+        let latency = countSend(work: work, result: result)
         let remedy: String
         let note: String
         switch result.remedy {
         case .none:
             return nil
         case .deleteToken:
-            let fingerprint = entry.destination.stored
-            try tx.invalidateTokens(
-                app: entry.app, fingerprints: [fingerprint], reason: .provider(result.reason), at: now)
-            try webhooks.record(
-                tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
-                data: [
-                    "fingerprints": .array([.string(fingerprint)]), "reason": .string(result.reason),
-                    "by": .string(work.provider.rawValue),
-                ], at: now)
-            metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
+            try invalidateDeadToken(tx, work: work, result: result, now: now)
             remedy = result.remedy.name
             note = "token invalidated"
         default:

@@ -464,20 +464,8 @@ public final class Dispatcher: Service {
                             )
                         case .deleteToken:
                             // A channel is no token: there is nothing to invalidate, only the row to drop.
-                            try tx.invalidateTokens(
-                                app: entry.app, fingerprints: entry.destination.tokenFingerprint.map { [$0] } ?? [],
-                                reason: .provider(result.reason), at: now)
+                            try invalidateDeadToken(tx, work: work, result: result, now: now)
                             try tx.deleteOutbox(id: entry.id, owner: owner)
-                            if let fingerprint = entry.destination.tokenFingerprint {
-                                try webhooks.record(
-                                    tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
-                                    data: [
-                                        "fingerprints": .array([.string(fingerprint)]),
-                                        "reason": .string(result.reason),
-                                        "by": .string(work.provider.rawValue),
-                                    ], at: now)
-                            }
-                            metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
                             note = "token invalidated"
                         case .rejectRequest:
                             try deadLetter(tx, entry, error: result.explanation, now: now)
@@ -494,17 +482,7 @@ public final class Dispatcher: Service {
                                 remedy: &remedyTaken, note: &note)
                         }
                     }
-                    let latency =
-                        Double(result.latency.components.seconds) + Double(result.latency.components.attoseconds) / 1e18
-                    metrics.increment(
-                        "droptrack_sends_total",
-                        [
-                            "provider": work.provider.rawValue, "outcome": result.isSuccess ? "success" : "failure",
-                            "reason": result.reason,
-                        ])
-                    if result.status > 0 {
-                        metrics.observe("droptrack_send_latency_seconds", latency, ["provider": work.provider.rawValue])
-                    }
+                    let latency = countSend(work: work, result: result)
                     let line = TimelineEntry(
                         app: entry.app, activityId: entry.activityId, at: now, destination: entry.destination.stored,
                         provider: work.provider, event: work.event, version: work.version, status: result.status,
