@@ -26,8 +26,8 @@ public struct Doctor: Sendable {
 
     /// Every rule, in catalog order.
     public static let standardRules: [DoctorRule] =
-        (requestRules + payloadRules + tokenRules + budgetRules
-        + credentialRules + fcmRules).sorted { $0.trap < $1.trap }
+        (requestRules + payloadRules + contractPayloadRules + tokenRules + budgetRules
+        + credentialRules + fcmRules + fcmProjectRules + androidRules).sorted { $0.trap < $1.trap }
 
     /// The catalog ids the rules cover: every S and S~ trap.
     public static var coveredTraps: [String] { standardRules.map(\.trap) }
