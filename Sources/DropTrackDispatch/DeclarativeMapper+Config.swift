@@ -42,10 +42,9 @@ extension DeclarativeMapper {
             throw ConfigurationError(key: key, "\(key) must be an object, not a \(value.typeName)")
         }
         for name in object.keys.sorted() where !known.contains(name) {
-            let close = KeySuggestion.nearest(name, among: known)
             throw ConfigurationError(
                 key: "\(key).\(name)",
-                "\(key): unknown key '\(name)'\(close.map { " (did you mean '\($0)'?)" } ?? ""); the keys are \(known.sorted().joined(separator: ", "))"
+                "\(key): unknown key '\(name)'\(KeySuggestion.didYouMean(name, among: known)); the keys are \(known.sorted().joined(separator: ", "))"
             )
         }
         return object
@@ -129,10 +128,9 @@ extension DeclarativeMapper {
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {
             let at = "\(key).\(name)"
             if let schema, schema[name] == nil {
-                let close = KeySuggestion.nearest(name, among: Set(schema.keys))
                 throw ConfigurationError(
                     key: at,
-                    "\(at): the schema has no field '\(name)'\(close.map { " (did you mean '\($0)'?)" } ?? ""); map one of \(schema.keys.sorted().joined(separator: ", "))"
+                    "\(at): the schema has no field '\(name)'\(KeySuggestion.didYouMean(name, among: schema.keys)); map one of \(schema.keys.sorted().joined(separator: ", "))"
                 )
             }
             fields[name] = try spec(value, schema: schema?[name], at: at, timed: &timed)

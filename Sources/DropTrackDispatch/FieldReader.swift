@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 /// Reads typed fields from a JSON request body, with errors that name the field.
@@ -79,27 +80,9 @@ public struct FieldReader {
     /// Unknown keys are refused, so a misspelt field is an error and not silently ignored.
     public func refuseUnknown(_ allowed: Set<String>) throws(ActivityError) {
         for key in object.keys.sorted() where !allowed.contains(key) {
-            let close = allowed.min { distance(key, $0) < distance(key, $1) }
-            let hint = close.map { distance(key, $0) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+            let hint = KeySuggestion.didYouMean(key, among: allowed)
             throw ActivityError.invalid(
                 path(key), "unknown field '\(path(key))'\(hint); known: \(allowed.sorted().joined(separator: ", "))")
         }
     }
-}
-
-/// Levenshtein distance, for "did you mean" hints.
-package func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a.lowercased())
-    let b = Array(b.lowercased())
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackWire
 import Foundation
 
 // Checking a content-state or attributes against a registered schema: flat fields, nested objects
@@ -99,10 +100,44 @@ extension AttributesSchema {
     /// Checks the nested rules and the mapper when the configuration loads, naming the key at fault
     /// (`apps[0].schemas.Receipt.contentState.detail.oneOf`).
     func validate(at path: String, type: String) throws(ConfigurationError) {
+        try validateOutput(at: path)
         try Self.validate(contentState, oneOf: oneOf, at: "\(path).contentState", groupsAt: "\(path).oneOf")
         if let attributes { try Self.validate(attributes, oneOf: nil, at: "\(path).attributes", groupsAt: path) }
         if let mapper {
             _ = try DeclarativeMapper(mapper, schema: self, type: type, at: "\(path).mapper")
+        }
+    }
+
+    /// The content-state forms a start or update can go out in.
+    static let outputs: Set<String> = ["activitykit", "expo-widgets"]
+
+    /// A misspelt `output` would send ActivityKit's form to an expo-widgets app, which then shows nothing; widget
+    /// names only mean something for expo-widgets, and a start picks one by name.
+    private func validateOutput(at path: String) throws(ConfigurationError) {
+        if let output, !Self.outputs.contains(output) {
+            throw ConfigurationError(
+                key: "\(path).output",
+                "\(path).output must be activitykit or expo-widgets, not '\(output)'\(KeySuggestion.didYouMean(output, among: Self.outputs))"
+            )
+        }
+        let names =
+            (widgetName.map { [("\(path).widgetName", $0)] } ?? [])
+            + (widgetNames ?? []).enumerated().map { ("\(path).widgetNames[\($0.offset)]", $0.element) }
+        guard isExpoWidgets || names.isEmpty else {
+            throw ConfigurationError(
+                key: names[0].0,
+                "\(names[0].0) names an expo-widgets widget, but \(path).output is not \"expo-widgets\"; set it, or remove the widget names"
+            )
+        }
+        var seen = Set<String>()
+        for (key, name) in names {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ConfigurationError(key: key, "\(key) is empty; give the widget's name as the app declares it")
+            }
+            // widgetName may repeat in widgetNames (it is listed first either way); widgetNames itself may not.
+            guard key.hasSuffix(".widgetName") || seen.insert(name).inserted else {
+                throw ConfigurationError(key: key, "\(key) '\(name)' is listed twice; remove one")
+            }
         }
     }
 

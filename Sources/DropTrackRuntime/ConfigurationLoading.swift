@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackStore
+import DropTrackWire
 import Foundation
 
 /// Where the server's configuration comes from: a JSON file, then `DROPTRACK_*` variables over it. The
@@ -211,8 +212,7 @@ extension ServerConfiguration {
         }
         func check(_ object: [String: JSONValue], known: [String], at path: String) throws(ConfigurationError) {
             for key in object.keys.sorted() where !known.contains(key) {
-                let close = known.min { distance(key, $0) < distance(key, $1) }
-                let hint = close.map { distance(key, $0) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+                let hint = KeySuggestion.didYouMean(key, among: known)
                 throw ConfigurationError(
                     key: path + key, "config file \(file): unknown key '\(path + key)'\(hint)")
             }

@@ -21,6 +21,12 @@ package enum KeySuggestion {
         return best.candidate
     }
 
+    /// ` (did you mean 'x'?)` naming the nearest known key, or nothing when none is close: the tail of an
+    /// "unknown key" message.
+    package static func didYouMean(_ key: String, among candidates: some Sequence<String>) -> String {
+        nearest(key, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
+    }
+
     /// Lowercase with `-` and `_` removed, so `content_state`, `contentState` and `content-state` agree.
     static func fold(_ key: String) -> String {
         String(key.lowercased().unicodeScalars.filter { $0 != "-" && $0 != "_" })
