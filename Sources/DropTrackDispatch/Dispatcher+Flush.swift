@@ -95,7 +95,8 @@ extension Dispatcher {
                     }
                     let latency = countSend(work: work, result: result)
                     let line = TimelineEntry(
-                        app: entry.app, activityId: entry.activityId, at: now, destination: entry.destination.stored,
+                        app: entry.app, activityId: entry.activityId, at: now,
+                        destination: TimelineDestination(entry.destination),
                         provider: work.provider, event: work.event, version: work.version, status: result.status,
                         reason: result.reason, remedy: remedyTaken, latencyMs: latency * 1000, priority: work.priority,
                         attempt: entry.attempts, note: note)
@@ -179,7 +180,7 @@ extension Dispatcher {
                 try tx.appendTimeline([
                     TimelineEntry(
                         app: appID, activityId: activityId, at: now,
-                        destination: OutboxDestination.channel(id: lost).stored, provider: .server,
+                        destination: .channel(id: lost), provider: .server,
                         event: activity.event.rawValue, version: activity.version, status: 0,
                         reason: "channel_recreated", remedy: "recreate_channel", latencyMs: 0,
                         priority: activity.priority, attempt: 0, note: note)
@@ -245,7 +246,7 @@ extension Dispatcher {
             logger.warning(
                 message,
                 [
-                    "app": line.app, "activityId": line.activityId, "token": line.destination,
+                    "app": line.app, "activityId": line.activityId, "token": line.destination.stored,
                     "provider": line.provider.rawValue, "status": String(line.status), "reason": line.reason,
                     "fix": fix,
                 ])

@@ -48,7 +48,8 @@ extension Dispatcher {
                         try tx.deleteOutbox(id: row.id, owner: owner)
                         skipped.append(
                             TimelineEntry(
-                                app: appID, activityId: row.activityId, at: now, destination: row.destination.stored,
+                                app: appID, activityId: row.activityId, at: now,
+                                destination: TimelineDestination(row.destination),
                                 provider: .server, event: activity?.event.rawValue ?? "-",
                                 version: activity?.version ?? 0,
                                 status: 0, reason: reason, remedy: "none", latencyMs: 0,
@@ -59,7 +60,7 @@ extension Dispatcher {
                         try tx.deleteOutbox(id: row.id, owner: owner)
                         continue
                     }
-                    let fingerprint: String
+                    let fingerprint: Fingerprint
                     switch row.destination {
                     case .token(let tokenFingerprint): fingerprint = tokenFingerprint
                     case .channel(let channel):

@@ -9,7 +9,7 @@ import Synchronization
 /// `lastFingerprint`. The cursor moves there when every send of the batch has an outcome.
 struct RangeBatch: Sendable {
     var job: FanoutJob
-    var lastFingerprint: String
+    var lastFingerprint: Fingerprint
     var remaining: Int
     /// Fewer tokens than asked for: the range looked exhausted, so the outcome may end the pass at once.
     var short: Bool
@@ -200,7 +200,7 @@ extension Dispatcher {
                 event: event, version: summary.highestVersion, status: summary.commonStatus, reason: "fanout_pass",
                 remedy: "none",
                 latencyMs: summary.percentile(0.5) ?? 0, priority: priority, attempt: 0,
-                note: summary.note(range: job.destination, newerVersion: newer))
+                note: summary.note(range: job.destination.stored, newerVersion: newer))
         }
         if end == .removed, try !tx.hasPendingOutbox(app: job.app, activityId: job.activityId) {
             result.lag = now.timeIntervalSince(activityUpdatedAt)
@@ -233,7 +233,7 @@ extension Dispatcher {
                 logger.warning(
                     "dispatch.range_lease_lost",
                     [
-                        "app": batch.job.app, "activityId": batch.job.activityId, "range": batch.job.destination,
+                        "app": batch.job.app, "activityId": batch.job.activityId, "range": batch.job.destination.stored,
                         "fix":
                             "none needed: another worker resumes the range at its last committed cursor; raise leaseSeconds if sends take longer than the lease",
                     ])
@@ -302,7 +302,7 @@ extension Dispatcher {
             }
         }
         return TimelineEntry(
-            app: entry.app, activityId: entry.activityId, at: now, destination: entry.destination.stored,
+            app: entry.app, activityId: entry.activityId, at: now, destination: TimelineDestination(entry.destination),
             provider: work.provider, event: work.event, version: work.version, status: result.status,
             reason: result.reason, remedy: remedy, latencyMs: latency * 1000, priority: work.priority, attempt: 1,
             note: note)

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 import Synchronization
 
@@ -121,12 +122,14 @@ final class MemoryTransaction: StoreTransaction {
 
     static func key(_ app: String, _ id: String) -> String { app + "\u{1F}" + id }
 
-    func token(app: String, fingerprint: String) throws -> TokenRecord? { data.tokens[Self.key(app, fingerprint)] }
+    func token(app: String, fingerprint: Fingerprint) throws -> TokenRecord? {
+        data.tokens[Self.key(app, fingerprint.value)]
+    }
 
     func databaseTime() throws -> Date? { nil }
 
     func saveTokens(_ tokens: [TokenRecord]) throws {
-        for token in tokens { setToken(Self.key(token.app, token.fingerprint), token) }
+        for token in tokens { setToken(Self.key(token.app, token.fingerprint.value), token) }
     }
 
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
@@ -154,13 +157,13 @@ final class MemoryTransaction: StoreTransaction {
         try tokens(app: app, deviceIds: deviceIds).filter(\.isValid)
     }
 
-    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
-        fingerprints.compactMap { data.tokens[Self.key(app, $0)] }
+    func tokens(app: String, fingerprints: [Fingerprint]) throws -> [TokenRecord] {
+        fingerprints.compactMap { data.tokens[Self.key(app, $0.value)] }
     }
 
-    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws {
+    func invalidateTokens(app: String, fingerprints: [Fingerprint], reason: InvalidationReason, at: Date) throws {
         for fingerprint in fingerprints {
-            let key = Self.key(app, fingerprint)
+            let key = Self.key(app, fingerprint.value)
             guard var token = data.tokens[key], token.invalidatedAt == nil else { continue }
             token.invalidatedAt = at
             token.invalidReason = reason

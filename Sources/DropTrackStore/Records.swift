@@ -32,7 +32,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// The token itself (hex for APNs): printed as its fingerprint, sent as `wireValue`.
     public var token: DeviceToken
     /// `Fingerprint(of: token)`: the token's name in the API, logs and timeline.
-    public var fingerprint: String
+    public var fingerprint: Fingerprint
     /// The user, for push-to-start and FCM tokens.
     public var userId: String?
     /// The device.
@@ -63,7 +63,7 @@ public struct TokenRecord: Sendable, Equatable {
 
     /// Creates a record.
     public init(
-        app: String, kind: TokenKind, token: DeviceToken, fingerprint: String, userId: String?, deviceId: String,
+        app: String, kind: TokenKind, token: DeviceToken, fingerprint: Fingerprint, userId: String?, deviceId: String,
         attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
         invalidatedAt: Date? = nil, invalidReason: InvalidationReason? = nil, device: JSONValue? = nil
     ) {
@@ -193,7 +193,7 @@ public struct ActivityRecord: Sendable, Equatable {
 /// device subscribed to it with one request.
 public enum OutboxDestination: Sendable, Hashable, CustomStringConvertible {
     /// A device token, by its fingerprint.
-    case token(fingerprint: String)
+    case token(fingerprint: Fingerprint)
     /// An activity's broadcast channel, by the id APNs gave it.
     case channel(id: String)
 
@@ -204,29 +204,105 @@ public enum OutboxDestination: Sendable, Hashable, CustomStringConvertible {
     /// the fingerprint, or `channel:<id>`. Rows written before this type existed have the same form.
     public var stored: String {
         switch self {
-        case .token(let fingerprint): fingerprint
+        case .token(let fingerprint): fingerprint.value
         case .channel(let id): Self.channelPrefix + id
         }
     }
 
-    /// Reads the stored form; nil when it names no token or channel (empty, or `channel:` alone).
-    public init?(stored: String) {
+    /// Reads the stored form; nil when it names no token or channel (`channel:` alone, or text that is
+    /// not a fingerprint).
+    public init?(stored: String) { try? self.init(reading: stored) }
+
+    /// Reads the stored form, saying why it names nothing.
+    init(reading stored: String) throws(InvalidFingerprint) {
         if stored.hasPrefix(Self.channelPrefix) {
             let id = String(stored.dropFirst(Self.channelPrefix.count))
-            guard !id.isEmpty else { return nil }
+            // A channel id is no fingerprint either way; an empty one names nothing, like bad hex.
+            guard !id.isEmpty else { throw InvalidFingerprint(.length(stored.utf8.count)) }
             self = .channel(id: id)
         } else {
-            guard !stored.isEmpty else { return nil }
-            self = .token(fingerprint: stored)
+            self = .token(fingerprint: try Fingerprint(validating: stored))
         }
     }
 
     /// The token's fingerprint, or nil for a channel.
-    public var tokenFingerprint: String? {
+    public var tokenFingerprint: Fingerprint? {
         if case .token(let fingerprint) = self { fingerprint } else { nil }
     }
 
     public var description: String { stored }
+}
+
+/// What a timeline entry is about. Stored in the timeline's `destination` column in the form rows
+/// always had: the token's fingerprint, `channel:<id>`, `range:<hex digit>`, or `-` for the activity.
+public enum TimelineDestination: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// One device token.
+    case token(Fingerprint)
+    /// An activity's broadcast channel.
+    case channel(id: String)
+    /// A fan-out range (`FanoutJob.range`, 0…15): a pass's summary.
+    case range(Int)
+    /// The activity itself: a decision or a device's report that concerns no one token.
+    case activity
+
+    /// Where an outbox row sends.
+    public init(_ destination: OutboxDestination) {
+        switch destination {
+        case .token(let fingerprint): self = .token(fingerprint)
+        case .channel(let id): self = .channel(id: id)
+        }
+    }
+
+    private static let rangePrefix = "range:"
+    private static let hexDigits = Array("0123456789abcdef")
+
+    /// The stored (and shown) form.
+    public var stored: String {
+        switch self {
+        case .token(let fingerprint): fingerprint.value
+        case .channel(let id): OutboxDestination.channelPrefix + id
+        case .range(let range): Self.rangePrefix + String(Self.hexDigits[max(0, min(range, 15))])
+        case .activity: "-"
+        }
+    }
+
+    /// Reads the stored form; nil when it is none of the four (the row is corrupt).
+    public init?(stored: String) {
+        if stored == "-" {
+            self = .activity
+        } else if stored.hasPrefix(Self.rangePrefix) {
+            let digit = stored.dropFirst(Self.rangePrefix.count)
+            guard digit.count == 1, let range = digit.first.flatMap({ Self.hexDigits.firstIndex(of: $0) }) else {
+                return nil
+            }
+            self = .range(range)
+        } else {
+            guard let destination = OutboxDestination(stored: stored) else { return nil }
+            self.init(destination)
+        }
+    }
+
+    /// The token's fingerprint, or nil for a channel, a range or the activity.
+    public var tokenFingerprint: Fingerprint? {
+        if case .token(let fingerprint) = self { fingerprint } else { nil }
+    }
+
+    public var description: String { stored }
+
+    /// One string, the stored form, as before the type existed.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let destination = TimelineDestination(stored: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a timeline destination"))
+        }
+        self = destination
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(stored)
+    }
 }
 
 /// "Activity X needs sending to token T": the outbox row. It says what to send to, never what
@@ -290,9 +366,8 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
     public var app: String
     public var activityId: String
     public var at: Date
-    /// The token's fingerprint, `channel:<id>` for a broadcast (`OutboxDestination.stored`), or `-`
-    /// for a note about the activity itself.
-    public var destination: String
+    /// The token, the broadcast channel, the fan-out range, or the activity itself (a note about it).
+    public var destination: TimelineDestination
     /// APNs or FCM for a send, or the server itself for a decision about one.
     public var provider: TimelineProvider
     /// start, update or end.
@@ -312,7 +387,8 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
     public var note: String?
 
     public init(
-        app: String, activityId: String, at: Date, destination: String, provider: TimelineProvider, event: String,
+        app: String, activityId: String, at: Date, destination: TimelineDestination, provider: TimelineProvider,
+        event: String,
         version: Int64,
         status: Int, reason: String, remedy: String, latencyMs: Double, priority: Int, attempt: Int, note: String? = nil
     ) {

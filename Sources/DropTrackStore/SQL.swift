@@ -67,10 +67,10 @@ final class SQLTransaction: StoreTransaction {
 
     // MARK: Tokens
 
-    func token(app: String, fingerprint: String) throws -> TokenRecord? {
+    func token(app: String, fingerprint: Fingerprint) throws -> TokenRecord? {
         try query(
             "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND fingerprint = ?",
-            [.text(app), .text(fingerprint)]
+            [.text(app), .text(fingerprint.value)]
         )
         .first.map(Self.token)
     }
@@ -82,7 +82,7 @@ final class SQLTransaction: StoreTransaction {
             values.reserveCapacity(run.count * 14)
             for token in tokens[run] {
                 values += [
-                    .text(token.app), .text(token.fingerprint), .text(token.kind.rawValue),
+                    .text(token.app), .text(token.fingerprint.value), .text(token.kind.rawValue),
                     .text(token.token.wireValue),
                     SQLValue(token.userId), .text(token.deviceId), SQLValue(token.attributesType),
                     SQLValue(token.activityId), SQLValue(token.environment?.rawValue), SQLValue(token.createdAt),
@@ -134,8 +134,8 @@ final class SQLTransaction: StoreTransaction {
         try tokens(app: app, where: "device_id", in: deviceIds, validOnly: true).sorted { $0.createdAt < $1.createdAt }
     }
 
-    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
-        try tokens(app: app, where: "fingerprint", in: fingerprints)
+    func tokens(app: String, fingerprints: [Fingerprint]) throws -> [TokenRecord] {
+        try tokens(app: app, where: "fingerprint", in: fingerprints.map(\.value))
     }
 
     /// An app's tokens whose `column` is one of `values`, a run of values per statement.
@@ -153,8 +153,8 @@ final class SQLTransaction: StoreTransaction {
         return found
     }
 
-    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws {
-        try eachRun(of: fingerprints) { marks, values in
+    func invalidateTokens(app: String, fingerprints: [Fingerprint], reason: InvalidationReason, at: Date) throws {
+        try eachRun(of: fingerprints.map(\.value)) { marks, values in
             try execute(
                 """
                 UPDATE tokens SET invalidated_at = ?, invalid_reason = ?
