@@ -44,7 +44,7 @@ extension ConsolePages {
                 (200..<300).contains(entry.status)
                     ? String(entry.status) : "<span class=\"bad\">\(entry.status)</span>",
                 Escape.escape(entry.reason)
-                    + (entry.remedy.isEmpty ? "" : "<br><small>\(Escape.escape(entry.remedy))</small>"),
+                    + "<br><small>\(Escape.escape(entry.remedy.rawValue))</small>",
             ]
         }
         return layout(

@@ -209,5 +209,5 @@ extension ActivityRegistry {
     }
 
     /// Remedies after which the send is tried again, so its destination is still pending.
-    static let stillTrying: Set<String> = ["retry", "reconnect", "refresh_credentials", "wait_for_provider"]
+    static let stillTrying: Set<TimelineRemedy> = [.retry, .reconnect, .refreshCredentials, .waitForProvider]
 }

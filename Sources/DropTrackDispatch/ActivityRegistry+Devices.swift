@@ -142,7 +142,7 @@ extension ActivityRegistry {
                     app: appID, activityId: activityId, at: now,
                     destination: invalidated.first.map { .token($0) } ?? .activity,
                     provider: .server, event: "device_lifecycle", version: activity.version, status: 0,
-                    reason: report.state.rawValue, remedy: invalidated.isEmpty ? "none" : "token_invalidated",
+                    reason: report.state.rawValue, remedy: invalidated.isEmpty ? .none : .tokenInvalidated,
                     latencyMs: 0, priority: 0, attempt: 0, note: note.joined(separator: "; "))
             ])
             return LifecycleReported(

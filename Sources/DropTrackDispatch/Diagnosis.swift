@@ -170,7 +170,7 @@ extension ActivityRegistry {
             }
             var failures: [String: (count: Int, last: TimelineEntry)] = [:]
             for entry in timeline
-            where entry.status >= 400 || ["dead_letter", "outcome_unknown"].contains(entry.remedy)
+            where entry.status >= 400 || entry.remedy == .deadLetter
                 || entry.reason == "outcome_unknown"
             {
                 let key = "\(entry.provider) \(entry.status) \(entry.reason)"
@@ -178,7 +178,8 @@ extension ActivityRegistry {
             }
             for (key, value) in failures.sorted(by: { $0.key < $1.key }) {
                 finding(
-                    nil, .warning, "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy)",
+                    nil, .warning,
+                    "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy.rawValue)",
                     fix: "see the timeline for each device; the remedy taken is in its 'remedy' field",
                     device: value.last.destination.stored)
             }

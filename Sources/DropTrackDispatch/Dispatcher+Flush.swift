@@ -51,7 +51,7 @@ extension Dispatcher {
                     }
                     let result = completion.result
                     let entry = work.entry
-                    var remedyTaken = result.remedy.name
+                    var remedyTaken = TimelineRemedy(result.remedy)
                     var note: String? = nil
                     var lostChannel: String? = nil
                     if case .channel(let id) = entry.destination, result.reason == "ChannelNotRegistered" {
@@ -65,7 +65,7 @@ extension Dispatcher {
                         case .rejectRequest where lostChannel != nil:
                             try tx.deleteOutbox(id: entry.id, owner: owner)
                             lostChannels.append((entry.app, entry.activityId, lostChannel ?? ""))
-                            remedyTaken = "recreate_channel"
+                            remedyTaken = .recreateChannel
                             note = "the channel is gone; a new one is created and this version sent on it"
                         case .none:
                             // The send carried the newest version at claim time, which covers what the row asked for.
@@ -81,7 +81,7 @@ extension Dispatcher {
                         case .rejectRequest:
                             try deadLetter(tx, entry, error: result.explanation, now: now)
                             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
-                            remedyTaken = "dead_letter"
+                            remedyTaken = .deadLetter
                             note = result.explanation
                         case .retry(let after):
                             try settleRetry(
@@ -182,7 +182,7 @@ extension Dispatcher {
                         app: appID, activityId: activityId, at: now,
                         destination: .channel(id: lost), provider: .server,
                         event: activity.event.rawValue, version: activity.version, status: 0,
-                        reason: "channel_recreated", remedy: "recreate_channel", latencyMs: 0,
+                        reason: "channel_recreated", remedy: .recreateChannel, latencyMs: 0,
                         priority: activity.priority, attempt: 0, note: note)
                 ])
             }
@@ -196,7 +196,7 @@ extension Dispatcher {
     private func settleRetry(
         _ tx: any StoreTransaction, entry: OutboxEntry, work: Work, retryAfter: Duration?, result: SendResult,
         now: Date,
-        remedy: inout String, note: inout String?
+        remedy: inout TimelineRemedy, note: inout String?
     ) throws {
         switch retry.decide(
             attempts: entry.attempts, firstQueuedAt: entry.firstQueuedAt, now: now, retryAfter: retryAfter)
@@ -204,12 +204,12 @@ extension Dispatcher {
         case .retry(let at):
             try tx.rescheduleOutbox(id: entry.id, owner: owner, availableAt: at, error: result.explanation)
             metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
-            remedy = "retry"
+            remedy = .retry
             note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
         case .deadLetter(let why):
             try deadLetter(tx, entry, error: "\(why): \(result.explanation)", now: now)
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
-            remedy = "dead_letter"
+            remedy = .deadLetter
             note = why
         }
     }
@@ -223,13 +223,13 @@ extension Dispatcher {
             let message: String
             let fix: String
             switch line.remedy {
-            case "dead_letter":
+            case .deadLetter:
                 message = "dispatch.dead_letter"
                 fix = line.note ?? "see the timeline of the activity"
-            case PushRemedy.deleteToken.name:
+            case .deleteToken:
                 message = "dispatch.token_invalidated"
                 fix = "none needed: the app registers a new token when it next runs"
-            case "in_doubt":
+            case .inDoubt:
                 message = "dispatch.start_in_doubt"
                 fix = "none needed: the device shows at most one activity; if it shows none, start it again"
             case _ where line.status >= 400:
@@ -237,9 +237,9 @@ extension Dispatcher {
                 // an operator sees a provider saying no before it becomes a dead letter.
                 message = "dispatch.provider_refused"
                 fix =
-                    line.remedy == "retry"
+                    line.remedy == .retry
                     ? "none needed if it passes: \(line.note ?? "it is retried")"
-                    : "\(line.remedy): \(line.note ?? "see the provider's reason")"
+                    : "\(line.remedy.rawValue): \(line.note ?? "see the provider's reason")"
             default:
                 continue
             }

@@ -52,7 +52,7 @@ extension Dispatcher {
                                 destination: TimelineDestination(row.destination),
                                 provider: .server, event: activity?.event.rawValue ?? "-",
                                 version: activity?.version ?? 0,
-                                status: 0, reason: reason, remedy: "none", latencyMs: 0,
+                                status: 0, reason: reason, remedy: .none, latencyMs: 0,
                                 priority: activity?.priority ?? 0,
                                 attempt: row.attempts, note: note))
                     }

@@ -122,7 +122,8 @@ extension SQLTransaction {
             destination: try timelineDestination(r, 3),
             provider: try r.value(4, as: TimelineProvider.self), event: try r.text(5), version: try r.int(6),
             status: Int(try r.int(7)),
-            reason: try r.text(8), remedy: try r.text(9), latencyMs: try r.double(10), priority: Int(try r.int(11)),
+            reason: try r.text(8), remedy: try r.value(9, as: TimelineRemedy.self), latencyMs: try r.double(10),
+            priority: Int(try r.int(11)),
             attempt: Int(try r.int(12)), note: r.optionalText(13))
     }
 }

@@ -13,7 +13,8 @@ extension SQLTransaction {
                 parameters += [
                     .text(entry.app), .text(entry.activityId), SQLValue(entry.at), .text(entry.destination.stored),
                     .text(entry.provider.rawValue), .text(entry.event), .int(entry.version), .int(Int64(entry.status)),
-                    .text(entry.reason), .text(entry.remedy), .double(entry.latencyMs), .int(Int64(entry.priority)),
+                    .text(entry.reason), .text(entry.remedy.rawValue), .double(entry.latencyMs),
+                    .int(Int64(entry.priority)),
                     .int(Int64(entry.attempt)), SQLValue(entry.note),
                 ]
             }

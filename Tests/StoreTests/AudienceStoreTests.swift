@@ -87,7 +87,7 @@ struct AudienceStoreTests {
         let entry = { (event: String, destination: TimelineDestination) in
             TimelineEntry(
                 app: "app", activityId: "a1", at: self.now, destination: destination, provider: .apns, event: event,
-                version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 10, attempt: 1)
+                version: 1, status: 200, reason: "ok", remedy: .none, latencyMs: 1, priority: 10, attempt: 1)
         }
         try store.transaction {
             let (f1, f2) = (TimelineDestination.token(fingerprint("f1")), TimelineDestination.token(fingerprint("f2")))

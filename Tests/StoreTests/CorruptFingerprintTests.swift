@@ -76,7 +76,7 @@ struct CorruptFingerprintTests {
                 destinations.map {
                     TimelineEntry(
                         app: "app", activityId: "a1", at: now, destination: $0, provider: .server, event: "update",
-                        version: 1, status: 0, reason: "ok", remedy: "none", latencyMs: 0, priority: 5, attempt: 0)
+                        version: 1, status: 0, reason: "ok", remedy: .none, latencyMs: 0, priority: 5, attempt: 0)
                 })
         }
         let read = { try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 10) } }

@@ -184,7 +184,7 @@ struct CorruptRowTests {
         let entry = TimelineEntry(
             app: "app", activityId: "a1", at: now, destination: .token(fingerprint("f1")), provider: .apns,
             event: "start", version: 1,
-            status: 200, reason: "ok", remedy: "none", latencyMs: 12, priority: 10, attempt: 1)
+            status: 200, reason: "ok", remedy: .none, latencyMs: 12, priority: 10, attempt: 1)
         try store.transaction { try $0.appendTimeline([entry]) }
         let read = { _ = try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 10) } }
 

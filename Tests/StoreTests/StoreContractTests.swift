@@ -271,7 +271,7 @@ struct StoreContractTests {
                 app: "app", activityId: "a1", at: now + Double(index), destination: .token(fingerprint("f\(index)")),
                 provider: .apns,
                 event: "update",
-                version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1.5, priority: 5,
+                version: Int64(index), status: 200, reason: "ok", remedy: .none, latencyMs: 1.5, priority: 5,
                 attempt: 1,
                 note: index == 4 ? "last" : nil)
         }
@@ -284,7 +284,7 @@ struct StoreContractTests {
             TimelineEntry(
                 app: "app", activityId: "a2", at: now, destination: .token(fingerprint("f\(index)")), provider: .apns,
                 event: "update",
-                version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5, attempt: 1)
+                version: 1, status: 200, reason: "ok", remedy: .none, latencyMs: 1, priority: 5, attempt: 1)
         }
         try store.transaction { try $0.appendTimeline(many) }
         #expect(try store.transaction { try $0.timeline(app: "app", activityId: "a2", limit: 1000) } == many)
@@ -323,7 +323,7 @@ struct StoreContractTests {
             return TimelineEntry(
                 app: "app", activityId: activity, at: at, destination: .token(fingerprint("f\(index)")),
                 provider: .apns, event: "update",
-                version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5,
+                version: Int64(index), status: 200, reason: "ok", remedy: .none, latencyMs: 1, priority: 5,
                 attempt: 1)
         }
         try store.transaction { try $0.appendTimeline(entries) }
