@@ -101,10 +101,11 @@ extension APIRouter {
         let user = device.userId
         switch template {
         case "/v1/tokens/{fingerprint}":
+            let fingerprint = try Fingerprint(pathParameter: parts[2])
             let owned = try domain { () throws(ActivityError) in
-                try registry.token(app: app, fingerprint: parts[2], belongsTo: user)
+                try registry.token(app: app, fingerprint: fingerprint, belongsTo: user)
             }
-            guard owned else { throw .notFound("no token with fingerprint \(parts[2])", field: "fingerprint") }
+            guard owned else { throw .notFound("no token with fingerprint \(fingerprint)", field: "fingerprint") }
             return request
         case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
             try scopeTags(template: template, parts: parts, device: device)

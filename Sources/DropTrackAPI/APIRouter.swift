@@ -279,11 +279,12 @@ public final class APIRouter: HTTPHandler {
             return json(
                 created ? 201 : 200,
                 .object([
-                    "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
+                    "fingerprint": .string(token.fingerprint.value), "kind": .string(token.kind.rawValue),
                     "created": .bool(created),
                 ]))
         case "/v1/tokens/{fingerprint}":
-            try domain { () throws(ActivityError) in try registry.deleteToken(app: app, fingerprint: parts[2]) }
+            let fingerprint = try Fingerprint(pathParameter: parts[2])
+            try domain { () throws(ActivityError) in try registry.deleteToken(app: app, fingerprint: fingerprint) }
             return .response(HTTPResponse(status: 204))
         case "/v1/activities":
             let body = try body(request)
@@ -329,7 +330,7 @@ public final class APIRouter: HTTPHandler {
             let diagnosis = try domain { () throws(ActivityError) in
                 try registry.diagnose(app: app, activityId: parts[2])
             }
-            let fingerprints = Set(diagnosis.devices.map(\.fingerprint))
+            let fingerprints = Set(diagnosis.devices.map(\.fingerprint.value))
             let drops = diagnosisSources.flatMap {
                 $0.drops(app: app, activityId: parts[2], deviceFingerprints: fingerprints)
             }

@@ -109,7 +109,7 @@ struct DoctorEndpoint: Sendable {
         let facts = try domain { () throws(ActivityError) in
             try registry.doctorFacts(
                 app: appID, activityId: activityId,
-                tokenFingerprint: deviceToken.map { Fingerprint(of: $0.lowercased()).value })
+                tokenFingerprint: deviceToken.map { Fingerprint(of: $0.lowercased()) })
         }
         let activity = facts.activity
         var known = context.activity ?? DoctorContext.Activity()

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackDispatch
 
 /// The domain's `FieldReader` for the API's own endpoints (`/v1/push`, `/v1/doctor`): the same
@@ -35,5 +36,19 @@ struct RequestFields {
 
     func refuseUnknown(_ allowed: Set<String>) throws(APIError) {
         try domain { () throws(ActivityError) in try reader.refuseUnknown(allowed) }
+    }
+}
+
+extension Fingerprint {
+    /// A `{fingerprint}` path segment, checked before any lookup: text that cannot be a fingerprint
+    /// answers 400 naming the field, and is not repeated (a token pasted there is a secret).
+    init(pathParameter text: String) throws(APIError) {
+        do {
+            try self.init(validating: text)
+        } catch {
+            throw .invalid(
+                "fingerprint",
+                "the path's fingerprint \(error); GET the activity or the token list for a token's fingerprint")
+        }
     }
 }

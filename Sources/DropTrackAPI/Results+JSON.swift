@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackDispatch
 import DropTrackStore
 import DropTrackWire
@@ -42,7 +43,7 @@ extension ActivitySnapshot {
     /// A device by its token's fingerprint (never the token), with what the device reported.
     static func deviceJSON(_ token: TokenRecord) -> JSONValue {
         .object([
-            "fingerprint": .string(token.fingerprint), "kind": .string(token.kind.rawValue),
+            "fingerprint": .string(token.fingerprint.value), "kind": .string(token.kind.rawValue),
             "deviceId": .string(token.deviceId),
             "environment": token.environment.map { .string($0.rawValue) } ?? .null, "valid": .bool(token.isValid),
             "invalidReason": token.invalidReason.map { .string($0.stored) } ?? .null,
@@ -98,7 +99,7 @@ extension DeviceActivity {
         .object([
             "activityId": .string(activityId), "attributesType": .string(attributesType),
             "state": .string(state.rawValue), "version": .number(Double(version)),
-            "tokenFingerprint": .string(tokenFingerprint), "tokenValid": .bool(tokenValid),
+            "tokenFingerprint": .string(tokenFingerprint.value), "tokenValid": .bool(tokenValid),
         ])
     }
 }
@@ -128,7 +129,7 @@ extension Diagnosis.Device {
     /// `{fingerprint, kind, valid, lastAcceptedVersion, upToDate}`.
     public var json: JSONValue {
         .object([
-            "fingerprint": .string(fingerprint), "kind": .string(kind.rawValue), "valid": .bool(valid),
+            "fingerprint": .string(fingerprint.value), "kind": .string(kind.rawValue), "valid": .bool(valid),
             "lastAcceptedVersion": lastAcceptedVersion.map { .number(Double($0)) } ?? .null,
             "upToDate": .bool(upToDate),
         ])

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackDispatch
 import DropTrackDoctor
 import DropTrackStore
@@ -26,7 +27,8 @@ extension ConsolePages {
             diagnosis.devices.map { ($0.fingerprint, $0.upToDate) }, uniquingKeysWith: { first, _ in first })
         let deviceRows = snapshot.devices.map { token -> [String] in
             [
-                "<span class=\"mono\">\(Escape.escape(token.fingerprint))</span>", Escape.escape(token.kind.rawValue),
+                "<span class=\"mono\">\(Escape.escape(token.fingerprint.value))</span>",
+                Escape.escape(token.kind.rawValue),
                 Escape.escape(token.deviceId),
                 token.isValid
                     ? "valid" : "<span class=\"bad\">\(Escape.escape(token.invalidReason?.stored ?? "invalid"))</span>",
@@ -37,12 +39,12 @@ extension ConsolePages {
         let timelineRows = snapshot.timeline.reversed().map { entry -> [String] in
             [
                 Self.time(entry.at), Escape.escape(entry.event), String(entry.version),
-                "<span class=\"mono\">\(Escape.escape(entry.destination))</span>",
+                "<span class=\"mono\">\(Escape.escape(entry.destination.stored))</span>",
                 Escape.escape(entry.provider.rawValue),
                 (200..<300).contains(entry.status)
                     ? String(entry.status) : "<span class=\"bad\">\(entry.status)</span>",
                 Escape.escape(entry.reason)
-                    + (entry.remedy.isEmpty ? "" : "<br><small>\(Escape.escape(entry.remedy))</small>"),
+                    + "<br><small>\(Escape.escape(entry.remedy.rawValue))</small>",
             ]
         }
         return layout(

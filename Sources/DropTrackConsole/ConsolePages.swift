@@ -1,3 +1,4 @@
+import DropTrackCore
 import DropTrackStore
 import Foundation
 
@@ -122,7 +123,8 @@ struct ConsolePages {
     func tokens(recent: [TokenRecord], invalidated: [TokenRecord], limit: Int) -> String {
         func row(_ token: TokenRecord) -> [String] {
             [
-                "<span class=\"mono\">\(Escape.escape(token.fingerprint))</span>", Escape.escape(token.kind.rawValue),
+                "<span class=\"mono\">\(Escape.escape(token.fingerprint.value))</span>",
+                Escape.escape(token.kind.rawValue),
                 Escape.escape(token.userId ?? "–"), Escape.escape(token.deviceId),
                 Escape.escape(token.activityId ?? "–"), Self.time(token.createdAt),
                 token.isValid
@@ -132,7 +134,8 @@ struct ConsolePages {
         let headers = ["fingerprint", "kind", "user", "device", "activity", "registered", "status"]
         let invalidRows = invalidated.map { token in
             [
-                "<span class=\"mono\">\(Escape.escape(token.fingerprint))</span>", Escape.escape(token.kind.rawValue),
+                "<span class=\"mono\">\(Escape.escape(token.fingerprint.value))</span>",
+                Escape.escape(token.kind.rawValue),
                 Escape.escape(token.deviceId), Self.time(token.invalidatedAt),
                 "<span class=\"bad\">\(Escape.escape(token.invalidReason?.stored ?? "invalid"))</span>",
             ]

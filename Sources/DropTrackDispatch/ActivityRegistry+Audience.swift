@@ -188,9 +188,9 @@ extension ActivityRegistry {
         guard activity.isShared else { return nil }
         let members = try tx.members(app: activity.app, activityId: activity.id).count
         let targeted = Int(activity.startResponse?["destinations"]?.numberValue ?? 0)
-        var newest: [String: TimelineEntry] = [:]
+        var newest: [TimelineDestination: TimelineEntry] = [:]
         for entry in try tx.timeline(app: activity.app, activityId: activity.id, event: ActivityEvent.start.rawValue)
-        where entry.destination != "-" {
+        where entry.destination != .activity {
             newest[entry.destination] = entry
         }
         var started = 0
@@ -209,5 +209,5 @@ extension ActivityRegistry {
     }
 
     /// Remedies after which the send is tried again, so its destination is still pending.
-    static let stillTrying: Set<String> = ["retry", "reconnect", "refresh_credentials", "wait_for_provider"]
+    static let stillTrying: Set<TimelineRemedy> = [.retry, .reconnect, .refreshCredentials, .waitForProvider]
 }

@@ -67,7 +67,7 @@ public struct DeviceActivity: Sendable, Equatable {
     /// Its latest version.
     public var version: Int64
     /// The device's update token or channel subscription for it.
-    public var tokenFingerprint: String
+    public var tokenFingerprint: Fingerprint
     /// False once the token was invalidated (dismissed, superseded, dead, …).
     public var tokenValid: Bool
 }
@@ -114,7 +114,7 @@ extension ActivityRegistry {
                     try !activity.isShared || self.deviceOwned(report.deviceId, by: $0, app: appID, tx: tx)
                 }) ?? true
             else { throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId") }
-            var invalidated: [String] = []
+            var invalidated: [Fingerprint] = []
             if report.state.endsDelivery {
                 invalidated = try tx.validTokens(app: appID, deviceIds: [report.deviceId]).filter {
                     $0.kind == .activity && $0.activityId == activityId
@@ -125,7 +125,7 @@ extension ActivityRegistry {
                     try webhooks.record(
                         tx, app: appID, activityId: activityId, event: .tokenInvalidated,
                         data: [
-                            "fingerprints": .array(invalidated.map { .string($0) }),
+                            "fingerprints": .array(invalidated.map { .string($0.value) }),
                             "reason": .string(report.state.invalidation.stored), "by": .string("device"),
                         ], at: now)
                 }
@@ -139,9 +139,10 @@ extension ActivityRegistry {
             let note = ["deviceId \(report.deviceId)", report.reason.map { "reason: \($0)" }].compactMap { $0 }
             try tx.appendTimeline([
                 TimelineEntry(
-                    app: appID, activityId: activityId, at: now, destination: invalidated.first ?? "-",
+                    app: appID, activityId: activityId, at: now,
+                    destination: invalidated.first.map { .token($0) } ?? .activity,
                     provider: .server, event: "device_lifecycle", version: activity.version, status: 0,
-                    reason: report.state.rawValue, remedy: invalidated.isEmpty ? "none" : "token_invalidated",
+                    reason: report.state.rawValue, remedy: invalidated.isEmpty ? .none : .tokenInvalidated,
                     latencyMs: 0, priority: 0, attempt: 0, note: note.joined(separator: "; "))
             ])
             return LifecycleReported(
@@ -159,7 +160,8 @@ extension ActivityRegistry {
     }
 
     /// Whether the token is this user's: its own `userId`, or the user (or a member) of the activity it updates.
-    public func token(app appID: String, fingerprint: String, belongsTo user: String) throws(ActivityError) -> Bool {
+    public func token(app appID: String, fingerprint: Fingerprint, belongsTo user: String) throws(ActivityError) -> Bool
+    {
         try transact { tx in
             guard let token = try tx.token(app: appID, fingerprint: fingerprint) else { return false }
             if let owner = token.userId { return owner == user }

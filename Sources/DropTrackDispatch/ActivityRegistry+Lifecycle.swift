@@ -90,9 +90,9 @@ extension ActivityRegistry {
             try tx.appendTimeline(
                 notes.map {
                     TimelineEntry(
-                        app: activity.app, activityId: activity.id, at: now, destination: "-", provider: .server,
+                        app: activity.app, activityId: activity.id, at: now, destination: .activity, provider: .server,
                         event: event.rawValue, version: activity.version, status: 0, reason: "priority_downgraded",
-                        remedy: "none", latencyMs: 0, priority: priority, attempt: 0, note: $0)
+                        remedy: .none, latencyMs: 0, priority: priority, attempt: 0, note: $0)
                 })
         }
         let ranged = updateTokens >= max(1, configuration.fanoutRangeMinimum) ? updateTokens : 0
@@ -260,10 +260,11 @@ extension ActivityRegistry {
     public static func timelineJSON(_ entry: TimelineEntry) -> JSONValue {
         .object([
             "at": .number((entry.at.timeIntervalSince1970 * 1000).rounded() / 1000),
-            "destination": .string(entry.destination),
+            "destination": .string(entry.destination.stored),
             "provider": .string(entry.provider.rawValue), "event": .string(entry.event),
             "version": .number(Double(entry.version)),
-            "status": .number(Double(entry.status)), "reason": .string(entry.reason), "remedy": .string(entry.remedy),
+            "status": .number(Double(entry.status)), "reason": .string(entry.reason),
+            "remedy": .string(entry.remedy.rawValue),
             "latencyMs": .number((entry.latencyMs * 10).rounded() / 10), "priority": .number(Double(entry.priority)),
             "attempt": .number(Double(entry.attempt)), "note": entry.note.map { .string($0) } ?? .null,
         ])

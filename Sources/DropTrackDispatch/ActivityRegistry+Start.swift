@@ -215,7 +215,9 @@ extension ActivityRegistry {
         let probe = TokenRecord(
             app: app.id, kind: activity.event == .start ? .pushToStart : .activity,
             token: DeviceToken(String(repeating: "0", count: 64)),
-            fingerprint: "", userId: nil, deviceId: "", attributesType: nil, activityId: nil, environment: nil,
+            fingerprint: Fingerprint(of: String(repeating: "0", count: 64)), userId: nil, deviceId: "",
+            attributesType: nil,
+            activityId: nil, environment: nil,
             createdAt: Date(), lastSeenAt: Date())
         if let push = try? builder.apnsPush(activity: activity, token: probe, bundleId: app.bundleId ?? "app"),
             push.payload.count > APNsLimits.devicePayloadBytes

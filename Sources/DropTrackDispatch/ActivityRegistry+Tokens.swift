@@ -12,7 +12,7 @@ extension ActivityRegistry {
         var kind: TokenKind
         var value: String
         /// What the token goes by everywhere (logs, events, the API): never the token itself.
-        public internal(set) var fingerprint: String
+        public internal(set) var fingerprint: Fingerprint
         var userId: String?
         var deviceId: String
         var attributesType: String?
@@ -47,7 +47,7 @@ extension ActivityRegistry {
             let activity = command.activityId ?? ""
             let value = "channel-subscription:\(activity.utf8.count):\(activity):\(command.deviceId)"
             return TokenRegistration(
-                kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: nil,
+                kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: nil,
                 deviceId: command.deviceId, attributesType: nil, activityId: command.activityId, environment: nil,
                 device: device)
         }
@@ -71,7 +71,7 @@ extension ActivityRegistry {
         }
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
-            kind: kind, value: value, fingerprint: Fingerprint(of: value).value, userId: command.userId,
+            kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: command.userId,
             deviceId: command.deviceId, attributesType: command.attributesType, activityId: command.activityId,
             environment: environment, device: device)
     }
@@ -137,17 +137,17 @@ extension ActivityRegistry {
             }
             versions[activityId] = activity.version
         }
-        var byFingerprint: [String: TokenRecord] = [:]
+        var byFingerprint: [Fingerprint: TokenRecord] = [:]
         for token in try tx.tokens(app: appID, fingerprints: registrations.map(\.fingerprint)) {
             byFingerprint[token.fingerprint] = token
         }
-        var byDevice: [String: [String]] = [:]
+        var byDevice: [String: [Fingerprint]] = [:]
         for token in try tx.validTokens(app: appID, deviceIds: registrations.map(\.deviceId)) {
             byFingerprint[token.fingerprint] = token
             byDevice[token.deviceId, default: []].append(token.fingerprint)
         }
-        var changed: [String] = []
-        var invalidated: [InvalidationReason: [String]] = [:]
+        var changed: [Fingerprint] = []
+        var invalidated: [InvalidationReason: [Fingerprint]] = [:]
         var results: [(token: TokenRecord, created: Bool)] = []
         results.reserveCapacity(registrations.count)
         for registration in registrations {
@@ -229,7 +229,7 @@ extension ActivityRegistry {
         }
         // Tokens saved here carry their invalidation; the others are marked in place, keeping an
         // earlier reason if another transaction got there first.
-        var toSave = Set<String>()
+        var toSave = Set<Fingerprint>()
         let saved = changed.filter { toSave.insert($0).inserted }.compactMap { byFingerprint[$0] }
         for (reason, fingerprints) in invalidated.sorted(by: { $0.key.stored < $1.key.stored }) {
             try tx.invalidateTokens(
@@ -238,7 +238,7 @@ extension ActivityRegistry {
         try tx.saveTokens(saved)
         // An update token that arrives after the activity moved on (the app was slow, or offline)
         // gets the current version now rather than at the next event (DT-041).
-        var late: [String: [String]] = [:]
+        var late: [String: [Fingerprint]] = [:]
         for (record, created) in results
         where created && record.kind == .activity && record.isValid && (versions[record.activityId ?? ""] ?? 0) > 1 {
             late[record.activityId ?? "", default: []].append(record.fingerprint)
@@ -270,7 +270,7 @@ extension ActivityRegistry {
     }
 
     /// Unregisters a token by fingerprint.
-    public func deleteToken(app appID: String, fingerprint: String) throws(ActivityError) {
+    public func deleteToken(app appID: String, fingerprint: Fingerprint) throws(ActivityError) {
         _ = try app(appID)
         try transact { tx in
             guard try tx.token(app: appID, fingerprint: fingerprint) != nil else {

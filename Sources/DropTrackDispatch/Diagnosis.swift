@@ -7,9 +7,11 @@ import Foundation
 
 extension ActivityRegistry {
     /// What the doctor needs from the store about an activity and, when given, one of its tokens.
-    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: String?) throws(ActivityError) -> (
-        activity: ActivityRecord, token: TokenRecord?, deviceCount: Int
-    ) {
+    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: Fingerprint?) throws(ActivityError)
+        -> (
+            activity: ActivityRecord, token: TokenRecord?, deviceCount: Int
+        )
+    {
         _ = try app(appID)
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
@@ -69,8 +71,9 @@ extension ActivityRegistry {
             context.device = device
             for finding in Doctor.examine(push, context: context) where !without.contains(finding) {
                 let key =
-                    token.deviceId.isEmpty ? token.fingerprint + finding.trap : token.deviceId + "\u{0}" + finding.trap
-                if told.insert(key).inserted { found.append((token.fingerprint, finding)) }
+                    token.deviceId.isEmpty
+                    ? token.fingerprint.value + finding.trap : token.deviceId + "\u{0}" + finding.trap
+                if told.insert(key).inserted { found.append((token.fingerprint.value, finding)) }
             }
         }
         return found
@@ -130,7 +133,7 @@ extension ActivityRegistry {
                         "DT-059", .error,
                         "a \(environment) token, but every push goes to the \(expected) host set by apnsHost: it answers BadDeviceToken",
                         fix: "register tokens with the environment of the build (debug builds are sandbox)",
-                        device: token.fingerprint)
+                        device: token.fingerprint.value)
                 }
             }
             for token in updateTokens + startTokens + androidTokens where !token.isValid {
@@ -153,7 +156,7 @@ extension ActivityRegistry {
                 finding(
                     trap, .info, "token \(token.kind.rawValue) invalidated: \(reason?.stored ?? "invalidated")",
                     fix: fix,
-                    device: token.fingerprint)
+                    device: token.fingerprint.value)
             }
             let cap = app.priority10PerHour ?? configuration.priority10PerHour
             let nowUnix = Int64(now.timeIntervalSince1970)
@@ -167,7 +170,7 @@ extension ActivityRegistry {
             }
             var failures: [String: (count: Int, last: TimelineEntry)] = [:]
             for entry in timeline
-            where entry.status >= 400 || ["dead_letter", "outcome_unknown"].contains(entry.remedy)
+            where entry.status >= 400 || entry.remedy == .deadLetter
                 || entry.reason == "outcome_unknown"
             {
                 let key = "\(entry.provider) \(entry.status) \(entry.reason)"
@@ -175,9 +178,10 @@ extension ActivityRegistry {
             }
             for (key, value) in failures.sorted(by: { $0.key < $1.key }) {
                 finding(
-                    nil, .warning, "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy)",
+                    nil, .warning,
+                    "\(value.count) send(s) ended \(key): \(value.last.note ?? value.last.remedy.rawValue)",
                     fix: "see the timeline for each device; the remedy taken is in its 'remedy' field",
-                    device: value.last.destination)
+                    device: value.last.destination.stored)
             }
             if let stale = activity.staleDate, Double(stale) < now.timeIntervalSince1970,
                 activity.state == .active || activity.state == .stale
@@ -198,9 +202,10 @@ extension ActivityRegistry {
                     nil, .info, "\(pending) send(s) still queued for this activity",
                     fix: "wait, or look at /metrics droptrack_outbox_oldest_age_seconds if it grows")
             }
-            var lastAccepted: [String: Int64] = [:]
+            var lastAccepted: [Fingerprint: Int64] = [:]
             for entry in timeline where (200..<300).contains(entry.status) {
-                lastAccepted[entry.destination] = max(lastAccepted[entry.destination] ?? 0, entry.version)
+                guard case .token(let fingerprint) = entry.destination else { continue }
+                lastAccepted[fingerprint] = max(lastAccepted[fingerprint] ?? 0, entry.version)
             }
             let devices = (updateTokens + androidTokens + startTokens).map { token in
                 let accepted = lastAccepted[token.fingerprint]

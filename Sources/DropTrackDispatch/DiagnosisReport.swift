@@ -1,3 +1,4 @@
+import DropTrackCore
 import DropTrackStore
 import DropTrackWire
 
@@ -28,7 +29,7 @@ public struct Diagnosis: Sendable, Hashable {
 
     /// A token of the activity or its user, and the newest version its device accepted.
     public struct Device: Sendable, Hashable {
-        public var fingerprint: String
+        public var fingerprint: Fingerprint
         public var kind: TokenKind
         public var valid: Bool
         /// The newest version a send to it was accepted for; nil when none was.
@@ -36,7 +37,8 @@ public struct Diagnosis: Sendable, Hashable {
         /// Valid and has the newest version (a push-to-start token: its start was accepted).
         public var upToDate: Bool
 
-        public init(fingerprint: String, kind: TokenKind, valid: Bool, lastAcceptedVersion: Int64?, upToDate: Bool) {
+        public init(fingerprint: Fingerprint, kind: TokenKind, valid: Bool, lastAcceptedVersion: Int64?, upToDate: Bool)
+        {
             self.fingerprint = fingerprint
             self.kind = kind
             self.valid = valid

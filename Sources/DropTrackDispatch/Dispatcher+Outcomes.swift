@@ -30,7 +30,7 @@ extension Dispatcher {
         try webhooks.record(
             tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
             data: [
-                "fingerprints": .array([.string(fingerprint)]), "reason": .string(result.reason),
+                "fingerprints": .array([.string(fingerprint.value)]), "reason": .string(result.reason),
                 "by": .string(work.provider.rawValue),
             ], at: now)
         metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])

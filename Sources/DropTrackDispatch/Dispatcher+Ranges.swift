@@ -9,7 +9,7 @@ import Synchronization
 /// `lastFingerprint`. The cursor moves there when every send of the batch has an outcome.
 struct RangeBatch: Sendable {
     var job: FanoutJob
-    var lastFingerprint: String
+    var lastFingerprint: Fingerprint
     var remaining: Int
     /// Fewer tokens than asked for: the range looked exhausted, so the outcome may end the pass at once.
     var short: Bool
@@ -79,7 +79,7 @@ extension Dispatcher {
                             TimelineEntry(
                                 app: appID, activityId: job.activityId, at: now, destination: job.destination,
                                 provider: .server, event: activity.event.rawValue, version: activity.version,
-                                status: 0, reason: reason, remedy: reason == "dead_letter" ? "dead_letter" : "none",
+                                status: 0, reason: reason, remedy: reason == "dead_letter" ? .deadLetter : .none,
                                 latencyMs: 0, priority: activity.priority, attempt: 0, note: note))
                     }
                     guard let activity else {
@@ -198,9 +198,9 @@ extension Dispatcher {
             result.entry = TimelineEntry(
                 app: job.app, activityId: job.activityId, at: now, destination: job.destination, provider: .apns,
                 event: event, version: summary.highestVersion, status: summary.commonStatus, reason: "fanout_pass",
-                remedy: "none",
+                remedy: .none,
                 latencyMs: summary.percentile(0.5) ?? 0, priority: priority, attempt: 0,
-                note: summary.note(range: job.destination, newerVersion: newer))
+                note: summary.note(range: job.destination.stored, newerVersion: newer))
         }
         if end == .removed, try !tx.hasPendingOutbox(app: job.app, activityId: job.activityId) {
             result.lag = now.timeIntervalSince(activityUpdatedAt)
@@ -233,7 +233,7 @@ extension Dispatcher {
                 logger.warning(
                     "dispatch.range_lease_lost",
                     [
-                        "app": batch.job.app, "activityId": batch.job.activityId, "range": batch.job.destination,
+                        "app": batch.job.app, "activityId": batch.job.activityId, "range": batch.job.destination.stored,
                         "fix":
                             "none needed: another worker resumes the range at its last committed cursor; raise leaseSeconds if sends take longer than the lease",
                     ])
@@ -252,14 +252,14 @@ extension Dispatcher {
         let result = completion.result
         let entry = work.entry
         let latency = countSend(work: work, result: result)
-        let remedy: String
+        let remedy: TimelineRemedy
         let note: String
         switch result.remedy {
         case .none:
             return nil
         case .deleteToken:
             try invalidateDeadToken(tx, work: work, result: result, now: now)
-            remedy = result.remedy.name
+            remedy = TimelineRemedy(result.remedy)
             note = "token invalidated"
         default:
             // Its own outbox row from here, this send counted as its first attempt, so `maxAttempts` is what a
@@ -284,10 +284,10 @@ extension Dispatcher {
                     version: work.version, reachedProvider: !unsent, error: result.explanation, availableAt: at,
                     holder: nil, now: now)
                 metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
-                remedy = unsent ? "wait_for_provider" : "retry"
+                remedy = unsent ? .waitForProvider : .retry
                 note = "queued as its own outbox row: next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
             case .deadLetter(let why):
-                remedy = "dead_letter"
+                remedy = .deadLetter
                 note = why
                 // A row already queued for the token carries on with its own count.
                 guard
@@ -302,7 +302,7 @@ extension Dispatcher {
             }
         }
         return TimelineEntry(
-            app: entry.app, activityId: entry.activityId, at: now, destination: entry.destination.stored,
+            app: entry.app, activityId: entry.activityId, at: now, destination: TimelineDestination(entry.destination),
             provider: work.provider, event: work.event, version: work.version, status: result.status,
             reason: result.reason, remedy: remedy, latencyMs: latency * 1000, priority: work.priority, attempt: 1,
             note: note)

@@ -101,7 +101,7 @@ extension Dispatcher {
     ///   the provider's circuit lets sends out again; only `maxAgeSeconds` turns it into a dead letter.
     func settleByReach(
         _ tx: any StoreTransaction, work: Work, result: SendResult, retryAt: Date?, now: Date,
-        remedy: inout String, note: inout String?
+        remedy: inout TimelineRemedy, note: inout String?
     ) throws -> Bool {
         let entry = work.entry
         if result.reach == .inDoubt && work.startsActivity {
@@ -117,7 +117,7 @@ extension Dispatcher {
                     "destination": .string(entry.destination.stored), "reason": .string(result.reason),
                     "version": .number(Double(work.version)),
                 ], at: now)
-            remedy = "in_doubt"
+            remedy = .inDoubt
             note =
                 "not sent again: the request was written and no answer came (\(result.reason)), so it may have started the activity; a second start would show a second one"
             return true
@@ -134,14 +134,14 @@ extension Dispatcher {
                 error: "provider unreachable for \(Int(age))s (max age \(Int(retry.maxAge))s): \(result.explanation)",
                 now: now)
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
-            remedy = "dead_letter"
+            remedy = .deadLetter
             note = "the provider stayed unreachable past maxAgeSeconds"
             return true
         }
         let at = retryAt ?? now.addingTimeInterval(retry.base)
         try tx.releaseUnsent(ids: [entry.id], owner: owner, availableAt: at, error: result.explanation)
         metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
-        remedy = "wait_for_provider"
+        remedy = .waitForProvider
         note =
             "never reached the provider; tried again in \(Int(at.timeIntervalSince(now).rounded()))s, no attempt used"
         return true

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// The storage seam. Everything the server keeps goes through a transaction, so the logic above
@@ -37,7 +38,7 @@ public protocol StoreTransaction {
     // MARK: Tokens
 
     /// A token by its fingerprint.
-    func token(app: String, fingerprint: String) throws -> TokenRecord?
+    func token(app: String, fingerprint: Fingerprint) throws -> TokenRecord?
     /// Inserts each token, or replaces the one with the same (app, fingerprint); one record per
     /// fingerprint in a call.
     func saveTokens(_ tokens: [TokenRecord]) throws
@@ -54,9 +55,9 @@ public protocol StoreTransaction {
     /// invalidated tokens a device has left behind (an index holds only valid ones).
     func validTokens(app: String, deviceIds: [String]) throws -> [TokenRecord]
     /// Several tokens by fingerprint (missing ones are left out).
-    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord]
+    func tokens(app: String, fingerprints: [Fingerprint]) throws -> [TokenRecord]
     /// Marks tokens invalid, keeping the first reason given.
-    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws
+    func invalidateTokens(app: String, fingerprints: [Fingerprint], reason: InvalidationReason, at: Date) throws
     /// The app's newest `limit` tokens by registration time, newest first (the operator console's list).
     func recentTokens(app: String, limit: Int) throws -> [TokenRecord]
     /// The app's `limit` most recently invalidated tokens, newest invalidation first.
@@ -138,7 +139,7 @@ public protocol StoreTransaction {
     func claimFanout(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [FanoutJob]
     /// The activity's valid update tokens in the job's range after its cursor, in fingerprint order,
     /// at most `limit` (an index serves it: a batch costs the same at the millionth token as at the first).
-    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: String, limit: Int) throws
+    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws
         -> [TokenRecord]
     /// How many valid update tokens the activity has (a count on the index, not a read of the tokens).
     func validUpdateTokenCount(app: String, activityId: String) throws -> Int
@@ -146,7 +147,7 @@ public protocol StoreTransaction {
     /// summary is kept and the lease ends (due again at `availableAt`). False when the lease was lost: the
     /// worker now holding it resumes from the cursor committed before.
     func advanceFanout(
-        app: String, activityId: String, range: Int, cursor: String, summary: String?, owner: String,
+        app: String, activityId: String, range: Int, cursor: Fingerprint, summary: String?, owner: String,
         availableAt: Date
     ) throws -> Bool
     /// Ends the pass `owner` holds (no token is left past its cursor): the row goes, unless a version
@@ -220,7 +221,7 @@ extension StoreTransaction {
 
     /// `enqueue` to tokens, by fingerprint.
     public func enqueue(
-        app: String, activityId: String, fingerprints: [String], version: Int64, availableAt: Date, now: Date
+        app: String, activityId: String, fingerprints: [Fingerprint], version: Int64, availableAt: Date, now: Date
     ) throws {
         try enqueue(
             app: app, activityId: activityId, destinations: fingerprints.map { .token(fingerprint: $0) },

@@ -1,3 +1,4 @@
+import DropTrackCore
 import Foundation
 
 /// "Every valid update token of activity X whose fingerprint falls in range R needs version V": a
@@ -18,8 +19,9 @@ public struct FanoutJob: Sendable, Equatable {
     /// The version requested when the current pass began: the tokens up to `cursor` got it or a newer
     /// one. A pass that ends with `requestedVersion` above it starts again from the beginning.
     public var passVersion: Int64
-    /// The fingerprint of the last token whose outcome the pass committed; empty at a pass's start.
-    public var cursor: String
+    /// The fingerprint of the last token whose outcome the pass committed; nil at a pass's start
+    /// (stored as the empty string).
+    public var cursor: Fingerprint?
     /// What the pass sent so far, in the dispatcher's own form (the store keeps it as text).
     public var summary: String?
     /// When the range was first asked for (the outbox's age, for metrics and readiness).
@@ -33,7 +35,8 @@ public struct FanoutJob: Sendable, Equatable {
     public var resumed: Bool
 
     public init(
-        app: String, activityId: String, range: Int, requestedVersion: Int64, passVersion: Int64, cursor: String = "",
+        app: String, activityId: String, range: Int, requestedVersion: Int64, passVersion: Int64,
+        cursor: Fingerprint? = nil,
         summary: String? = nil, firstQueuedAt: Date, availableAt: Date, claimedBy: String? = nil,
         claimedUntil: Date? = nil, resumed: Bool = false
     ) {
@@ -61,13 +64,13 @@ public struct FanoutJob: Sendable, Equatable {
     }
 
     /// Whether `fingerprint` is in `range`.
-    public static func contains(_ range: Int, _ fingerprint: String) -> Bool {
+    public static func contains(_ range: Int, _ fingerprint: Fingerprint) -> Bool {
         let (lower, upper) = bounds(of: range)
-        return (lower.map { fingerprint >= $0 } ?? true) && (upper.map { fingerprint < $0 } ?? true)
+        return (lower.map { fingerprint.value >= $0 } ?? true) && (upper.map { fingerprint.value < $0 } ?? true)
     }
 
-    /// `stored` names the range in the timeline's `destination`: `range:<hex digit>`.
-    public var destination: String { "range:" + String(Array("0123456789abcdef")[max(0, min(range, 15))]) }
+    /// The range in the timeline's `destination` (stored as `range:<hex digit>`).
+    public var destination: TimelineDestination { .range(range) }
 }
 
 /// How `finishFanoutPass` left a range.

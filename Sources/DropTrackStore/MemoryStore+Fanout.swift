@@ -1,3 +1,4 @@
+import DropTrackCore
 import Foundation
 
 /// Fan-out range jobs in memory, with the SQL engines' semantics.
@@ -17,7 +18,7 @@ extension MemoryTransaction {
                         passVersion: version, firstQueuedAt: now, availableAt: availableAt))
                 continue
             }
-            if job.claimedBy == nil && job.cursor.isEmpty { job.passVersion = max(job.passVersion, version) }
+            if job.claimedBy == nil && job.cursor == nil { job.passVersion = max(job.passVersion, version) }
             job.requestedVersion = max(job.requestedVersion, version)
             if job.claimedBy == nil { job.availableAt = min(job.availableAt, availableAt) }
             setFanout(key, job)
@@ -34,21 +35,23 @@ extension MemoryTransaction {
             job.claimedBy = owner
             job.claimedUntil = until
             job.availableAt = until
-            if job.cursor.isEmpty { job.passVersion = job.requestedVersion }
+            if job.cursor == nil { job.passVersion = job.requestedVersion }
             setFanout(Self.fanoutKey(job.app, job.activityId, job.range), job)
             claimed.append(job)
         }
         return claimed.sorted { ($0.activityId, $0.range) < ($1.activityId, $1.range) }
     }
 
-    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: String, limit: Int) throws
+    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws
         -> [TokenRecord]
     {
-        // A pass over every token per batch: the memory store is for tests and small set-ups.
-        Array(
+        // A pass over every token per batch: the memory store is for tests and small set-ups. At a pass's
+        // start every fingerprint sorts after the empty cursor, as in SQL.
+        let after = cursor?.value ?? ""
+        return Array(
             data.tokens.values.filter {
                 $0.app == app && $0.kind == .activity && $0.activityId == activityId && $0.isValid
-                    && $0.fingerprint > cursor && FanoutJob.contains(range, $0.fingerprint)
+                    && $0.fingerprint.value > after && FanoutJob.contains(range, $0.fingerprint)
             }
             .sorted { $0.fingerprint < $1.fingerprint }.prefix(max(0, limit)))
     }
@@ -58,7 +61,7 @@ extension MemoryTransaction {
     }
 
     func advanceFanout(
-        app: String, activityId: String, range: Int, cursor: String, summary: String?, owner: String,
+        app: String, activityId: String, range: Int, cursor: Fingerprint, summary: String?, owner: String,
         availableAt: Date
     ) throws -> Bool {
         let key = Self.fanoutKey(app, activityId, range)
@@ -81,7 +84,7 @@ extension MemoryTransaction {
             setFanout(key, nil)
             return .removed
         }
-        job.cursor = ""
+        job.cursor = nil
         job.summary = nil
         job.passVersion = job.requestedVersion
         job.claimedBy = nil

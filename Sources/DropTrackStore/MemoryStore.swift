@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 import Synchronization
 
@@ -56,7 +57,7 @@ public final class MemoryStore: DeliveryStore {
 
 final class MemoryTransaction: StoreTransaction {
     var data: MemoryStore.Data
-    private var journal: [(inout MemoryStore.Data) -> Void] = []
+    var journal: [(inout MemoryStore.Data) -> Void] = []
 
     init(data: MemoryStore.Data) { self.data = data }
 
@@ -77,7 +78,7 @@ final class MemoryTransaction: StoreTransaction {
         data.activities[key] = value
     }
 
-    private func setOutbox(_ id: Int64, _ value: OutboxEntry?) {
+    func setOutbox(_ id: Int64, _ value: OutboxEntry?) {
         let old = data.outbox[id]
         journal.append { $0.outbox[id] = old }
         data.outbox[id] = value
@@ -113,7 +114,7 @@ final class MemoryTransaction: StoreTransaction {
         data.members[key] = value
     }
 
-    private func setOutboxIndex(_ key: String, _ value: Int64?) {
+    func setOutboxIndex(_ key: String, _ value: Int64?) {
         let old = data.outboxIndex[key]
         journal.append { $0.outboxIndex[key] = old }
         data.outboxIndex[key] = value
@@ -121,12 +122,14 @@ final class MemoryTransaction: StoreTransaction {
 
     static func key(_ app: String, _ id: String) -> String { app + "\u{1F}" + id }
 
-    func token(app: String, fingerprint: String) throws -> TokenRecord? { data.tokens[Self.key(app, fingerprint)] }
+    func token(app: String, fingerprint: Fingerprint) throws -> TokenRecord? {
+        data.tokens[Self.key(app, fingerprint.value)]
+    }
 
     func databaseTime() throws -> Date? { nil }
 
     func saveTokens(_ tokens: [TokenRecord]) throws {
-        for token in tokens { setToken(Self.key(token.app, token.fingerprint), token) }
+        for token in tokens { setToken(Self.key(token.app, token.fingerprint.value), token) }
     }
 
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
@@ -154,13 +157,13 @@ final class MemoryTransaction: StoreTransaction {
         try tokens(app: app, deviceIds: deviceIds).filter(\.isValid)
     }
 
-    func tokens(app: String, fingerprints: [String]) throws -> [TokenRecord] {
-        fingerprints.compactMap { data.tokens[Self.key(app, $0)] }
+    func tokens(app: String, fingerprints: [Fingerprint]) throws -> [TokenRecord] {
+        fingerprints.compactMap { data.tokens[Self.key(app, $0.value)] }
     }
 
-    func invalidateTokens(app: String, fingerprints: [String], reason: InvalidationReason, at: Date) throws {
+    func invalidateTokens(app: String, fingerprints: [Fingerprint], reason: InvalidationReason, at: Date) throws {
         for fingerprint in fingerprints {
-            let key = Self.key(app, fingerprint)
+            let key = Self.key(app, fingerprint.value)
             guard var token = data.tokens[key], token.invalidatedAt == nil else { continue }
             token.invalidatedAt = at
             token.invalidReason = reason
@@ -229,164 +232,6 @@ final class MemoryTransaction: StoreTransaction {
         case .ended: return (activity.dismissAt ?? .distantFuture) <= now
         case .dismissed: return false
         }
-    }
-
-    func enqueue(
-        app: String, activityId: String, destinations: [OutboxDestination], version: Int64, availableAt: Date,
-        now: Date
-    ) throws {
-        for destination in destinations {
-            // The stored form, as the SQL engines' unique key has it.
-            let key = app + "\u{1F}" + activityId + "\u{1F}" + destination.stored
-            if let id = data.outboxIndex[key], var entry = data.outbox[id] {
-                entry.requestedVersion = max(entry.requestedVersion, version)
-                if entry.claimedBy == nil { entry.availableAt = min(entry.availableAt, availableAt) }
-                setOutbox(id, entry)
-            } else {
-                let id = data.nextOutboxID
-                data.nextOutboxID += 1
-                setOutbox(
-                    id,
-                    OutboxEntry(
-                        id: id, app: app, activityId: activityId, destination: destination,
-                        requestedVersion: version,
-                        availableAt: availableAt, firstQueuedAt: now))
-                setOutboxIndex(key, id)
-            }
-        }
-    }
-
-    func enqueueFailedSend(
-        app: String, activityId: String, destination: OutboxDestination, version: Int64, reachedProvider: Bool,
-        error: String, availableAt: Date, holder: String?, now: Date
-    ) throws -> OutboxEntry? {
-        let key = app + "\u{1F}" + activityId + "\u{1F}" + destination.stored
-        if let id = data.outboxIndex[key], var entry = data.outbox[id] {
-            entry.requestedVersion = max(entry.requestedVersion, version)
-            setOutbox(id, entry)
-            return nil
-        }
-        let id = data.nextOutboxID
-        data.nextOutboxID += 1
-        let entry = OutboxEntry(
-            id: id, app: app, activityId: activityId, destination: destination, requestedVersion: version,
-            availableAt: availableAt, firstQueuedAt: now, attempts: reachedProvider ? 1 : 0, claimedBy: holder,
-            claimedUntil: holder == nil ? nil : availableAt,
-            lastError: reachedProvider ? error : SQLTransaction.unsentMark + error)
-        setOutbox(id, entry)
-        setOutboxIndex(key, id)
-        return entry
-    }
-
-    func claim(app: String, limit: Int, owner: String, until: Date, now: Date) throws -> [OutboxEntry] {
-        let due = data.outbox.values.filter { $0.app == app && $0.availableAt <= now }
-            .sorted { ($0.availableAt, $0.id) < ($1.availableAt, $1.id) }.prefix(limit)
-        var claimed: [OutboxEntry] = []
-        for var entry in due {
-            entry.inDoubt = entry.claimedBy != nil
-            entry.claimedBy = owner
-            entry.claimedUntil = until
-            entry.availableAt = until
-            entry.attempts += 1
-            setOutbox(entry.id, entry)
-            claimed.append(entry)
-        }
-        return claimed
-    }
-
-    func appsWithDueWork(now: Date) throws -> [String] {
-        Array(
-            Set(
-                data.outbox.values.filter { $0.availableAt <= now }.map(\.app)
-                    + data.fanout.values.filter { $0.availableAt <= now }.map(\.app))
-        )
-        .sorted()
-    }
-
-    private func remove(_ id: Int64) {
-        guard let entry = data.outbox[id] else { return }
-        setOutbox(id, nil)
-        setOutboxIndex(entry.app + "\u{1F}" + entry.activityId + "\u{1F}" + entry.destination.stored, nil)
-    }
-
-    func completeOutbox(ids: [Int64], sentVersion: Int64, owner: String, now: Date) throws {
-        for id in ids {
-            guard var entry = data.outbox[id], entry.claimedBy == owner else { continue }
-            if entry.requestedVersion > sentVersion {
-                entry.claimedBy = nil
-                entry.claimedUntil = nil
-                entry.availableAt = now
-                entry.attempts = 0
-                setOutbox(id, entry)
-            } else {
-                remove(id)
-            }
-        }
-    }
-
-    func rescheduleOutbox(id: Int64, owner: String, availableAt: Date, error: String) throws {
-        guard var entry = data.outbox[id], entry.claimedBy == owner else { return }
-        entry.claimedBy = nil
-        entry.claimedUntil = nil
-        entry.availableAt = availableAt
-        entry.lastError = error
-        setOutbox(id, entry)
-    }
-
-    func releaseUnsent(ids: [Int64], owner: String, availableAt: Date, error: String) throws {
-        for id in ids {
-            guard var entry = data.outbox[id], entry.claimedBy == owner else { continue }
-            entry.claimedBy = nil
-            entry.claimedUntil = nil
-            entry.availableAt = availableAt
-            entry.lastError = SQLTransaction.unsentMark + error
-            entry.attempts = max(0, entry.attempts - 1)
-            setOutbox(id, entry)
-        }
-    }
-
-    func expediteUnsent(app: String, now: Date) throws -> Int {
-        var count = 0
-        for (id, entry) in data.outbox
-        where entry.app == app && entry.claimedBy == nil && entry.availableAt > now
-            && entry.lastError?.hasPrefix(SQLTransaction.unsentMark) == true
-        {
-            var entry = entry
-            entry.availableAt = now
-            setOutbox(id, entry)
-            count += 1
-        }
-        return count
-    }
-
-    func deadLetterOutbox(id: Int64, owner: String, error: String) throws {
-        guard var entry = data.outbox[id], entry.claimedBy == owner else { return }
-        remove(id)
-        entry.lastError = error
-        journal.append { $0.deadLetters[id] = nil }
-        data.deadLetters[id] = entry
-    }
-
-    func deleteOutbox(id: Int64, owner: String) throws {
-        guard data.outbox[id]?.claimedBy == owner else { return }
-        remove(id)
-    }
-
-    func pendingOutbox(app: String, activityId: String) throws -> Int {
-        data.outbox.values.filter { $0.app == app && $0.activityId == activityId }.count
-            + (try fanoutJobs(app: app, activityId: activityId)).count
-    }
-
-    func hasPendingOutbox(app: String, activityId: String) throws -> Bool {
-        try !fanoutJobs(app: app, activityId: activityId).isEmpty
-            || data.outbox.values.contains { $0.app == app && $0.activityId == activityId }
-    }
-
-    func outboxStats() throws -> OutboxStats {
-        OutboxStats(
-            depth: data.outbox.count + data.fanout.count,
-            oldestQueuedAt: (data.outbox.values.map(\.firstQueuedAt) + data.fanout.values.map(\.firstQueuedAt)).min(),
-            deadLetters: data.deadLetters.count)
     }
 
     func appendTimeline(_ entries: [TimelineEntry]) throws {

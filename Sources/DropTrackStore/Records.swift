@@ -32,7 +32,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// The token itself (hex for APNs): printed as its fingerprint, sent as `wireValue`.
     public var token: DeviceToken
     /// `Fingerprint(of: token)`: the token's name in the API, logs and timeline.
-    public var fingerprint: String
+    public var fingerprint: Fingerprint
     /// The user, for push-to-start and FCM tokens.
     public var userId: String?
     /// The device.
@@ -63,7 +63,7 @@ public struct TokenRecord: Sendable, Equatable {
 
     /// Creates a record.
     public init(
-        app: String, kind: TokenKind, token: DeviceToken, fingerprint: String, userId: String?, deviceId: String,
+        app: String, kind: TokenKind, token: DeviceToken, fingerprint: Fingerprint, userId: String?, deviceId: String,
         attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
         invalidatedAt: Date? = nil, invalidReason: InvalidationReason? = nil, device: JSONValue? = nil
     ) {
@@ -193,7 +193,7 @@ public struct ActivityRecord: Sendable, Equatable {
 /// device subscribed to it with one request.
 public enum OutboxDestination: Sendable, Hashable, CustomStringConvertible {
     /// A device token, by its fingerprint.
-    case token(fingerprint: String)
+    case token(fingerprint: Fingerprint)
     /// An activity's broadcast channel, by the id APNs gave it.
     case channel(id: String)
 
@@ -204,25 +204,29 @@ public enum OutboxDestination: Sendable, Hashable, CustomStringConvertible {
     /// the fingerprint, or `channel:<id>`. Rows written before this type existed have the same form.
     public var stored: String {
         switch self {
-        case .token(let fingerprint): fingerprint
+        case .token(let fingerprint): fingerprint.value
         case .channel(let id): Self.channelPrefix + id
         }
     }
 
-    /// Reads the stored form; nil when it names no token or channel (empty, or `channel:` alone).
-    public init?(stored: String) {
+    /// Reads the stored form; nil when it names no token or channel (`channel:` alone, or text that is
+    /// not a fingerprint).
+    public init?(stored: String) { try? self.init(reading: stored) }
+
+    /// Reads the stored form, saying why it names nothing.
+    init(reading stored: String) throws(InvalidFingerprint) {
         if stored.hasPrefix(Self.channelPrefix) {
             let id = String(stored.dropFirst(Self.channelPrefix.count))
-            guard !id.isEmpty else { return nil }
+            // A channel id is no fingerprint either way; an empty one names nothing, like bad hex.
+            guard !id.isEmpty else { throw InvalidFingerprint(.length(stored.utf8.count)) }
             self = .channel(id: id)
         } else {
-            guard !stored.isEmpty else { return nil }
-            self = .token(fingerprint: stored)
+            self = .token(fingerprint: try Fingerprint(validating: stored))
         }
     }
 
     /// The token's fingerprint, or nil for a channel.
-    public var tokenFingerprint: String? {
+    public var tokenFingerprint: Fingerprint? {
         if case .token(let fingerprint) = self { fingerprint } else { nil }
     }
 
@@ -272,63 +276,5 @@ public struct OutboxEntry: Sendable, Equatable {
         self.claimedUntil = claimedUntil
         self.lastError = lastError
         self.inDoubt = inDoubt
-    }
-}
-
-/// Who a timeline entry speaks for. Stored and shown as the raw value.
-public enum TimelineProvider: String, Sendable, Codable, CaseIterable {
-    /// A send through Apple's push service.
-    case apns
-    /// A send through Firebase Cloud Messaging.
-    case fcm
-    /// Not a send: something the server decided (a skip, a downgrade, a device's report, a pass summary's note).
-    case server
-}
-
-/// One send attempt (or a decision about one), as the timeline shows it.
-public struct TimelineEntry: Sendable, Equatable, Codable {
-    public var app: String
-    public var activityId: String
-    public var at: Date
-    /// The token's fingerprint, `channel:<id>` for a broadcast (`OutboxDestination.stored`), or `-`
-    /// for a note about the activity itself.
-    public var destination: String
-    /// APNs or FCM for a send, or the server itself for a decision about one.
-    public var provider: TimelineProvider
-    /// start, update or end.
-    public var event: String
-    /// The version sent.
-    public var version: Int64
-    /// The HTTP status, 0 without an answer.
-    public var status: Int
-    /// `ok`, the provider's reason, or what the server decided (`dead_letter`, `superseded`, …).
-    public var reason: String
-    /// The remedy taken.
-    public var remedy: String
-    public var latencyMs: Double
-    public var priority: Int
-    public var attempt: Int
-    /// Extra words (a downgrade, a dead letter's cause).
-    public var note: String?
-
-    public init(
-        app: String, activityId: String, at: Date, destination: String, provider: TimelineProvider, event: String,
-        version: Int64,
-        status: Int, reason: String, remedy: String, latencyMs: Double, priority: Int, attempt: Int, note: String? = nil
-    ) {
-        self.app = app
-        self.activityId = activityId
-        self.at = at
-        self.destination = destination
-        self.provider = provider
-        self.event = event
-        self.version = version
-        self.status = status
-        self.reason = reason
-        self.remedy = remedy
-        self.latencyMs = latencyMs
-        self.priority = priority
-        self.attempt = attempt
-        self.note = note
     }
 }

@@ -1,3 +1,4 @@
+import DropTrackCore
 import Foundation
 
 /// Fan-out range jobs in SQL, shared by SQLite and PostgreSQL.
@@ -16,7 +17,7 @@ extension SQLTransaction {
         }
         return FanoutJob(
             app: try r.text(0), activityId: try r.text(1), range: Int(range), requestedVersion: try r.int(3),
-            passVersion: try r.int(4), cursor: try r.text(5), summary: r.optionalText(6),
+            passVersion: try r.int(4), cursor: try r.fingerprintOrEmpty(5), summary: r.optionalText(6),
             firstQueuedAt: try r.date(7), availableAt: try r.date(8), claimedBy: r.optionalText(9),
             claimedUntil: try r.optionalDate(10), resumed: try r.bool(11))
     }
@@ -105,14 +106,14 @@ extension SQLTransaction {
         return try rows.map(Self.fanoutJob).sorted { ($0.activityId, $0.range) < ($1.activityId, $1.range) }
     }
 
-    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: String, limit: Int) throws
+    func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws
         -> [TokenRecord]
     {
         // The bounds are left out where a range has none, so three statement shapes in all; the partial
         // index tokens_activity_valid serves each in fingerprint order.
         let (lower, upper) = FanoutJob.bounds(of: range)
         var clauses = ""
-        var parameters: [SQLValue] = [.text(app), .text(activityId), .text(cursor)]
+        var parameters: [SQLValue] = [.text(app), .text(activityId), .text(cursor?.value ?? "")]
         if let lower {
             clauses += " AND fingerprint >= ?"
             parameters.append(.text(lower))
@@ -141,7 +142,7 @@ extension SQLTransaction {
     }
 
     func advanceFanout(
-        app: String, activityId: String, range: Int, cursor: String, summary: String?, owner: String,
+        app: String, activityId: String, range: Int, cursor: Fingerprint, summary: String?, owner: String,
         availableAt: Date
     ) throws -> Bool {
         try fanoutExecute(
@@ -150,7 +151,7 @@ extension SQLTransaction {
               available_at = ?
             WHERE \(Self.rangeKey) AND claimed_by = ?
             """,
-            [.text(cursor), SQLValue(summary), SQLValue(availableAt)] + Self.rangeKey(app, activityId, range) + [
+            [.text(cursor.value), SQLValue(summary), SQLValue(availableAt)] + Self.rangeKey(app, activityId, range) + [
                 .text(owner)
             ]) > 0
     }

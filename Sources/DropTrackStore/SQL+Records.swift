@@ -18,7 +18,7 @@ extension SQLTransaction {
         let r = RowReader(row: row, table: "tokens", columns: tokenColumns, keyColumns: [0, 1])
         var record = TokenRecord(
             app: try r.text(0), kind: try r.value(2, as: TokenKind.self), token: DeviceToken(try r.text(3)),
-            fingerprint: try r.text(1), userId: r.optionalText(4), deviceId: try r.text(5),
+            fingerprint: try r.fingerprint(1), userId: r.optionalText(4), deviceId: try r.text(5),
             attributesType: r.optionalText(6), activityId: r.optionalText(7),
             environment: try r.optionalValue(8, as: TokenEnvironment.self),
             createdAt: try r.date(9), lastSeenAt: try r.date(10), invalidatedAt: try r.optionalDate(11),
@@ -89,13 +89,24 @@ extension SQLTransaction {
     /// The column keeps the form it had before `OutboxDestination`: a fingerprint, or `channel:<id>`.
     private static func destination(_ r: RowReader, _ index: Int) throws(StoreError) -> OutboxDestination {
         let stored = try r.text(index)
-        guard let destination = OutboxDestination(stored: stored) else {
-            throw r.corrupt(index, "is \(RowReader.quoted(stored)), which names no token fingerprint or channel")
+        do {
+            return try OutboxDestination(reading: stored)
+        } catch {
+            // The text is not repeated: a token stored here by mistake is a secret.
+            throw r.corrupt(index, "names no channel (`channel:<id>`) and no token fingerprint: it \(error)")
         }
-        return destination
     }
 
     // MARK: Timeline
+
+    /// A fingerprint, `channel:<id>`, `range:<hex digit>` or `-`; anything else is a corrupt row.
+    private static func timelineDestination(_ r: RowReader, _ index: Int) throws(StoreError) -> TimelineDestination {
+        guard let destination = TimelineDestination(stored: try r.text(index)) else {
+            throw r.corrupt(
+                index, "is no token fingerprint (16 lowercase hex digits), `channel:<id>`, `range:<hex digit>` or `-`")
+        }
+        return destination
+    }
 
     /// `id` last: it is only the row's name in errors.
     static let timelineColumns = [
@@ -107,10 +118,12 @@ extension SQLTransaction {
     static func timelineEntry(_ row: SQLRow) throws(StoreError) -> TimelineEntry {
         let r = RowReader(row: row, table: "timeline", columns: timelineColumns, keyColumns: [14, 0, 1])
         return TimelineEntry(
-            app: try r.text(0), activityId: try r.text(1), at: try r.date(2), destination: try r.text(3),
+            app: try r.text(0), activityId: try r.text(1), at: try r.date(2),
+            destination: try timelineDestination(r, 3),
             provider: try r.value(4, as: TimelineProvider.self), event: try r.text(5), version: try r.int(6),
             status: Int(try r.int(7)),
-            reason: try r.text(8), remedy: try r.text(9), latencyMs: try r.double(10), priority: Int(try r.int(11)),
+            reason: try r.text(8), remedy: try r.value(9, as: TimelineRemedy.self), latencyMs: try r.double(10),
+            priority: Int(try r.int(11)),
             attempt: Int(try r.int(12)), note: r.optionalText(13))
     }
 }

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// A value bound to, or read from, a SQL statement.
@@ -66,10 +67,17 @@ struct RowReader {
     var keyWithoutColumns = "(no key)"
 
     /// The row's key as `column=value, …`. Key columns are never raw tokens (tokens are keyed by
-    /// fingerprint), so the text is safe in logs.
+    /// fingerprint), so the text is safe in logs; a fingerprint column that holds something else (a
+    /// token written there by mistake) is shown by its length only.
     var key: String {
         guard !keyColumns.isEmpty else { return keyWithoutColumns }
-        return keyColumns.map { "\(columns[$0])=\(row.text($0).map(Self.quoted) ?? "NULL")" }.joined(separator: ", ")
+        return keyColumns.map { index in
+            guard let text = row.text(index) else { return "\(columns[index])=NULL" }
+            if columns[index].hasSuffix("fingerprint"), (try? Fingerprint(validating: text)) == nil {
+                return "\(columns[index])=(not a fingerprint, \(text.utf8.count) bytes)"
+            }
+            return "\(columns[index])=\(Self.quoted(text))"
+        }.joined(separator: ", ")
     }
 
     /// The error for the value at `index`.
@@ -158,6 +166,22 @@ struct RowReader {
         } catch {
             throw corrupt(index, "is not JSON (\(error)): \(Self.quoted(text))")
         }
+    }
+
+    /// A fingerprint column: 16 lowercase hex digits, or the row is corrupt. The text is not repeated
+    /// (a token stored there by mistake is a secret).
+    func fingerprint(_ index: Int) throws(StoreError) -> Fingerprint {
+        let text = try text(index)
+        do {
+            return try Fingerprint(validating: text)
+        } catch {
+            throw corrupt(index, "is not a fingerprint: it \(error)")
+        }
+    }
+
+    /// A cursor column: empty at a pass's start (nil), a fingerprint after.
+    func fingerprintOrEmpty(_ index: Int) throws(StoreError) -> Fingerprint? {
+        try text(index).isEmpty ? nil : fingerprint(index)
     }
 
     /// A value of a string enum (`TokenKind`, `ActivityState`, …).

@@ -87,7 +87,8 @@ struct ProviderCircuitTests {
         let store = try engine.make()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try store.transaction { tx in
-            try tx.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+            try tx.enqueue(
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 1, availableAt: now, now: now)
         }
         for round in 0..<3 {
             let at = now + Double(round)

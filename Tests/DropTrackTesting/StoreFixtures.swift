@@ -34,7 +34,7 @@ package func sampleToken(
     at: Date = Date(timeIntervalSince1970: 1_796_000_000)
 ) -> TokenRecord {
     TokenRecord(
-        app: app, kind: kind, token: DeviceToken(token), fingerprint: Fingerprint(of: token).value, userId: user,
+        app: app, kind: kind, token: DeviceToken(token), fingerprint: Fingerprint(of: token), userId: user,
         deviceId: device,
         attributesType: attributesType, activityId: activity, environment: .sandbox, createdAt: at, lastSeenAt: at)
 }
@@ -48,4 +48,15 @@ package func sampleActivity(
         contentState: .object(["status": .string("Order placed")]), state: .active, version: 1,
         timestamp: 1_796_000_000,
         event: .start, priority: 10, idempotencyKey: key, createdAt: at, updatedAt: at)
+}
+
+/// A fingerprint for tests, written short: `fingerprint("3abc")` is `3abc000000000000` (hex digits
+/// padded with zeros to 16), so ranges and cursors read at a glance.
+package func fingerprint(_ prefix: String) -> Fingerprint {
+    let padded = prefix + String(repeating: "0", count: max(0, Fingerprint.length - prefix.count))
+    do {
+        return try Fingerprint(validating: padded)
+    } catch {
+        preconditionFailure("fingerprint(\"\(prefix)\") \(error)")
+    }
 }

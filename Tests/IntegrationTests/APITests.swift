@@ -446,7 +446,7 @@ struct APITests {
                 #"{"userId":"u1","deviceId":"d1","token":"\#(APNsHarness.randomToken())","environment":"sandbox","attributesType":"DeliveryAttributes","device":{"osVersion":"18.2","areActivitiesEnabled":true}}"#
             ).status == 201)
         let stored = { () throws -> TokenRecord? in
-            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: update).value) }
+            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: update)) }
         }
         #expect(try stored()?.device?["areActivitiesEnabled"] == .bool(true))
         #expect(!about(update, try findings()).contains { $0["trap"] == .string("DT-048") })

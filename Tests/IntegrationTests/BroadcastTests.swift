@@ -104,7 +104,7 @@ struct BroadcastTests {
                 #"{"activityId":"match-9","deviceId":"watcher","device":{"osVersion":"18.1","areActivitiesEnabled":false}}"#
             ))
         let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
-        let mine = diagnosis.findings.filter { $0.device == subscription.token.fingerprint }
+        let mine = diagnosis.findings.filter { $0.device == subscription.token.fingerprint.value }
         #expect(mine.contains { $0.trap == "DT-048" }, "\(diagnosis)")
     }
 
@@ -268,7 +268,7 @@ struct BroadcastTests {
     func subscriptionNames() throws {
         let server = try ServerHarness()
         defer { server.stop() }
-        func subscription(_ activity: String, _ device: String) throws -> String {
+        func subscription(_ activity: String, _ device: String) throws -> Fingerprint {
             try server.registry.checkToken(
                 app: "app1", kind: .channelSubscription,
                 body: .object(["activityId": .string(activity), "deviceId": .string(device)])

@@ -55,7 +55,8 @@ struct DeviceCredentialTests {
             key: credential)
         #expect(pushToStart.status == 201, "\(pushToStart.text)")
         let stored = try server.store.transaction {
-            try $0.token(app: "app1", fingerprint: pushToStart.body["fingerprint"]?.stringValue ?? "")
+            try $0.token(
+                app: "app1", fingerprint: Fingerprint(validating: pushToStart.body["fingerprint"]?.stringValue ?? ""))
         }
         #expect(stored?.userId == "uA")
         let activityToken = try server.call(
@@ -198,7 +199,8 @@ struct DeviceCredentialTests {
         let held = try server.call("GET", "/v1/devices/dA/activities", key: credential)
         #expect(held.body["activities"]?.arrayValue?.first?["tokenValid"] == .bool(false))
         let stored = try server.store.transaction {
-            try $0.token(app: "app1", fingerprint: registered.body["fingerprint"]?.stringValue ?? "")
+            try $0.token(
+                app: "app1", fingerprint: Fingerprint(validating: registered.body["fingerprint"]?.stringValue ?? ""))
         }
         #expect(stored?.invalidReason == .deviceDismissed)
 

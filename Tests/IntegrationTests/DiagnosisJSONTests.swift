@@ -1,5 +1,6 @@
 import DropTrackAPI
 import DropTrackContract
+import DropTrackCore
 import DropTrackDispatch
 import DropTrackStore
 import DropTrackWire
@@ -16,8 +17,12 @@ struct DiagnosisJSONTests {
                 .init(trap: nil, severity: .info, message: "1 send(s) still queued", fix: "wait", device: "fp1"),
             ],
             devices: [
-                .init(fingerprint: "fp1", kind: .activity, valid: true, lastAcceptedVersion: 3, upToDate: true),
-                .init(fingerprint: "fp2", kind: .pushToStart, valid: false, lastAcceptedVersion: nil, upToDate: false),
+                .init(
+                    fingerprint: Fingerprint(rawValue: "fp1"), kind: .activity, valid: true, lastAcceptedVersion: 3,
+                    upToDate: true),
+                .init(
+                    fingerprint: Fingerprint(rawValue: "fp2"), kind: .pushToStart, valid: false,
+                    lastAcceptedVersion: nil, upToDate: false),
             ])
         let text = String(decoding: diagnosis.json.serialized(), as: UTF8.self)
         #expect(

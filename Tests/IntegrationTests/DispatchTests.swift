@@ -162,7 +162,7 @@ struct DispatchTests {
             app: "app1", activityId: "o-3", body: server.json(#"{"type":"delivery.step","data":{"step":"confirmed"}}"#))
         try server.drain()
         let record = try #require(
-            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: dead).value) })
+            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: dead)) })
         #expect(!record.isValid && record.invalidReason == .provider("Unregistered"))
         _ = try server.registry.applyEvent(
             app: "app1", activityId: "o-3", body: server.json(#"{"type":"delivery.step","data":{"step":"preparing"}}"#))
@@ -567,7 +567,7 @@ struct DispatchTests {
         try register(old)
         try register(new)  // supersedes the old one on the same device
         let stored = { (token: String) in
-            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: token).value) }
+            try server.store.transaction { try $0.token(app: "app1", fingerprint: Fingerprint(of: token)) }
         }
         #expect(try stored(old)?.invalidReason == .superseded)
         #expect(server.registry.runScheduled().tokensDeleted == 0)
@@ -655,10 +655,10 @@ struct DispatchTests {
         let now = Date()
         try server.store.transaction { tx in
             try tx.enqueue(
-                app: "app1", activityId: "o-crash", fingerprints: [Fingerprint(of: start).value], version: 1,
+                app: "app1", activityId: "o-crash", fingerprints: [Fingerprint(of: start)], version: 1,
                 availableAt: now, now: now)
             try tx.enqueue(
-                app: "app1", activityId: "o-crash", fingerprints: [Fingerprint(of: update).value], version: 1,
+                app: "app1", activityId: "o-crash", fingerprints: [Fingerprint(of: update)], version: 1,
                 availableAt: now, now: now)
             _ = try tx.claim(app: "app1", limit: 10, owner: "dead-worker", until: now + 0.3, now: now)
         }

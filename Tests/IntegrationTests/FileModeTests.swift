@@ -42,7 +42,7 @@ struct FileModeTests {
             store = try SQLiteStore(path: path)
             try store.transaction { try $0.tokens(app: "a", deviceIds: ["d"]) }.forEach { _ in }
             try store.transaction { tx in
-                try tx.invalidateTokens(app: "a", fingerprints: ["x"], reason: .provider("r"), at: Date())
+                try tx.invalidateTokens(app: "a", fingerprints: [fingerprint("e")], reason: .provider("r"), at: Date())
             }
         }
         for file in [path, path + "-wal", path + "-shm"] {

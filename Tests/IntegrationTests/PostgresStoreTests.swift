@@ -67,7 +67,8 @@ struct PostgresStoreTests {
         let now = self.now
         try store.transaction {
             try $0.enqueue(
-                app: "app", activityId: "a1", fingerprints: (0..<count).map { "f\($0)" }, version: 1, availableAt: now,
+                app: "app", activityId: "a1", fingerprints: (0..<count).map { Fingerprint(of: "f\($0)") }, version: 1,
+                availableAt: now,
                 now: now)
         }
     }
@@ -286,7 +287,7 @@ struct PostgresStoreTests {
             let queued = try stores[0].transaction {
                 try $0.claim(app: "app1", limit: 1000, owner: "check", until: at + 1, now: at)
             }
-            let mine = queued.filter { $0.destination.tokenFingerprint == Fingerprint(of: token).value }
+            let mine = queued.filter { $0.destination.tokenFingerprint == Fingerprint(of: token) }
             // A token registered before the event is reached through the activity's fan-out ranges, which
             // read the tokens when they send (none has started here: no dispatcher runs): covered when a
             // range job asks for the version and the token is valid. Its late-token row may then ask for the
@@ -294,7 +295,7 @@ struct PostgresStoreTests {
             let ranges = try stores[0].transaction { try $0.fanoutJobs(app: "app1", activityId: "o-1") }
             let valid =
                 try stores[0].transaction {
-                    try $0.token(app: "app1", fingerprint: Fingerprint(of: token).value)
+                    try $0.token(app: "app1", fingerprint: Fingerprint(of: token))
                 }?.isValid == true
             let inRange =
                 valid && ranges.count == FanoutJob.rangeCount && ranges.allSatisfy { $0.requestedVersion == version }

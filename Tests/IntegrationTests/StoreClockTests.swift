@@ -37,7 +37,7 @@ struct StoreClockTests {
         let now = honest.now()
         try store.transaction {
             try $0.enqueue(
-                app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 1, availableAt: now, now: now)
         }
         let held = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "honest", until: now + 30, now: now)

@@ -75,7 +75,7 @@ struct TransportFaultTests {
         try start(server, id: "o-fcm")
         try server.drain(timeout: .seconds(30))
         let timeline = try server.store.transaction { try $0.timeline(app: "app1", activityId: "o-fcm", limit: 10_000) }
-        let inDoubt = Set(timeline.filter { $0.remedy == "in_doubt" }.map(\.destination))
+        let inDoubt = Set(timeline.filter { $0.remedy == .inDoubt }.map(\.destination.stored))
         func delivered(_ token: String, _ event: String) -> Int {
             server.fcm.emulator.records(forToken: token).filter { $0.status == 200 && $0.data?["event"] == event }.count
         }
@@ -167,7 +167,7 @@ struct TransportFaultTests {
         let timeline = try server.store.transaction {
             try $0.timeline(app: "app1", activityId: activity, limit: 100_000)
         }
-        let inDoubt = Set(timeline.filter { $0.remedy == "in_doubt" }.map(\.destination))
+        let inDoubt = Set(timeline.filter { $0.remedy == .inDoubt }.map(\.destination.stored))
         var twice = 0
         var missing = 0
         for token in tokens {

@@ -84,16 +84,17 @@ struct AudienceStoreTests {
             let some = try tx.tokens(app: "app", userIds: (0..<290).map { "u\($0)" } + ["left"], kinds: [.fcm])
             #expect(some.count == 145 + 1 && some.allSatisfy { $0.kind == .fcm })
         }
-        let entry = { (event: String, destination: String) in
+        let entry = { (event: String, destination: TimelineDestination) in
             TimelineEntry(
                 app: "app", activityId: "a1", at: self.now, destination: destination, provider: .apns, event: event,
-                version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 10, attempt: 1)
+                version: 1, status: 200, reason: "ok", remedy: .none, latencyMs: 1, priority: 10, attempt: 1)
         }
         try store.transaction {
-            try $0.appendTimeline([entry("start", "f1"), entry("update", "f1"), entry("start", "f2")])
+            let (f1, f2) = (TimelineDestination.token(fingerprint("f1")), TimelineDestination.token(fingerprint("f2")))
+            try $0.appendTimeline([entry("start", f1), entry("update", f1), entry("start", f2)])
         }
         let starts = try store.transaction { try $0.timeline(app: "app", activityId: "a1", event: "start") }
-        #expect(starts.map(\.destination) == ["f1", "f2"])
+        #expect(starts.map(\.destination) == [.token(fingerprint("f1")), .token(fingerprint("f2"))])
     }
 }
 

@@ -102,7 +102,7 @@ struct CorruptRowTests {
 
         try corruptible.run("UPDATE tokens SET kind = 'bogus'")
         let error = expectCorrupt("tokens", "kind", read)
-        #expect(error?.corruptRow?.key.contains(token.fingerprint) == true)
+        #expect(error?.corruptRow?.key.contains(token.fingerprint.value) == true)
         // Tokens are secrets: the error names the row by fingerprint only.
         #expect(error.map { !"\($0)".contains(token.token.wireValue) } == true)
         // The listing reads go through the same mapper.
@@ -155,18 +155,20 @@ struct CorruptRowTests {
         let corruptible = try CorruptibleStore(engine)
         let store = corruptible.store
         try store.transaction {
-            try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 1, availableAt: now, now: now)
         }
         try corruptible.run("UPDATE outbox SET first_queued_at = 'NaN'")
         expectCorrupt("outbox", "first_queued_at") { _ = try store.transaction { try $0.outboxStats() } }
         try store.transaction {
-            try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 1, availableAt: now, now: now)
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f2")], version: 1, availableAt: now, now: now)
         }
         // The app's other sends go on: the unreadable row is set aside, named in its dead letter.
         let claimed = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now)
         }
-        #expect(claimed.map(\.destination.stored) == ["f2"])
+        #expect(claimed.map(\.destination) == [.token(fingerprint: fingerprint("f2"))])
         let stats = try store.transaction { try $0.outboxStats() }
         #expect(stats.deadLetters == 1 && stats.depth == 1)
         let reason = try corruptible.query("SELECT last_error FROM dead_letters")
@@ -180,8 +182,9 @@ struct CorruptRowTests {
         let corruptible = try CorruptibleStore(engine)
         let store = corruptible.store
         let entry = TimelineEntry(
-            app: "app", activityId: "a1", at: now, destination: "f1", provider: .apns, event: "start", version: 1,
-            status: 200, reason: "ok", remedy: "none", latencyMs: 12, priority: 10, attempt: 1)
+            app: "app", activityId: "a1", at: now, destination: .token(fingerprint("f1")), provider: .apns,
+            event: "start", version: 1,
+            status: 200, reason: "ok", remedy: .none, latencyMs: 12, priority: 10, attempt: 1)
         try store.transaction { try $0.appendTimeline([entry]) }
         let read = { _ = try store.transaction { try $0.timeline(app: "app", activityId: "a1", limit: 10) } }
 

@@ -19,9 +19,13 @@ struct FanoutJobTests {
     @Test("the ranges cover every string once, hex fingerprints by their first digit")
     func bounds() {
         for sample in ["", "0", "0fff", "1", "9zz", "A", "a0", "f", "ffff", "g", "~"] {
-            #expect((0..<FanoutJob.rangeCount).filter { FanoutJob.contains($0, sample) }.count == 1, "\(sample)")
+            #expect(
+                (0..<FanoutJob.rangeCount).filter { FanoutJob.contains($0, Fingerprint(rawValue: sample)) }.count == 1,
+                "\(sample)")
         }
-        #expect(FanoutJob.contains(0, "0123") && FanoutJob.contains(10, "a123") && FanoutJob.contains(15, "f123"))
+        #expect(
+            FanoutJob.contains(0, fingerprint("0123")) && FanoutJob.contains(10, fingerprint("a123"))
+                && FanoutJob.contains(15, fingerprint("f123")))
     }
 
     @Test(
@@ -36,7 +40,7 @@ struct FanoutJobTests {
         }
         let jobs = try store.transaction { try $0.fanoutJobs(app: "app", activityId: "a1") }
         #expect(jobs.map(\.range) == Array(0..<16))
-        #expect(jobs.allSatisfy { $0.requestedVersion == 4 && $0.passVersion == 4 && $0.cursor.isEmpty })
+        #expect(jobs.allSatisfy { $0.requestedVersion == 4 && $0.passVersion == 4 && $0.cursor == nil })
         #expect(jobs.allSatisfy { $0.firstQueuedAt == now && $0.availableAt == now })
         try store.transaction { (tx) throws in
             #expect(try tx.pendingOutbox(app: "app", activityId: "a1") == 16)
@@ -59,14 +63,17 @@ struct FanoutJobTests {
         let subscription = sampleToken(kind: .channelSubscription, device: "s")
         try store.transaction { try $0.saveTokens(tokens + [invalid, otherActivity, subscription]) }
         #expect(try store.transaction { try $0.validUpdateTokenCount(app: "app", activityId: "a1") } == 200)
-        var seen: [String] = []
+        var seen: [Fingerprint] = []
         for range in 0..<FanoutJob.rangeCount {
-            var cursor = ""
+            var cursor: Fingerprint? = nil
             while true {
                 let batch = try store.transaction {
                     try $0.fanoutTokens(app: "app", activityId: "a1", range: range, after: cursor, limit: 7)
                 }
-                #expect(batch.allSatisfy { FanoutJob.contains(range, $0.fingerprint) && $0.fingerprint > cursor })
+                #expect(
+                    batch.allSatisfy { token in
+                        FanoutJob.contains(range, token.fingerprint) && cursor.map { token.fingerprint > $0 } ?? true
+                    })
                 #expect(batch.map(\.fingerprint) == batch.map(\.fingerprint).sorted())
                 seen += batch.map(\.fingerprint)
                 // Bounded, so a cursor that does not move fails the test instead of looping.
@@ -92,19 +99,21 @@ struct FanoutJobTests {
         // w1 commits one batch of range 3, then dies holding it again.
         let advanced = try store.transaction {
             try $0.advanceFanout(
-                app: "app", activityId: "a1", range: 3, cursor: "3abc", summary: "{}", owner: "w1", availableAt: now + 2
+                app: "app", activityId: "a1", range: 3, cursor: fingerprint("3abc"), summary: "{}", owner: "w1",
+                availableAt: now + 2
             )
         }
         #expect(advanced)
         let again = try claimAll(store, at: now + 2)
-        #expect(again.map(\.range) == [3] && again.first?.cursor == "3abc" && again.first?.summary == "{}")
+        #expect(again.map(\.range) == [3] && again.first?.cursor == fingerprint("3abc") && again.first?.summary == "{}")
         // After the leases end, w2 takes the ranges over, resumed, range 3 at its committed cursor.
         let taken = try claimAll(store, owner: "w2", at: now + 70)
         #expect(taken.count == 16 && taken.allSatisfy(\.resumed))
-        #expect(taken.first { $0.range == 3 }?.cursor == "3abc")
+        #expect(taken.first { $0.range == 3 }?.cursor == fingerprint("3abc"))
         let stale = try store.transaction {
             try $0.advanceFanout(
-                app: "app", activityId: "a1", range: 3, cursor: "3fff", summary: nil, owner: "w1", availableAt: now)
+                app: "app", activityId: "a1", range: 3, cursor: fingerprint("3fff"), summary: nil, owner: "w1",
+                availableAt: now)
         }
         #expect(!stale)
         #expect(
@@ -113,7 +122,7 @@ struct FanoutJobTests {
             } == .lost)
         #expect(
             try store.transaction { try $0.fanoutJobs(app: "app", activityId: "a1") }.first { $0.range == 3 }?.cursor
-                == "3abc")
+                == fingerprint("3abc"))
     }
 
     @Test(
@@ -127,7 +136,8 @@ struct FanoutJobTests {
         _ = try claimAll(store, at: now)
         try store.transaction {
             _ = try $0.advanceFanout(
-                app: "app", activityId: "a1", range: 0, cursor: "0abc", summary: "{}", owner: "w1", availableAt: now + 1
+                app: "app", activityId: "a1", range: 0, cursor: fingerprint("0abc"), summary: "{}", owner: "w1",
+                availableAt: now + 1
             )
         }
         // Version 3 arrives while the pass of version 2 is under way: range 0 is past its start.
@@ -142,9 +152,9 @@ struct FanoutJobTests {
             } == .restarted(version: 3))
         let zero = try claimAll(store, at: now + 1)
         #expect(zero.map(\.range) == [0, 1])
-        #expect(zero.first?.passVersion == 2 && zero.first?.cursor == "0abc")
+        #expect(zero.first?.passVersion == 2 && zero.first?.cursor == fingerprint("0abc"))
         // Range 1 started over: its claim takes the requested version as the pass's.
-        #expect(zero.last?.passVersion == 3 && zero.last?.cursor == "")
+        #expect(zero.last?.passVersion == 3 && zero.last?.cursor == nil)
         #expect(
             try store.transaction {
                 try $0.finishFanoutPass(app: "app", activityId: "a1", range: 1, sentVersion: 0, owner: "w1", now: now)
@@ -160,7 +170,7 @@ struct FanoutJobTests {
                 try $0.finishFanoutPass(app: "app", activityId: "a1", range: 2, sentVersion: 3, owner: "w1", now: now)
             } == .removed)
         let left = try store.transaction { try $0.fanoutJobs(app: "app", activityId: "a1") }
-        #expect(left.count == 14 && left.first { $0.range == 0 }.map { $0.cursor == "" && $0.summary == nil } == true)
+        #expect(left.count == 14 && left.first { $0.range == 0 }.map { $0.cursor == nil && $0.summary == nil } == true)
         try store.transaction { try $0.deleteFanout(app: "app", activityId: "a1", range: 4, owner: "w1") }
         #expect(try store.transaction { try $0.fanoutJobs(app: "app", activityId: "a1") }.count == 13)
     }

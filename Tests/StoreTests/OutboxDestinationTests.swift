@@ -9,10 +9,10 @@ struct OutboxDestinationTests {
 
     @Test("the stored form: a fingerprint, or channel:<id>; empty ones name nothing")
     func storedForm() {
-        #expect(OutboxDestination.token(fingerprint: "0123456789abcdef").stored == "0123456789abcdef")
+        #expect(OutboxDestination.token(fingerprint: fingerprint("0123456789abcdef")).stored == "0123456789abcdef")
         #expect(OutboxDestination.channel(id: "dHN0LTEy").stored == "channel:dHN0LTEy")
         #expect(OutboxDestination(stored: "channel:dHN0LTEy") == .channel(id: "dHN0LTEy"))
-        #expect(OutboxDestination(stored: "0123456789abcdef") == .token(fingerprint: "0123456789abcdef"))
+        #expect(OutboxDestination(stored: "0123456789abcdef") == .token(fingerprint: fingerprint("0123456789abcdef")))
         #expect(OutboxDestination(stored: "channel:") == nil)
         #expect(OutboxDestination(stored: "") == nil)
     }
@@ -20,7 +20,7 @@ struct OutboxDestinationTests {
     @Test("tokens and channels come back from a claim as they were queued", arguments: StoreEngine.allCases)
     func roundTrip(engine: StoreEngine) throws {
         let store = try engine.make()
-        let destinations: [OutboxDestination] = [.token(fingerprint: "f1"), .channel(id: "c1")]
+        let destinations: [OutboxDestination] = [.token(fingerprint: fingerprint("f1")), .channel(id: "c1")]
         try store.transaction {
             try $0.enqueue(
                 app: "app", activityId: "a1", destinations: destinations + destinations, version: 1, availableAt: now,

@@ -26,7 +26,7 @@ struct StoreContractTests {
                     == [push.fingerprint, fcm.fingerprint].sorted())
             #expect(try tx.tokens(app: "app", activityId: "a1") == [update])
             #expect(try tx.tokens(app: "other", activityId: "a1") == [])
-            #expect(try tx.tokens(app: "app", fingerprints: [update.fingerprint, "missing"]) == [update])
+            #expect(try tx.tokens(app: "app", fingerprints: [update.fingerprint, fingerprint("0ff")]) == [update])
         }
         try store.transaction {
             try $0.invalidateTokens(
@@ -99,7 +99,8 @@ struct StoreContractTests {
                 try tx.insertActivity(sampleActivity())
                 try tx.saveToken(sampleToken())
                 try tx.enqueue(
-                    app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+                    app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 1, availableAt: now,
+                    now: now)
                 throw ThrownOnPurpose()
             }
         }
@@ -117,9 +118,12 @@ struct StoreContractTests {
         let store = try engine.make()
         try store.transaction { (tx) throws in
             try tx.enqueue(
-                app: "app", activityId: "a1", fingerprints: ["f1", "f2"], version: 1, availableAt: now, now: now)
-            try tx.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 3, availableAt: now, now: now)
-            try tx.enqueue(app: "app", activityId: "a1", fingerprints: ["f1"], version: 2, availableAt: now, now: now)
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1"), fingerprint("f2")], version: 1,
+                availableAt: now, now: now)
+            try tx.enqueue(
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 3, availableAt: now, now: now)
+            try tx.enqueue(
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 2, availableAt: now, now: now)
         }
         #expect(try store.transaction { try $0.outboxStats().depth } == 2)
         #expect(try store.transaction { try $0.appsWithDueWork(now: now) } == ["app"])
@@ -127,7 +131,7 @@ struct StoreContractTests {
             try $0.claim(app: "app", limit: 10, owner: "w1", until: now + 30, now: now)
         }
         #expect(first.count == 2)
-        #expect(first.first { $0.destination.tokenFingerprint == "f1" }?.requestedVersion == 3)
+        #expect(first.first { $0.destination.tokenFingerprint == fingerprint("f1") }?.requestedVersion == 3)
         #expect(first.allSatisfy { $0.attempts == 1 && $0.claimedBy == "w1" })
         #expect(
             try store.transaction { try $0.claim(app: "app", limit: 10, owner: "w2", until: now + 60, now: now + 1) }
@@ -166,7 +170,7 @@ struct StoreContractTests {
     func largeEnqueue(engine: StoreEngine) throws {
         let store = try engine.make()
         // 301 tokens (several statement batches), given twice over: still 301 rows.
-        let fingerprints = (0..<301).map { "f\($0)" }
+        let fingerprints = (0..<301).map { Fingerprint(of: "f\($0)") }
         try store.transaction {
             try $0.enqueue(
                 app: "app", activityId: "a1", fingerprints: fingerprints + fingerprints.reversed(), version: 1,
@@ -186,15 +190,17 @@ struct StoreContractTests {
         let store = try engine.make()
         try store.transaction {
             try $0.enqueue(
-                app: "app", activityId: "a1", fingerprints: ["f1", "f2"], version: 1, availableAt: now, now: now)
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f1"), fingerprint("f2")], version: 1,
+                availableAt: now, now: now)
         }
         let claimed = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now)
         }
-        let f1 = try #require(claimed.first { $0.destination.tokenFingerprint == "f1" })
-        let f2 = try #require(claimed.first { $0.destination.tokenFingerprint == "f2" })
+        let f1 = try #require(claimed.first { $0.destination.tokenFingerprint == fingerprint("f1") })
+        let f2 = try #require(claimed.first { $0.destination.tokenFingerprint == fingerprint("f2") })
         try store.transaction {
-            try $0.enqueue(app: "app", activityId: "a1", fingerprints: ["f2"], version: 2, availableAt: now, now: now)
+            try $0.enqueue(
+                app: "app", activityId: "a1", fingerprints: [fingerprint("f2")], version: 2, availableAt: now, now: now)
         }
         try store.transaction { (tx) throws in
             try tx.completeOutbox(ids: [f1.id, f2.id], sentVersion: 1, owner: "w", now: now + 1)
@@ -203,7 +209,7 @@ struct StoreContractTests {
         let again = try store.transaction {
             try $0.claim(app: "app", limit: 10, owner: "w", until: now + 30, now: now + 1)
         }
-        #expect(again.map(\.destination.tokenFingerprint) == ["f2"] && again[0].requestedVersion == 2)
+        #expect(again.map(\.destination.tokenFingerprint) == [fingerprint("f2")] && again[0].requestedVersion == 2)
         try store.transaction {
             try $0.rescheduleOutbox(id: again[0].id, owner: "w", availableAt: now + 100, error: "503")
         }
@@ -262,9 +268,10 @@ struct StoreContractTests {
         let store = try engine.make()
         let entries = (0..<5).map { index in
             TimelineEntry(
-                app: "app", activityId: "a1", at: now + Double(index), destination: "f\(index)", provider: .apns,
+                app: "app", activityId: "a1", at: now + Double(index), destination: .token(fingerprint("f\(index)")),
+                provider: .apns,
                 event: "update",
-                version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1.5, priority: 5,
+                version: Int64(index), status: 200, reason: "ok", remedy: .none, latencyMs: 1.5, priority: 5,
                 attempt: 1,
                 note: index == 4 ? "last" : nil)
         }
@@ -275,8 +282,9 @@ struct StoreContractTests {
         // One append of many entries (several statement batches) keeps their order.
         let many = (0..<300).map { index in
             TimelineEntry(
-                app: "app", activityId: "a2", at: now, destination: "f\(index)", provider: .apns, event: "update",
-                version: 1, status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5, attempt: 1)
+                app: "app", activityId: "a2", at: now, destination: .token(fingerprint("f\(index)")), provider: .apns,
+                event: "update",
+                version: 1, status: 200, reason: "ok", remedy: .none, latencyMs: 1, priority: 5, attempt: 1)
         }
         try store.transaction { try $0.appendTimeline(many) }
         #expect(try store.transaction { try $0.timeline(app: "app", activityId: "a2", limit: 1000) } == many)
@@ -313,8 +321,9 @@ struct StoreContractTests {
             let activity = index.isMultiple(of: 2) ? "a1" : "a2"
             let at = now.addingTimeInterval(TimeInterval(index * 60))
             return TimelineEntry(
-                app: "app", activityId: activity, at: at, destination: "f\(index)", provider: .apns, event: "update",
-                version: Int64(index), status: 200, reason: "ok", remedy: "none", latencyMs: 1, priority: 5,
+                app: "app", activityId: activity, at: at, destination: .token(fingerprint("f\(index)")),
+                provider: .apns, event: "update",
+                version: Int64(index), status: 200, reason: "ok", remedy: .none, latencyMs: 1, priority: 5,
                 attempt: 1)
         }
         try store.transaction { try $0.appendTimeline(entries) }
@@ -325,7 +334,7 @@ struct StoreContractTests {
         let left = try ["a1", "a2"].flatMap { id in
             try store.transaction { try $0.timeline(app: "app", activityId: id, limit: 10) }
         }
-        #expect(left.map(\.destination).sorted() == ["f4", "f5"])
+        #expect(left.map(\.destination.stored).sorted() == [fingerprint("f4").value, fingerprint("f5").value])
     }
 
     @Test("SQLite keeps everything across a reopen, and refuses a schema newer than it knows")
@@ -336,7 +345,8 @@ struct StoreContractTests {
             try store.transaction { (tx) throws in
                 try tx.insertActivity(sampleActivity())
                 try tx.enqueue(
-                    app: "app", activityId: "a1", fingerprints: ["f1"], version: 1, availableAt: now, now: now)
+                    app: "app", activityId: "a1", fingerprints: [fingerprint("f1")], version: 1, availableAt: now,
+                    now: now)
             }
         }
         let reopened = try SQLiteStore(path: path)
