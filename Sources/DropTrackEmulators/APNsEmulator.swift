@@ -82,16 +82,6 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var oneStreamUntilValidToken: Bool
     }
 
-    final class ConnectionAuth {
-        var token: String?
-        var tokenSince: Date?
-        var validSeen = false
-        /// The last `authorization` value that verified on this connection and its `iat`: the
-        /// common case is the same header on every request, checked with one comparison.
-        var lastHeader: String?
-        var lastIssuedAt: Int64 = 0
-    }
-
     /// The configuration in force.
     public let configuration: APNsEmulatorConfiguration
     private let clock: any WallClock
@@ -268,7 +258,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     public func connectionOpened(_ context: HTTP2ServerConnectionContext) {
         let (limit, oneFirst) = state.withLock { ($0.maxConcurrentStreams, $0.oneStreamUntilValidToken) }
         context.maxConcurrentStreams = oneFirst ? 1 : limit
-        context.attachment = ConnectionAuth()
+        context.attachment = ConnectionAuthBox()
     }
 
     public func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
