@@ -13,7 +13,8 @@ extension APNsEmulator {
         exchange.apnsID = apnsID
         exchange.status = 200
         exchange.delivery = APNsDelivery(
-            token: token, channelID: exchange.channelID, bundleID: bundleID, payload: exchange.request.body,
+            token: token.map(DeviceToken.init), channelID: exchange.channelID, bundleID: bundleID,
+            payload: exchange.request.body,
             priority: exchange.priority ?? 10, apnsID: apnsID, acceptedAt: exchange.now)
         // Ids differ on every answer: keeping them out of HPACK's dynamic table saves churn.
         var headers = [

@@ -44,15 +44,15 @@ extension IPhoneSimulator {
         case dropped(event: String, activity: String?, trap: String?, reason: String)
     }
 
-    static func newToken(bytes: Int) -> String {
-        String(hexEncoding: (0..<bytes).map { _ in UInt8.random(in: 0...255) })
+    static func newToken(bytes: Int) -> DeviceToken {
+        DeviceToken(String(hexEncoding: (0..<bytes).map { _ in UInt8.random(in: 0...255) }))
     }
 
     static func drop(_ event: String, _ activity: String?, _ trap: String?, _ reason: String) -> Outcome {
         .dropped(event: event, activity: activity, trap: trap, reason: reason)
     }
 
-    static func apply(_ state: inout State, token: String, payload: [UInt8], priority: Int, now: Date)
+    static func apply(_ state: inout State, token: DeviceToken, payload: [UInt8], priority: Int, now: Date)
         -> Outcome
     {
         guard payload.count <= APNsLimits.devicePayloadBytes else {
@@ -172,7 +172,7 @@ extension IPhoneSimulator {
         let channel = state.settings.osVersion >= 18 ? aps["input-push-channel"]?.stringValue : nil
         let activity = SimulatedActivity(
             id: id, attributesType: type, attributes: attributes, contentState: contentState,
-            updateToken: channel == nil ? newToken(bytes: 80) : "", channelID: channel,
+            updateToken: channel == nil ? newToken(bytes: 80) : DeviceToken(""), channelID: channel,
             timestamp: timestamp ?? Int64(now.timeIntervalSince1970), startedAt: now,
             staleDate: aps["stale-date"]?.numberValue.map { Date(timeIntervalSince1970: $0) },
             relevanceScore: aps["relevance-score"]?.numberValue, endedAt: nil, dismissAt: nil,

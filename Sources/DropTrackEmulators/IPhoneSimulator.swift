@@ -22,13 +22,14 @@ public final class IPhoneSimulator: Sendable {
     /// A token the app reports to its server: push-to-start (per attributes type) or the update
     /// token of a new activity.
     public enum TokenEvent: Sendable, Equatable {
-        case pushToStart(attributesType: String, token: String)
-        case activity(activityID: String, attributesType: String, attributes: JSONValue, token: String)
+        case pushToStart(attributesType: String, token: DeviceToken)
+        case activity(activityID: String, attributesType: String, attributes: JSONValue, token: DeviceToken)
     }
 
     struct State {
         var settings: IPhoneSettings
-        var pushToStartTokens: [String: String] = [:]
+        /// Push-to-start tokens by attributes type.
+        var pushToStartTokens: [String: DeviceToken] = [:]
         var activities: [String: SimulatedActivity] = [:]
         var order: [String] = []
         var drops: [IPhoneDrop] = []
@@ -142,7 +143,7 @@ public final class IPhoneSimulator: Sendable {
     public var now: Date { clock.now() }
 
     /// The push-to-start token of each attributes type.
-    public var pushToStartTokensByType: [String: String] { state.withLock { $0.pushToStartTokens } }
+    public var pushToStartTokensByType: [String: DeviceToken] { state.withLock { $0.pushToStartTokens } }
 
     /// Reports the push-to-start tokens, as the app does at launch.
     public func registerPushToStartTokens() {
@@ -170,14 +171,14 @@ public final class IPhoneSimulator: Sendable {
     }
 
     /// Every token this phone answers to: push-to-start and activity update tokens.
-    public var tokens: Set<String> {
+    public var tokens: Set<DeviceToken> {
         state.withLock { state in
             Set(state.pushToStartTokens.values).union(state.activities.values.map(\.updateToken).filter { !$0.isEmpty })
         }
     }
 
     /// The push-to-start token for an attributes type.
-    public func pushToStartToken(for attributesType: String) -> String? {
+    public func pushToStartToken(for attributesType: String) -> DeviceToken? {
         state.withLock { $0.pushToStartTokens[attributesType] }
     }
 
@@ -210,10 +211,10 @@ public final class IPhoneSimulator: Sendable {
         if let event { issue(event) }
     }
 
-    /// One push APNs delivered to `token`.
-    public func receive(token: String, payload: [UInt8], priority: Int) {
+    /// One push APNs delivered to `token` (matched case-insensitively, as APNs reads hex).
+    public func receive(token: DeviceToken, payload: [UInt8], priority: Int) {
         let now = clock.now()
-        let token = token.lowercased()
+        let token = DeviceToken(token.wireValue.lowercased())
         let (issued, phases): (TokenEvent?, [Change]) = state.withLock { state in
             state.received += 1
             return Self.phaseChanges(&state, now: now) { state in
@@ -223,7 +224,7 @@ public final class IPhoneSimulator: Sendable {
                 case .dropped(let event, let activity, let trap, let reason):
                     state.drops.append(
                         IPhoneDrop(
-                            at: now, token: Fingerprint(of: token).value, event: event, activityId: activity,
+                            at: now, token: token.fingerprint.value, event: event, activityId: activity,
                             trap: trap, reason: reason))
                     return nil
                 }
@@ -243,7 +244,7 @@ public final class IPhoneSimulator: Sendable {
         let (id, event) = state.withLock { state -> (String, TokenEvent?) in
             let id = "activity-\(state.nextActivity)"
             state.nextActivity += 1
-            let token = channelID == nil ? Self.newToken(bytes: 80) : ""
+            let token = channelID == nil ? Self.newToken(bytes: 80) : DeviceToken("")
             state.activities[id] = SimulatedActivity(
                 id: id, attributesType: attributesType, attributes: attributes, contentState: contentState,
                 updateToken: token, channelID: channelID, timestamp: timestamp, startedAt: now, staleDate: nil,
