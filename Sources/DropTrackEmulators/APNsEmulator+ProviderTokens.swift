@@ -9,49 +9,48 @@ import Foundation
 import Synchronization
 
 extension APNsEmulator {
-    /// Checks `authorization` as APNs does; nil when the token is good.
+    /// Checks `authorization` as APNs does; nil when the token is good. The rules are
+    /// `ConnectionAuth`'s; this finds out what the header is (reused, verified or not) and acts on the decision.
     func authenticate(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction? {
-        guard let header = exchange.headers.authorization else { return reject(&exchange, .missingProviderToken) }
-        let auth = context.attachment as? ConnectionAuth ?? ConnectionAuth()
-        let jwt: String
-        let issuedAt: Int64
-        if header == auth.lastHeader, let token = auth.token {
-            jwt = token
-            issuedAt = auth.lastIssuedAt
+        let box: ConnectionAuthBox
+        if let attached = context.attachment as? ConnectionAuthBox {
+            box = attached
         } else {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                return reject(&exchange, .invalidProviderToken)
-            }
-            jwt = String(parts[1])
-            if let cached = state.withLock({ $0.verified[jwt] }) {
-                issuedAt = cached
-            } else {
-                guard let verifiedIat = verify(jwt) else { return reject(&exchange, .invalidProviderToken) }
-                issuedAt = verifiedIat
-                state.withLock { state in
-                    if state.verified.count > 4096 { state.verified.removeAll() }
-                    state.verified[jwt] = verifiedIat
-                }
-            }
+            box = ConnectionAuthBox()
+            context.attachment = box
         }
-        let age = exchange.now.timeIntervalSince1970 - Double(issuedAt)
-        if age > APNsLimitsForTokens.maximumAge { return reject(&exchange, .expiredProviderToken) }
-        if auth.token != jwt {
-            if let since = auth.tokenSince, exchange.now.timeIntervalSince(since) < APNsLimitsForTokens.minimumReuse {
-                return reject(&exchange, .tooManyProviderTokenUpdates)
+        let event = authorizationEvent(exchange.headers.authorization, auth: box.auth)
+        switch box.auth.handle(event, now: exchange.now) {
+        case .reject(let reason):
+            return reject(&exchange, reason)
+        case .accept(let firstValidToken):
+            if firstValidToken {
+                let (limit, oneFirst) = state.withLock { ($0.maxConcurrentStreams, $0.oneStreamUntilValidToken) }
+                if oneFirst || context.maxConcurrentStreams != limit { context.updateMaxConcurrentStreams(limit) }
             }
-            auth.token = jwt
-            auth.tokenSince = exchange.now
+            return nil
         }
-        auth.lastHeader = header
-        auth.lastIssuedAt = issuedAt
-        if !auth.validSeen {
-            auth.validSeen = true
-            let (limit, oneFirst) = state.withLock { ($0.maxConcurrentStreams, $0.oneStreamUntilValidToken) }
-            if oneFirst || context.maxConcurrentStreams != limit { context.updateMaxConcurrentStreams(limit) }
+    }
+
+    /// What the `authorization` header is: missing, the header accepted last time, a JWT that
+    /// verifies (cached across connections by its text), or neither.
+    private func authorizationEvent(_ header: String?, auth: ConnectionAuth) -> ConnectionAuth.Event {
+        guard let header else { return .missing }
+        if let reused = auth.reusable(header: header) {
+            return .verified(header: header, jwt: reused.jwt, issuedAt: reused.issuedAt)
         }
-        return nil
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .unverifiable }
+        let jwt = String(parts[1])
+        if let cached = state.withLock({ $0.verified[jwt] }) {
+            return .verified(header: header, jwt: jwt, issuedAt: cached)
+        }
+        guard let issuedAt = verify(jwt) else { return .unverifiable }
+        state.withLock { state in
+            if state.verified.count > 4096 { state.verified.removeAll() }
+            state.verified[jwt] = issuedAt
+        }
+        return .verified(header: header, jwt: jwt, issuedAt: issuedAt)
     }
 
     /// Verifies signature, `kid`, `alg` and `iss`; returns `iat`.

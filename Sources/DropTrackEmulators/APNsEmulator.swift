@@ -82,21 +82,11 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         var oneStreamUntilValidToken: Bool
     }
 
-    final class ConnectionAuth {
-        var token: String?
-        var tokenSince: Date?
-        var validSeen = false
-        /// The last `authorization` value that verified on this connection and its `iat`: the
-        /// common case is the same header on every request, checked with one comparison.
-        var lastHeader: String?
-        var lastIssuedAt: Int64 = 0
-    }
-
     /// The configuration in force.
     public let configuration: APNsEmulatorConfiguration
     private let clock: any WallClock
     let state: Mutex<State>
-    private let listeners = Mutex<[@Sendable (APNsDelivery) -> Void]>([])
+    let listeners = Mutex<[@Sendable (APNsDelivery) -> Void]>([])
     private let server = Mutex<HTTP2Server?>(nil)
     let ids = IdentifierGenerator()
 
@@ -268,7 +258,7 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
     public func connectionOpened(_ context: HTTP2ServerConnectionContext) {
         let (limit, oneFirst) = state.withLock { ($0.maxConcurrentStreams, $0.oneStreamUntilValidToken) }
         context.maxConcurrentStreams = oneFirst ? 1 : limit
-        context.attachment = ConnectionAuth()
+        context.attachment = ConnectionAuthBox()
     }
 
     public func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
@@ -329,200 +319,6 @@ public final class APNsEmulator: HTTP2ServerHandler, Sendable {
         return reject(&exchange, .badPath)
     }
 
-    // MARK: Device pushes
-
-    private func devicePush(_ exchange: inout Exchange, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
-        let request = exchange.request
-        let token = APNsEmulator.deviceToken(fromPath: request.path)
-        exchange.token = token.isEmpty ? nil : token
-        if let faultAction = injectFault(&exchange) { return faultAction }
-        guard request.method == "POST" else { return reject(&exchange, .methodNotAllowed) }
-        if exchange.headers.duplicate != nil { return reject(&exchange, .duplicateHeaders) }
-        if let authFailure = authenticate(&exchange, context: context) { return authFailure }
-        if let id = exchange.headers.apnsID {
-            guard APNsPush.isCanonicalUUID(id.lowercased()) else { return reject(&exchange, .badMessageId) }
-            exchange.apnsID = id.lowercased()
-        }
-        guard let topic = exchange.headers.topic, !topic.isEmpty else { return reject(&exchange, .missingTopic) }
-        let (bundle, hasSuffix) = APNsEmulator.splitTopic(topic)
-        exchange.bundleID = bundle
-        guard configuration.bundleIDs.contains(bundle) else { return reject(&exchange, .topicDisallowed) }
-        let pushType = exchange.headers.pushType
-        if hasSuffix {
-            guard pushType == "liveactivity" else { return reject(&exchange, .invalidPushType) }
-        } else if pushType == "liveactivity" || pushType == nil {
-            // The bare bundle id with a Live Activity token: what APNs answers for DT-001.
-            return reject(&exchange, .deviceTokenNotForTopic)
-        } else {
-            return reject(&exchange, .invalidPushType)
-        }
-        let priorityText = exchange.headers.priority ?? "10"
-        guard let priority = Int(priorityText), priority == 5 || priority == 10 else {
-            return reject(&exchange, .badPriority)
-        }
-        exchange.priority = priority
-        if let expiration = exchange.headers.expiration {
-            guard let value = Int64(expiration), value >= 0 else { return reject(&exchange, .badExpirationDate) }
-        }
-        if let collapse = exchange.headers.collapseID, collapse.utf8.count > APNsLimits.collapseIDBytes {
-            return reject(&exchange, .badCollapseId)
-        }
-        guard !token.isEmpty else { return reject(&exchange, .missingDeviceToken) }
-        guard APNsPush.isHexToken(token) else { return reject(&exchange, .badDeviceToken) }
-        let (known, lastTimestamp, ended) = state.withLock { state in
-            state.tokens[token].map { ($0.registration, $0.lastTimestamp, $0.ended) } ?? (nil, nil, false)
-        }
-        if let known {
-            if known.environment != configuration.environment { return reject(&exchange, .badDeviceToken) }
-            if let dead = known.dead { return reject(&exchange, dead.reason, invalidatedAt: dead.since) }
-        } else if configuration.requireRegisteredTokens {
-            return reject(&exchange, .badDeviceToken)
-        }
-        guard !request.body.isEmpty else { return reject(&exchange, .payloadEmpty) }
-        guard request.body.count <= APNsLimits.devicePayloadBytes else { return reject(&exchange, .payloadTooLarge) }
-        let summary = APSSummary(scanning: request.body)
-        exchange.event = summary.event
-        exchange.timestamp = summary.timestamp.map { Int64($0) }
-        exchange.lint = LintInput(
-            context: .init(
-                now: exchange.now, lastTimestamp: lastTimestamp,
-                contract: known?.attributesType.flatMap { configuration.contracts[$0] },
-                contracts: configuration.contracts,
-                activityEnded: ended))
-        return accept(&exchange, token: token, bundleID: bundle)
-    }
-
-    /// `<bundle>.push-type.liveactivity` → (`<bundle>`, true); anything else → (itself, false).
-    static func splitTopic(_ topic: String) -> (bundle: String, hasSuffix: Bool) {
-        var topic = topic
-        var suffix = APNsLimits.liveActivityTopicSuffix
-        return topic.withUTF8 { bytes in
-            suffix.withUTF8 { suffixBytes in
-                guard bytes.count > suffixBytes.count,
-                    memcmp(
-                        bytes.baseAddress! + bytes.count - suffixBytes.count, suffixBytes.baseAddress!,
-                        suffixBytes.count) == 0
-                else { return (String(decoding: bytes, as: UTF8.self), false) }
-                return (
-                    String(
-                        decoding: UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - suffixBytes.count)]),
-                        as: UTF8.self), true
-                )
-            }
-        }
-    }
-
-    /// The token after `/3/device/`, lowercased; byte-wise, as this runs on every push.
-    static func deviceToken(fromPath path: String) -> String {
-        var path = path
-        return path.withUTF8 { bytes -> String in
-            var start = "/3/device".utf8.count
-            while start < bytes.count && bytes[start] == UInt8(ascii: "/") { start += 1 }
-            let token = UnsafeBufferPointer(rebasing: bytes[start...])
-            if token.contains(where: { (65...90).contains($0) }) {
-                return String(decoding: token, as: UTF8.self).lowercased()
-            }
-            return String(decoding: token, as: UTF8.self)
-        }
-    }
-
-    func accept(_ exchange: inout Exchange, token: String?, bundleID: String) -> HTTP2ServerAction {
-        let apnsID = exchange.apnsID ?? ids.next()
-        exchange.apnsID = apnsID
-        exchange.status = 200
-        exchange.delivery = APNsDelivery(
-            token: token, channelID: exchange.channelID, bundleID: bundleID, payload: exchange.request.body,
-            priority: exchange.priority ?? 10, apnsID: apnsID, acceptedAt: exchange.now)
-        // Ids differ on every answer: keeping them out of HPACK's dynamic table saves churn.
-        var headers = [
-            HTTPHeader(exchange.kind == "broadcast" ? "apns-request-id" : "apns-id", apnsID, neverIndex: true)
-        ]
-        if configuration.environment == .sandbox && exchange.kind == "device" {
-            headers.append(HTTPHeader("apns-unique-id", ids.next(), neverIndex: true))
-        }
-        return delayed(exchange, .respond(HTTP2ServerResponse(status: 200, headers: headers)))
-    }
-
-    func reject(
-        _ exchange: inout Exchange, _ reason: APNsReason, invalidatedAt: Date? = nil, retryAfter: Int? = nil,
-        note: String? = nil
-    ) -> HTTP2ServerAction {
-        exchange.status = reason.status
-        exchange.reason = reason
-        let apnsID = exchange.apnsID ?? ids.next()
-        exchange.apnsID = apnsID
-        var body = #"{"reason":"\#(reason.rawValue)""#
-        if let invalidatedAt { body += #","timestamp":\#(Int64(invalidatedAt.timeIntervalSince1970 * 1000))"# }
-        body += "}"
-        var headers = [
-            HTTPHeader(exchange.kind == "device" ? "apns-id" : "apns-request-id", apnsID),
-            HTTPHeader("content-type", "application/json"),
-        ]
-        if let retryAfter { headers.append(HTTPHeader("retry-after", String(retryAfter))) }
-        return delayed(
-            exchange, .respond(HTTP2ServerResponse(status: reason.status, headers: headers, body: Array(body.utf8))))
-    }
-
-    /// Wraps the answer in a `delay` fault when one fired.
-    private func delayed(_ exchange: Exchange, _ action: HTTP2ServerAction) -> HTTP2ServerAction {
-        guard let fault = exchange.fault, fault.hasPrefix("delay:"), let ms = Int(fault.dropFirst(6)),
-            case .respond(let response) = action
-        else { return action }
-        return .respondAfter(.milliseconds(ms), response)
-    }
-
-    // MARK: Faults
-
-    func injectFault(_ exchange: inout Exchange) -> HTTP2ServerAction? {
-        let fired = state.withLock { $0.faults.fire(token: exchange.token) }
-        guard let fault = fired else { return nil }
-        exchange.fault = fault.kind.rawValue
-        switch fault.kind {
-        case .unregistered: return reject(&exchange, .unregistered, invalidatedAt: exchange.now)
-        case .expiredToken: return reject(&exchange, .expiredToken)
-        case .badDeviceToken: return reject(&exchange, .badDeviceToken)
-        case .tooManyRequests: return reject(&exchange, .tooManyRequests, retryAfter: fault.retryAfterSeconds)
-        case .internalServerError: return reject(&exchange, .internalServerError, retryAfter: fault.retryAfterSeconds)
-        case .serviceUnavailable: return reject(&exchange, .serviceUnavailable, retryAfter: fault.retryAfterSeconds)
-        case .shutdown: return reject(&exchange, .shutdown)
-        case .goAway: return .goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
-        case .connectionReset: return .resetConnection
-        case .delay:
-            exchange.fault = "delay:\(fault.delayMilliseconds ?? 1000)"
-            return nil
-        }
-    }
-
+    // Device pushes: APNsEmulator+DevicePushes.swift. Answers, faults and records: APNsEmulator+Answers.swift.
     // Provider tokens: APNsEmulator+ProviderTokens.swift. Broadcasts and channels: APNsEmulator+Broadcasts.swift.
-
-    // MARK: Records
-
-    private func finish(_ exchange: Exchange) {
-        let headers = RecordedHeaders(exchange.headers)
-        let reasonKey = exchange.reason.map { "\(exchange.status) \($0.rawValue)" }
-        let accepted = exchange.status == 200 && exchange.kind == "device"
-        state.withLock { state in
-            state.sequence += 1
-            state.requestCount += 1
-            state.statusCounts[exchange.status, default: 0] += 1
-            if let reasonKey { state.reasonCounts[reasonKey, default: 0] += 1 }
-            let stored = StoredRecord(
-                APNsEmulatorRecord(
-                    sequence: state.sequence, receivedAt: exchange.now, connection: exchange.connection,
-                    kind: exchange.kind, method: exchange.request.method, channelID: exchange.channelID,
-                    headers: headers, status: exchange.status, reason: exchange.reason?.rawValue,
-                    apnsID: exchange.apnsID, priority: exchange.priority, event: exchange.event,
-                    timestamp: exchange.timestamp, fault: exchange.fault, token: exchange.token.map(DeviceToken.init),
-                    body: exchange.request.body, lint: exchange.status == 200 ? exchange.lint : nil))
-            state.records.append(stored)
-            if accepted, let token = exchange.token {
-                // The device keeps the newest by timestamp; an older push does not replace it.
-                state.tokens[token, default: TokenState()].accept(
-                    stored, timestamp: exchange.timestamp ?? 0, isEnd: exchange.event == "end")
-            }
-        }
-        if let delivery = exchange.delivery {
-            for listener in listeners.withLock({ $0 }) { listener(delivery) }
-        }
-    }
 }

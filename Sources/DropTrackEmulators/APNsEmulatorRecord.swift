@@ -109,8 +109,9 @@ struct LintInput: Sendable {
 
 /// What the emulator hands to simulated devices for each accepted push.
 public struct APNsDelivery: Sendable {
-    /// The device token (in-process only; never serialised).
-    public var token: String?
+    /// The device token (in-process only; never serialised), lowercased as the path carried it; nil for
+    /// broadcasts. Printing it shows only its fingerprint; `wireValue` is the token itself.
+    public var token: DeviceToken?
     /// The channel, for broadcasts.
     public var channelID: String?
     /// The bundle id the push was for.

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackLive
 import Foundation
 
@@ -18,10 +19,13 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
         stream { changes, continuation in
             guard phone.settings.osVersion >= 17 else { return }
             for (type, token) in phone.pushToStartTokensByType.sorted(by: { $0.key < $1.key }) {
-                if let data = Data(pushTokenHex: token) { continuation.yield(.init(attributesType: type, token: data)) }
+                if let data = Data(pushTokenHex: token.wireValue) {
+                    continuation.yield(.init(attributesType: type, token: data))
+                }
             }
             for await change in changes {
-                guard case .token(.pushToStart(let type, let token)) = change, let data = Data(pushTokenHex: token)
+                guard case .token(.pushToStart(let type, let token)) = change,
+                    let data = Data(pushTokenHex: token.wireValue)
                 else { continue }
                 continuation.yield(.init(attributesType: type, token: data))
             }
@@ -47,13 +51,13 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
     public func pushTokens(localID: String) -> AsyncStream<Data> {
         stream { changes, continuation in
             if let current = phone.activities.first(where: { $0.id == localID })?.updateToken,
-                let data = Data(pushTokenHex: current), !data.isEmpty
+                let data = Data(pushTokenHex: current.wireValue), !data.isEmpty
             {
                 continuation.yield(data)
             }
             for await change in changes {
                 guard case .token(.activity(let id, _, _, let token)) = change, id == localID,
-                    let data = Data(pushTokenHex: token)
+                    let data = Data(pushTokenHex: token.wireValue)
                 else { continue }
                 continuation.yield(data)
             }

@@ -40,9 +40,9 @@ public struct SimulatedActivity: Sendable, Equatable, Codable {
     public var attributes: JSONValue
     /// The content-state as last applied.
     public var contentState: JSONValue
-    /// The update token ActivityKit issued for it (hex; in-process only); empty for an activity
-    /// started on a broadcast channel, which gets no token.
-    public var updateToken: String
+    /// The update token ActivityKit issued for it (hex; in-process only, printed as its fingerprint);
+    /// empty for an activity started on a broadcast channel, which gets no token.
+    public var updateToken: DeviceToken
     /// The iOS 18 broadcast channel it listens on.
     public var channelID: String?
     /// The newest `timestamp` applied, by a push or by the app's local update: ActivityKit keeps
@@ -71,6 +71,55 @@ public struct SimulatedActivity: Sendable, Equatable, Codable {
         }
         if let staleDate, now >= staleDate { return "stale" }
         return "active"
+    }
+}
+
+extension SimulatedActivity {
+    enum CodingKeys: String, CodingKey {
+        case id, attributesType, attributes, contentState, updateToken, channelID, timestamp
+        case localUpdateTimestamp, startedAt, staleDate, relevanceScore, endedAt, dismissAt, lastAlert
+        case priority10Times
+    }
+
+    /// Decodes the shape it always had: `updateToken` is the token's hex string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        attributesType = try container.decode(String.self, forKey: .attributesType)
+        attributes = try container.decode(JSONValue.self, forKey: .attributes)
+        contentState = try container.decode(JSONValue.self, forKey: .contentState)
+        updateToken = DeviceToken(try container.decode(String.self, forKey: .updateToken))
+        channelID = try container.decodeIfPresent(String.self, forKey: .channelID)
+        timestamp = try container.decode(Int64.self, forKey: .timestamp)
+        localUpdateTimestamp = try container.decodeIfPresent(Int64.self, forKey: .localUpdateTimestamp)
+        startedAt = try container.decode(Date.self, forKey: .startedAt)
+        staleDate = try container.decodeIfPresent(Date.self, forKey: .staleDate)
+        relevanceScore = try container.decodeIfPresent(Double.self, forKey: .relevanceScore)
+        endedAt = try container.decodeIfPresent(Date.self, forKey: .endedAt)
+        dismissAt = try container.decodeIfPresent(Date.self, forKey: .dismissAt)
+        lastAlert = try container.decodeIfPresent(String.self, forKey: .lastAlert)
+        priority10Times = try container.decode([Date].self, forKey: .priority10Times)
+    }
+
+    /// Encodes the shape it always had (an in-process record: `updateToken` is the raw token, so
+    /// this is never served or logged).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(attributesType, forKey: .attributesType)
+        try container.encode(attributes, forKey: .attributes)
+        try container.encode(contentState, forKey: .contentState)
+        try container.encode(updateToken.wireValue, forKey: .updateToken)
+        try container.encodeIfPresent(channelID, forKey: .channelID)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encodeIfPresent(localUpdateTimestamp, forKey: .localUpdateTimestamp)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encodeIfPresent(staleDate, forKey: .staleDate)
+        try container.encodeIfPresent(relevanceScore, forKey: .relevanceScore)
+        try container.encodeIfPresent(endedAt, forKey: .endedAt)
+        try container.encodeIfPresent(dismissAt, forKey: .dismissAt)
+        try container.encodeIfPresent(lastAlert, forKey: .lastAlert)
+        try container.encode(priority10Times, forKey: .priority10Times)
     }
 }
 

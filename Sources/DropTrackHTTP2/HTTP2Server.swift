@@ -122,13 +122,23 @@ public final class HTTP2Server: Sendable {
     private let state = Mutex<(listenFD: Int32, port: Int, stopping: Bool, nextID: Int, live: [Int: Wakeup])>(
         (-1, 0, false, 0, [:]))
     private let pings = Atomic<Int>(0)
+    /// The time `stop()` waits by and every connection's delayed answers follow, read in one place.
+    private let clock: ConnectionClock
 
     /// Creates a server; `tls` decides which protocols ALPN offers.
-    public init(tls: TLSContext, handler: any HTTP2ServerHandler, maxConcurrentStreams: UInt32 = 1000) {
+    public convenience init(tls: TLSContext, handler: any HTTP2ServerHandler, maxConcurrentStreams: UInt32 = 1000) {
+        self.init(tls: tls, handler: handler, maxConcurrentStreams: maxConcurrentStreams, clock: .continuous)
+    }
+
+    /// Creates a server reading the time from `clock`: `stop()`'s wait for connections to close and
+    /// every connection's delayed answers then follow that clock (tests move it by hand).
+    init(tls: TLSContext, handler: any HTTP2ServerHandler, maxConcurrentStreams: UInt32 = 1000, clock: ConnectionClock)
+    {
         Socket.ignoreSIGPIPE()
         self.tls = tls
         self.handler = handler
         self.maxConcurrentStreams = maxConcurrentStreams
+        self.clock = clock
     }
 
     /// The bound port, once started.
@@ -168,14 +178,20 @@ public final class HTTP2Server: Sendable {
             Socket.closeDiscardingError(fd)
         }
         for wakeup in live { wakeup.signal() }
-        // Give connection threads a moment to send GOAWAY and close.
-        let deadline = ContinuousClock.now + .seconds(2)
-        while ContinuousClock.now < deadline && !state.withLock({ $0.live.isEmpty }) {
+        // Give connection threads a moment (two seconds of the injected clock) to send GOAWAY and close.
+        let deadline = clock.now() + Self.stopGrace
+        while clock.now() < deadline && !state.withLock({ $0.live.isEmpty }) {
             usleep(5_000)
         }
     }
 
+    /// How long `stop()` waits for connection threads to close before it returns anyway.
+    static let stopGrace: Duration = .seconds(2)
+
     var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Connection threads still running (registered from the TLS handshake until their socket closes).
+    var liveConnections: Int { state.withLock { $0.live.count } }
 
     private func acceptLoop(_ listenFD: Int32) {
         while true {
@@ -220,7 +236,7 @@ public final class HTTP2Server: Sendable {
         defer { _ = state.withLock { $0.live.removeValue(forKey: id) } }
         let context = HTTP2ServerConnectionContext(id: id, maxConcurrentStreams: maxConcurrentStreams)
         let session = ServerSession(
-            fd: fd, tls: stream, wakeup: wakeup, server: self, handler: handler, context: context)
+            fd: fd, tls: stream, wakeup: wakeup, server: self, handler: handler, context: context, clock: clock)
         if session.handshake(timeout: .seconds(10)) != nil {
             session.closeSocket()
             return

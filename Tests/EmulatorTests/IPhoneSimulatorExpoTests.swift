@@ -17,7 +17,7 @@ struct IPhoneSimulatorExpoTests {
         ]).serialized()
     }
 
-    func phone() throws -> (IPhoneSimulator, String) {
+    func phone() throws -> (IPhoneSimulator, DeviceToken) {
         let phone = IPhoneSimulator(
             deviceID: "expo", attributesTypes: ["LiveActivityAttributes"],
             clock: ManualWallClock(unixSeconds: 1_796_000_000)

@@ -45,7 +45,7 @@ private enum Push {
 final class TokenLog: Sendable {
     let events = Mutex<[IPhoneSimulator.TokenEvent]>([])
     func record(_ event: IPhoneSimulator.TokenEvent) { events.withLock { $0.append(event) } }
-    var updateTokens: [String] {
+    var updateTokens: [DeviceToken] {
         events.withLock {
             $0.compactMap {
                 if case .activity(_, _, _, let token) = $0 { return token }
@@ -64,7 +64,9 @@ struct IPhoneSimulatorTests {
         return (phone, log, clock)
     }
 
-    func started(_ settings: IPhoneSettings = .init()) throws -> (IPhoneSimulator, TokenLog, ManualWallClock, String) {
+    func started(_ settings: IPhoneSettings = .init()) throws -> (
+        IPhoneSimulator, TokenLog, ManualWallClock, DeviceToken
+    ) {
         let (phone, log, clock) = phone(settings)
         phone.receive(
             token: try #require(phone.pushToStartToken(for: "DeliveryAttributes")), payload: Push.start(), priority: 10)
@@ -208,5 +210,27 @@ struct IPhoneSimulatorTests {
         on.receive(token: token, payload: Push.start(type: "PizzaAttributes"), priority: 10)
         #expect(on.drops.map(\.trap) == ["DT-025", "DT-026"])
         #expect(on.activities.isEmpty)
+    }
+
+    @Test("the phone's tokens print as fingerprints; wireValue is the token itself")
+    func tokensPrintAsFingerprints() throws {
+        let (phone, log, _, token) = try started()
+        let pushToStart = try #require(phone.pushToStartToken(for: "DeliveryAttributes"))
+        #expect(token.wireValue.count == 160 && pushToStart.wireValue.count == 64)
+        #expect(phone.tokens == [token, pushToStart])
+        let printed =
+            "\(phone.activities) \(phone.tokens) \(phone.pushToStartTokensByType) \(log.events.withLock { $0 })"
+        #expect(!printed.contains(token.wireValue) && !printed.contains(pushToStart.wireValue))
+        #expect(printed.contains(token.fingerprint.value) && printed.contains(pushToStart.fingerprint.value))
+    }
+
+    @Test("an activity encodes as it always did, its update token as the hex string, and decodes back")
+    func activityCodable() throws {
+        let (phone, _, _, token) = try started()
+        let activity = try #require(phone.activities.first)
+        let data = try JSONEncoder().encode(activity)
+        let object = try JSONValue.parse(bytes: Array(data))
+        #expect(object["updateToken"]?.stringValue == token.wireValue)
+        #expect(try JSONDecoder().decode(SimulatedActivity.self, from: data) == activity)
     }
 }

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackEmulators
 import DropTrackLive
 import DropTrackTesting
@@ -28,7 +29,7 @@ extension ExpoModuleTests {
         defer { server.stop() }
         let pushed = Mutex<[String]>([])
         server.apns.emulator.addDeliveryListener { delivery in
-            if let token = delivery.token { pushed.withLock { $0.append(token.lowercased()) } }
+            if let token = delivery.token { pushed.withLock { $0.append(token.wireValue.lowercased()) } }
         }
         let userID = "expo-user-\(UUID().uuidString.prefix(8))"
         let deviceID = "expo-iphone-\(UUID().uuidString.prefix(8))"

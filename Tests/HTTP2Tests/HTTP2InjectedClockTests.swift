@@ -77,3 +77,54 @@ struct HTTP2InjectedClockTests {
         #expect(await eventually(within: 5) { server.pingsReceived == 1 })
     }
 }
+
+/// Holds `/block` on the connection's thread until the test releases it, so the connection cannot
+/// close when `stop()` asks it to.
+private struct BlockingHandler: HTTP2ServerHandler {
+    let entered = Flag()
+    let release = DispatchSemaphore(value: 0)
+
+    func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
+        if request.path == "/block" {
+            entered.set()
+            _ = release.wait(timeout: .now() + 60)
+        }
+        return .respond(HTTP2ServerResponse(status: 200))
+    }
+}
+
+/// A flag one thread raises and another reads.
+private final class Flag: Sendable {
+    private let raised = Mutex(false)
+    func set() { raised.withLock { $0 = true } }
+    var isSet: Bool { raised.withLock { $0 } }
+}
+
+@Suite("The server's stop() reads the injected clock")
+struct HTTP2ServerStopClockTests {
+    @Test("stop() waits for a stuck connection until the injected clock passes its grace, not the wall's")
+    func stopWaitsByTheClock() async throws {
+        let clock = ManualInstantClock()
+        let handler = BlockingHandler()
+        defer { handler.release.signal() }
+        let server = HTTP2Server(
+            tls: try TestPKI.serverTLS(), handler: handler, clock: ConnectionClock(now: clock.now))
+        let port = try server.start()
+        let client = HTTP2Client(configuration: .init(host: "127.0.0.1", port: port), tls: try TestPKI.clientTLS())
+        defer { client.shutdown() }
+        client.execute(HTTP2Request(method: "GET", path: "/block"), timeout: .seconds(30)) { _ in }
+        #expect(await eventually(within: 10) { handler.entered.isSet })
+        let stopped = Flag()
+        let stopper = Thread {
+            server.stop()
+            stopped.set()
+        }
+        stopper.start()
+        // Longer than the grace in real time: a stop() reading the machine's clock has returned by now.
+        try await Task.sleep(for: HTTP2Server.stopGrace + .milliseconds(700))
+        #expect(!stopped.isSet, "stop() returned while the injected clock stood still")
+        #expect(server.liveConnections == 1)
+        clock.advance(by: HTTP2Server.stopGrace + .milliseconds(1))
+        #expect(await eventually(within: 5) { stopped.isSet })
+    }
+}

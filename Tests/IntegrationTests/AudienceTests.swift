@@ -23,7 +23,7 @@ final class Crowd: Sendable {
     init(engine: StoreEngine, users: Int, tweak: (inout ServerConfiguration) -> Void = { _ in }) throws {
         let server = try ServerHarness(engine: engine, tweak: tweak)
         self.server = server
-        let owners = Mutex<[String: String]>([:])
+        let owners = Mutex<[DeviceToken: String]>([:])
         func phone(_ user: String, os: Int) -> IPhoneSimulator {
             let device = "device-\(user)"
             return IPhoneSimulator(deviceID: device, settings: IPhoneSettings(osVersion: os)) { event in
@@ -33,7 +33,7 @@ final class Crowd: Sendable {
                     _ = try? server.registry.registerToken(
                         app: "app1", kind: .pushToStart,
                         body: .object([
-                            "userId": .string(user), "deviceId": .string(device), "token": .string(token),
+                            "userId": .string(user), "deviceId": .string(device), "token": .string(token.wireValue),
                             "environment": .string("sandbox"), "attributesType": .string(type),
                         ]))
                 case .activity(_, _, let attributes, let token):
@@ -42,7 +42,7 @@ final class Crowd: Sendable {
                         app: "app1", kind: .activity,
                         body: .object([
                             "activityId": attributes["orderId"] ?? .null, "deviceId": .string(device),
-                            "token": .string(token), "environment": .string("sandbox"),
+                            "token": .string(token.wireValue), "environment": .string("sandbox"),
                         ]))
                 }
             }
@@ -109,7 +109,7 @@ final class DeliveryCounts: Sendable {
     /// The `event` of every FCM message, by token, in order.
     let fcmEvents = Mutex<[String: [String]]>([:])
     /// APNs requests to each device token (push-to-start and updates; broadcasts are not per token).
-    let apnsPerToken = Mutex<[String: Int]>([:])
+    let apnsPerToken = Mutex<[DeviceToken: Int]>([:])
 }
 
 @Suite("Audiences: tags on users and devices, one shared activity for every member's devices")

@@ -28,7 +28,7 @@ final class MixedAudience: Sendable {
                     _ = try? server.registry.registerToken(
                         app: "app1", kind: .pushToStart,
                         body: .object([
-                            "userId": .string("fans"), "deviceId": .string(device), "token": .string(token),
+                            "userId": .string("fans"), "deviceId": .string(device), "token": .string(token.wireValue),
                             "environment": .string("sandbox"), "attributesType": .string(type),
                         ]))
                 case .activity(_, _, let attributes, let token):
@@ -36,7 +36,7 @@ final class MixedAudience: Sendable {
                         app: "app1", kind: .activity,
                         body: .object([
                             "activityId": attributes["orderId"] ?? .null, "deviceId": .string(device),
-                            "token": .string(token), "environment": .string("sandbox"),
+                            "token": .string(token.wireValue), "environment": .string("sandbox"),
                         ]))
                 }
             }
@@ -232,7 +232,8 @@ struct BroadcastTests {
         let again = try server.registry.registerToken(
             app: "app1", kind: .activity,
             body: .object([
-                "activityId": .string("match-9"), "deviceId": .string("iphone-17"), "token": .string(olderToken),
+                "activityId": .string("match-9"), "deviceId": .string("iphone-17"),
+                "token": .string(olderToken.wireValue),
                 "environment": .string("sandbox"),
             ]))
         #expect(

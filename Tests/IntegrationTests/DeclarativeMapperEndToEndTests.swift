@@ -27,7 +27,7 @@ final class MapperStack: Sendable {
                 _ = try? server.registry.registerToken(
                     app: "app1", kind: .pushToStart,
                     body: .object([
-                        "userId": .string("u1"), "deviceId": .string("iphone"), "token": .string(token),
+                        "userId": .string("u1"), "deviceId": .string("iphone"), "token": .string(token.wireValue),
                         "environment": .string("sandbox"), "attributesType": .string(type),
                     ]))
             case .activity(_, _, let attributes, let token):
@@ -36,7 +36,7 @@ final class MapperStack: Sendable {
                     app: "app1", kind: .activity,
                     body: .object([
                         "activityId": attributes["id"] ?? .null, "deviceId": .string("iphone"),
-                        "token": .string(token), "environment": .string("sandbox"),
+                        "token": .string(token.wireValue), "environment": .string("sandbox"),
                     ]))
             }
         }

@@ -141,7 +141,7 @@ struct DemoStackTests {
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
         func lateFindings() throws -> [String] {
             try request(demo, "GET", "/v1/activities/\(orderID)/diagnosis").body["findings"]?.arrayValue?.compactMap {
-                $0["device"]?.stringValue == Fingerprint(of: updateToken).value ? $0["trap"]?.stringValue : nil
+                $0["device"]?.stringValue == updateToken.fingerprint.value ? $0["trap"]?.stringValue : nil
             } ?? []
         }
         #expect(try !lateFindings().contains("DT-048"))
@@ -170,9 +170,9 @@ struct DemoStackTests {
         #expect(await waitFor { demo.iphone.activities.count == 1 }, "the start reaches the phone")
         #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
         let updateToken = try #require(demo.iphone.activities.first?.updateToken)
-        #expect(iphoneTokens(demo).contains { $0.activityId == orderID && $0.token.wireValue == updateToken })
+        #expect(iphoneTokens(demo).contains { $0.activityId == orderID && $0.token == updateToken })
         #expect(demo.iphoneApp.log.contains { $0.kind == "registered" && $0.text.contains(orderID) })
-        #expect(!demo.iphoneApp.log.contains { $0.text.contains(updateToken) }, "tokens by fingerprint only")
+        #expect(!demo.iphoneApp.log.contains { $0.text.contains(updateToken.wireValue) }, "tokens by fingerprint only")
     }
 
     @Test(

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackStore
@@ -28,13 +29,14 @@ final class ExpoWidgetsPhone: Sendable {
             case .pushToStart(let type, let token):
                 kind = .pushToStart
                 body = .object([
-                    "userId": .string("fan"), "deviceId": .string("expo-phone"), "token": .string(token),
+                    "userId": .string("fan"), "deviceId": .string("expo-phone"), "token": .string(token.wireValue),
                     "environment": .string("sandbox"), "attributesType": .string(type),
                 ])
             case .activity(_, _, _, let token):
                 kind = .activity
                 body = .object([
-                    "activityId": .string(activityId), "deviceId": .string("expo-phone"), "token": .string(token),
+                    "activityId": .string(activityId), "deviceId": .string("expo-phone"),
+                    "token": .string(token.wireValue),
                     "environment": .string("sandbox"),
                 ])
             }

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackEmulators
 import DropTrackLive
 import DropTrackTesting
@@ -22,7 +23,7 @@ struct LiveServerTests {
         #expect(await waitFor { loop.status("order-1") == "Order placed" })
         #expect(await waitFor { await !sync.registered(.activity, "order-1").isEmpty })
         let token = try #require(loop.phone.activities.first?.updateToken)
-        #expect(await sync.registered(.activity, "order-1").first?.token == TokenFingerprint(hexToken: token))
+        #expect(await sync.registered(.activity, "order-1").first?.token == TokenFingerprint(hexToken: token.wireValue))
 
         #expect(try loop.step("order-1", "picked_up").status == 200)
         #expect(await waitFor { loop.status("order-1") == "Picked up" })
@@ -45,7 +46,7 @@ struct LiveServerTests {
         let rotated = try #require(loop.phone.activities.first?.updateToken)
         #expect(
             await waitFor {
-                await sync.registered(.activity, "order-2").last?.token == TokenFingerprint(hexToken: rotated)
+                await sync.registered(.activity, "order-2").last?.token == TokenFingerprint(hexToken: rotated.wireValue)
             })
         #expect(try loop.step("order-2", "picked_up").status == 200)
         #expect(await waitFor { loop.status("order-2") == "Picked up" })
