@@ -3,7 +3,10 @@
 #   scripts/package-deb.sh [BINARY] [OUTDIR]
 # BINARY defaults to a release build made here with the Swift runtime linked in statically
 # (`swift build -c release --product droptrack -Xswiftc -static-stdlib`; linking FoundationNetworking
-# statically needs libcurl4-openssl-dev), so the package depends only on Debian's own libraries. OUTDIR defaults to .build/deb. Prints the .deb's path last.
+# statically needs libcurl4-openssl-dev), so the package depends only on Debian's own libraries. It is
+# linked by the toolchain's lld with relative relocations packed (`-z pack-relative-relocs`, DT_RELR,
+# glibc 2.36 or later): the loader reads 16 KB of them at start instead of gold's 2 MB, which stayed
+# resident (docs/scaling.md, "Idle footprint"). OUTDIR defaults to .build/deb. Prints the .deb's path last.
 #
 # Contents: /usr/bin/droptrack; the systemd unit /lib/systemd/system/droptrack.service; the
 # configuration /etc/droptrack/droptrack.json (a conffile) with /etc/droptrack/keys for the APNs and
@@ -23,7 +26,8 @@ binary=${1:-}
 outdir=${2:-.build/deb}
 if [ -z "$binary" ]; then
   echo "== release build (static Swift runtime)" >&2
-  swift build -c release --product droptrack -Xswiftc -static-stdlib >&2
+  swift build -c release --product droptrack -Xswiftc -static-stdlib -Xswiftc -use-ld=lld \
+    -Xlinker -z -Xlinker pack-relative-relocs >&2
   binary=$(swift build -c release --show-bin-path)/droptrack
 fi
 [ -x "$binary" ] || { echo "package-deb: $binary is not an executable" >&2; exit 1; }
@@ -87,6 +91,14 @@ depends=$(cd "$work/src" && dpkg-shlibdeps -O --ignore-missing-info "${shlib_ext
   "$shlib_target" "${shipped[@]}" 2>"$work/shlibdeps.err" | sed -n 's/^shlibs:Depends=//p') || {
   cat "$work/shlibdeps.err" >&2; exit 1; }
 [ -n "$depends" ] || { echo "package-deb: dpkg-shlibdeps found no dependencies" >&2; cat "$work/shlibdeps.err" >&2; exit 1; }
+# Packed relative relocations (DT_RELR, the default build's lld flag) need glibc 2.36, a symbol
+# version dpkg-shlibdeps has no floor for: raise libc6's to it, or an older glibc fails at exec.
+if readelf -V "$shlib_target" | grep -q GLIBC_ABI_DT_RELR; then
+  floor=$(printf '%s' "$depends" | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')
+  if [ -n "$floor" ] && dpkg --compare-versions "$floor" lt 2.36; then
+    depends=$(printf '%s' "$depends" | sed "s/libc6 (>= $floor)/libc6 (>= 2.36)/")
+  fi
+fi
 depends="$depends, adduser"
 
 install -m 0644 packaging/deb/droptrack.service "$stage/lib/systemd/system/droptrack.service"

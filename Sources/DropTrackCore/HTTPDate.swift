@@ -53,8 +53,8 @@ public enum HTTPDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// The inverse of `daysFromCivil`.
-    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+    /// The inverse of `daysFromCivil`: the proleptic Gregorian date `days` after 1970-01-01.
+    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

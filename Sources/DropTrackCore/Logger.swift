@@ -97,21 +97,18 @@ public struct NoOpLogHandler: LogHandler {
     public func log(_ entry: LogEntry) {}
 }
 
-/// Writes one JSON object per line to standard error.
+/// Writes one JSON object per line to standard error (`LogLine`: no ICU on the way).
 public struct JSONLinesLogHandler: LogHandler {
     public init() {}
 
     public func log(_ entry: LogEntry) {
         var object: [String: String] = entry.metadata
-        object["time"] = entry.time.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        object["time"] = LogLine.timestamp(entry.time)
         object["level"] = entry.level.description
         object["msg"] = entry.message
-        guard
-            var data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return }
-        data.append(0x0a)
-        FileHandle.standardError.write(data)
+        var line = LogLine.encode(object)
+        line.append(0x0a)
+        FileHandle.standardError.write(Data(line))
     }
 }
 
