@@ -130,13 +130,12 @@ extension SQLTransaction {
         ).map(Self.token)
     }
 
+    /// One primary-key read of the count the triggers keep (`SQLTokenCounts`), whatever the audience.
     func validUpdateTokenCount(app: String, activityId: String) throws -> Int {
         Int(
             try fanoutQuery(
-                """
-                SELECT COUNT(*) FROM tokens
-                WHERE app = ? AND activity_id = ? AND kind = 'activity' AND invalidated_at IS NULL
-                """, [.text(app), .text(activityId)]
+                "SELECT valid_update_tokens FROM activity_token_counts WHERE app = ? AND activity_id = ?",
+                [.text(app), .text(activityId)]
             ).first?.int(0) ?? 0)
     }
 

@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 11
+    static let version = 12
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -68,7 +68,10 @@ enum SQLSchema {
     /// Changes that differ by dialect, by the version they bring a store to.
     static func dialectSteps(for dialect: SQLDialect) -> [(version: Int, statements: [String])] {
         // Outcome webhooks: a durable queue, in order per (app, endpoint, activity).
-        [(9, webhookStatements(for: dialect)), (10, fanoutStatements(for: dialect))]
+        [
+            (9, webhookStatements(for: dialect)), (10, fanoutStatements(for: dialect)),
+            (12, SQLTokenCounts.statements(for: dialect)),
+        ]
     }
 
     /// Fan-out range jobs: a constant number of rows per activity in place of one outbox row per
