@@ -136,7 +136,8 @@ extension Dispatcher {
                             .apns(
                                 work,
                                 builder.apnsPush(
-                                    payload: built.payload, priority: built.priority, token: token, bundleId: bundle)))
+                                    payload: built.payload, priority: built.priority, token: token.token,
+                                    environment: token.environment, bundleId: bundle)))
                     }
                 }
                 if !notes.isEmpty { try tx.appendTimeline(notes) }

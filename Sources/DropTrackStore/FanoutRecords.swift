@@ -1,3 +1,4 @@
+import DropTrackCore
 import Foundation
 
 /// "Every valid update token of activity X whose fingerprint falls in range R needs version V": a
@@ -78,4 +79,20 @@ public enum FanoutPassEnd: Sendable, Equatable {
     case restarted(version: Int64)
     /// The caller no longer held the lease (it ran out and another worker took the range over).
     case lost
+}
+
+/// What a range send needs of an update token, and no more: its fingerprint (the range cursor and the
+/// destination the outcome names), the token itself and its environment. A fan-out reads one per
+/// push; reading whole `TokenRecord`s made each batch look up every token's table row, where this
+/// comes from the covering index `tokens_activity_fanout` alone.
+public struct FanoutToken: Sendable, Equatable {
+    public var fingerprint: String
+    public var token: DeviceToken
+    public var environment: TokenEnvironment?
+
+    public init(fingerprint: String, token: DeviceToken, environment: TokenEnvironment?) {
+        self.fingerprint = fingerprint
+        self.token = token
+        self.environment = environment
+    }
 }
