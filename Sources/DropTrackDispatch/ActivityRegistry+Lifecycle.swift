@@ -19,8 +19,9 @@ extension ActivityRegistry {
     ///
     /// In constant time whatever the audience: the activity's update tokens are reached through its
     /// `FanoutJob.rangeCount` range jobs (the dispatcher streams them), never read here; only the
-    /// user's FCM tokens and the broadcast channel get outbox rows. `destinations` counts the update
-    /// tokens on the index instead of reading them.
+    /// user's FCM tokens and the broadcast channel get outbox rows. `destinations` and the choice
+    /// between range jobs and rows (`fanoutRangeMinimum`) read the one number the store keeps of the
+    /// activity's valid update tokens (`validUpdateTokenCount`, a primary-key read), never a count of them.
     func commitVersion(
         _ activity: inout ActivityRecord, event: ActivityEvent, state: JSONValue, alert: JSONValue?, terminal: Bool,
         requestedPriority: Int?, app: AppConfiguration, tx: any StoreTransaction, now: Date

@@ -136,7 +136,8 @@ extension Dispatcher {
                             .apns(
                                 work,
                                 builder.apnsPush(
-                                    payload: built.payload, priority: built.priority, token: token, bundleId: bundle)))
+                                    payload: built.payload, priority: built.priority, token: token.token,
+                                    environment: token.environment, bundleId: bundle)))
                     }
                 }
                 if !notes.isEmpty { try tx.appendTimeline(notes) }
@@ -158,7 +159,13 @@ extension Dispatcher {
     /// the state: their cursors move in the transaction that records these outcomes). Called before that
     /// transaction, which a store may run more than once.
     func finishRangeSends(_ batch: [Completion]) -> [RangeBatch] {
-        state.withLock { state in
+        // Counted here, once per flush, not in the outcome transaction (which a store may run twice).
+        var tally = SendTally()
+        for completion in batch where completion.work.rangeBatch != nil {
+            tally.record(provider: completion.work.provider, result: completion.result)
+        }
+        tally.publish(to: metrics)
+        return state.withLock { state in
             var complete: [RangeBatch] = []
             for completion in batch {
                 guard let id = completion.work.rangeBatch, state.rangeBatches[id] != nil else { continue }
@@ -251,7 +258,8 @@ extension Dispatcher {
         let work = completion.work
         let result = completion.result
         let entry = work.entry
-        let latency = countSend(work: work, result: result)
+        // Counted with the batch's others in `finishRangeSends`.
+        let latency = Self.seconds(result.latency)
         let remedy: TimelineRemedy
         let note: String
         switch result.remedy {

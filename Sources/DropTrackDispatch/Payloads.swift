@@ -18,9 +18,18 @@ struct PayloadBuilder {
 
     /// A built payload addressed to a token.
     func apnsPush(payload: [UInt8], priority: Int, token: TokenRecord, bundleId: String) -> APNsPush {
+        apnsPush(
+            payload: payload, priority: priority, token: token.token, environment: token.environment, bundleId: bundleId
+        )
+    }
+
+    /// A built payload addressed to a token of a fan-out range.
+    func apnsPush(
+        payload: [UInt8], priority: Int, token: DeviceToken, environment: TokenEnvironment?, bundleId: String
+    ) -> APNsPush {
         APNsPush(
-            deviceToken: token.token, bundleID: bundleId, payload: payload, priority: priority,
-            tokenEnvironment: token.environment.map { APNsEnvironment($0) })
+            deviceToken: token, bundleID: bundleId, payload: payload, priority: priority,
+            tokenEnvironment: environment.map { APNsEnvironment($0) })
     }
 
     /// The APNs payload and priority of an activity's newest version: a start (for push-to-start

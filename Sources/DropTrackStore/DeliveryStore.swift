@@ -140,8 +140,9 @@ public protocol StoreTransaction {
     /// The activity's valid update tokens in the job's range after its cursor, in fingerprint order,
     /// at most `limit` (an index serves it: a batch costs the same at the millionth token as at the first).
     func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws
-        -> [TokenRecord]
-    /// How many valid update tokens the activity has (a count on the index, not a read of the tokens).
+        -> [FanoutToken]
+    /// How many valid update tokens the activity has, in constant time whatever the audience: SQL stores
+    /// keep the number in `activity_token_counts`, written by triggers on `tokens` (`SQLTokenCounts`).
     func validUpdateTokenCount(app: String, activityId: String) throws -> Int
     /// Records a batch's outcome if `owner` still holds the range: the cursor moves to `cursor`, the
     /// summary is kept and the lease ends (due again at `availableAt`). False when the lease was lost: the

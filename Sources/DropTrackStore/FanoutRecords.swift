@@ -82,3 +82,19 @@ public enum FanoutPassEnd: Sendable, Equatable {
     /// The caller no longer held the lease (it ran out and another worker took the range over).
     case lost
 }
+
+/// What a range send needs of an update token, and no more: its fingerprint (the range cursor and the
+/// destination the outcome names), the token itself and its environment. A fan-out reads one per
+/// push; reading whole `TokenRecord`s made each batch look up every token's table row, where this
+/// comes from the covering index `tokens_activity_fanout` alone.
+public struct FanoutToken: Sendable, Equatable {
+    public var fingerprint: Fingerprint
+    public var token: DeviceToken
+    public var environment: TokenEnvironment?
+
+    public init(fingerprint: Fingerprint, token: DeviceToken, environment: TokenEnvironment?) {
+        self.fingerprint = fingerprint
+        self.token = token
+        self.environment = environment
+    }
+}

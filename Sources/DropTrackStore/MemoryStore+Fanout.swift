@@ -43,17 +43,17 @@ extension MemoryTransaction {
     }
 
     func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws
-        -> [TokenRecord]
+        -> [FanoutToken]
     {
         // A pass over every token per batch: the memory store is for tests and small set-ups. At a pass's
         // start every fingerprint sorts after the empty cursor, as in SQL.
         let after = cursor?.value ?? ""
-        return Array(
-            data.tokens.values.filter {
-                $0.app == app && $0.kind == .activity && $0.activityId == activityId && $0.isValid
-                    && $0.fingerprint.value > after && FanoutJob.contains(range, $0.fingerprint)
-            }
-            .sorted { $0.fingerprint < $1.fingerprint }.prefix(max(0, limit)))
+        return data.tokens.values.filter {
+            $0.app == app && $0.kind == .activity && $0.activityId == activityId && $0.isValid
+                && $0.fingerprint.value > after && FanoutJob.contains(range, $0.fingerprint)
+        }
+        .sorted { $0.fingerprint < $1.fingerprint }.prefix(max(0, limit))
+        .map { FanoutToken(fingerprint: $0.fingerprint, token: $0.token, environment: $0.environment) }
     }
 
     func validUpdateTokenCount(app: String, activityId: String) throws -> Int {

@@ -107,10 +107,11 @@ extension SQLTransaction {
     }
 
     func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws
-        -> [TokenRecord]
+        -> [FanoutToken]
     {
-        // The bounds are left out where a range has none, so three statement shapes in all; the partial
-        // index tokens_activity_valid serves each in fingerprint order.
+        // The bounds are left out where a range has none, so three statement shapes in all. The partial
+        // index tokens_activity_fanout serves each in fingerprint order and holds every column read, so
+        // no token's table row is visited (PostgreSQL: an index-only scan once the table is vacuumed).
         let (lower, upper) = FanoutJob.bounds(of: range)
         var clauses = ""
         var parameters: [SQLValue] = [.text(app), .text(activityId), .text(cursor?.value ?? "")]
@@ -124,20 +125,29 @@ extension SQLTransaction {
         }
         return try fanoutQuery(
             """
-            SELECT \(Self.tokenColumnList) FROM tokens
+            SELECT \(Self.fanoutTokenColumnList) FROM tokens
             WHERE app = ? AND activity_id = ? AND kind = 'activity' AND invalidated_at IS NULL AND fingerprint > ?\(clauses)
             ORDER BY fingerprint LIMIT ?
             """, parameters + [.int(Int64(limit))]
-        ).map(Self.token)
+        ).map(Self.fanoutToken)
     }
 
+    static let fanoutTokenColumns = ["fingerprint", "token", "environment"]
+    static let fanoutTokenColumnList = fanoutTokenColumns.joined(separator: ", ")
+
+    static func fanoutToken(_ row: SQLRow) throws(StoreError) -> FanoutToken {
+        let r = RowReader(row: row, table: "tokens", columns: fanoutTokenColumns, keyColumns: [0])
+        return FanoutToken(
+            fingerprint: try r.fingerprint(0), token: DeviceToken(try r.text(1)),
+            environment: try r.optionalValue(2, as: TokenEnvironment.self))
+    }
+
+    /// One primary-key read of the count the triggers keep (`SQLTokenCounts`), whatever the audience.
     func validUpdateTokenCount(app: String, activityId: String) throws -> Int {
         Int(
             try fanoutQuery(
-                """
-                SELECT COUNT(*) FROM tokens
-                WHERE app = ? AND activity_id = ? AND kind = 'activity' AND invalidated_at IS NULL
-                """, [.text(app), .text(activityId)]
+                "SELECT valid_update_tokens FROM activity_token_counts WHERE app = ? AND activity_id = ?",
+                [.text(app), .text(activityId)]
             ).first?.int(0) ?? 0)
     }
 

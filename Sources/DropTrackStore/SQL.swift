@@ -103,25 +103,28 @@ final class SQLTransaction: StoreTransaction {
         }
     }
 
+    // `+created_at` in the three reads below: with a plain `created_at`, SQLite (no statistics) read the
+    // app's tokens in order through `tokens_recent` to skip a sort, every token of the app to find a
+    // user's few (0.47 s from a cold cache with 1M tokens in the app, in each accepted event).
     func tokens(app: String, userId: String, kinds: [TokenKind]) throws -> [TokenRecord] {
         guard !kinds.isEmpty else { return [] }
         let marks = kinds.map { _ in "?" }.joined(separator: ", ")
         return try query(
-            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND user_id = ? AND kind IN (\(marks)) ORDER BY +created_at",
             [.text(app), .text(userId)] + kinds.map { .text($0.rawValue) }
         ).map(Self.token)
     }
 
     func tokens(app: String, activityId: String) throws -> [TokenRecord] {
         try query(
-            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'activity' ORDER BY +created_at",
             [.text(app), .text(activityId)]
         ).map(Self.token)
     }
 
     func channelSubscriptions(app: String, activityId: String) throws -> [TokenRecord] {
         try query(
-            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY created_at",
+            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND activity_id = ? AND kind = 'channel_subscription' ORDER BY +created_at",
             [.text(app), .text(activityId)]
         ).map(Self.token)
     }

@@ -68,6 +68,21 @@ struct MetricsBoundTests {
         #expect(fresh.render().utf8.count < 1024)
     }
 
+    @Test("observations recorded together count as the same observations one at a time, overflow included")
+    func batchedObservations() {
+        let values = [0.002, 0.5, 0.5, 3, 0.02]
+        let (one, together) = (MetricsRegistry(maximumSeriesPerMetric: 1), MetricsRegistry(maximumSeriesPerMetric: 1))
+        for metrics in [one, together] { metrics.declareHistogram("h", help: "a histogram", buckets: [0.01, 1]) }
+        for labels in [["who": "a"], ["who": "b"]] {
+            for value in values { one.observe("h", value, labels) }
+            together.observe("h", values, labels)
+        }
+        together.observe("h", [Double](), ["who": "c"])
+        #expect(together.render() == one.render())
+        #expect(together.observations("h", ["who": "overflow"]) == 5)
+        #expect(together.value(MetricsRegistry.overflowCounter, ["metric": "h"]) == 5)
+    }
+
     @Test("every route the router names is a known label")
     func routeLabels() {
         let paths = [
