@@ -42,7 +42,7 @@ struct DestinationCountTests {
         try event("one registered again", expect: 4)
         try orders.registerUpdateToken(server, activity: "o-c", device: "p1", token: APNsHarness.randomToken())
         try event("one superseded by its device's new token", expect: 4)
-        try server.registry.deleteToken(app: "app1", fingerprint: Fingerprint(of: tokens[2]).value)
+        try server.registry.deleteToken(app: "app1", fingerprint: Fingerprint(of: tokens[2]))
         try event("one deleted", expect: 3)
         server.apns.emulator.setFaults([APNsFault(kind: .unregistered, token: tokens[0])])
         try event("one about to be found dead by a range send", expect: 3)

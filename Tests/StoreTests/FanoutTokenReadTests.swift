@@ -17,7 +17,7 @@ struct FanoutTokenReadTests {
         var read: [FanoutToken] = []
         for range in 0..<FanoutJob.rangeCount {
             read += try store.transaction {
-                try $0.fanoutTokens(app: "app", activityId: "a1", range: range, after: "", limit: 100)
+                try $0.fanoutTokens(app: "app", activityId: "a1", range: range, after: nil, limit: 100)
             }
         }
         let expected = tokens.sorted { $0.fingerprint < $1.fingerprint }.map {

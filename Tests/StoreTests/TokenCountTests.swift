@@ -82,7 +82,7 @@ struct TokenCountTests {
         #expect(try counts(store)["app/a1"]?[0] == 25 && counts(store)["app/a3"]?[0] == 4)
 
         // Invalidated in place, twice for some (the second time changes nothing), and one unknown fingerprint.
-        let gone = a1[6..<12].map(\.fingerprint) + [born.fingerprint, "0000000000000000"]
+        let gone = a1[6..<12].map(\.fingerprint) + [born.fingerprint, Fingerprint(rawValue: "0000000000000000")]
         try store.transaction {
             try $0.invalidateTokens(app: "app", fingerprints: gone, reason: .deleted, at: now)
             try $0.invalidateTokens(app: "app", fingerprints: Array(gone[0..<3]), reason: .superseded, at: now)
