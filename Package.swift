@@ -221,7 +221,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "EmulatorTests",
-            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackEmulators", "DropTrackTesting"],
+            dependencies: [
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackEmulators", "DropTrackTesting",
+            ],
             swiftSettings: strict),
         // DropTrackLive: unit suites over in-memory seams, and suites against the whole server with the simulated iPhone.
         .testTarget(
@@ -236,8 +238,8 @@ let package = Package(
         .testTarget(
             name: "ExpoModuleTests",
             dependencies: [
-                "DropTrackExpo", "DropTrackContract", "DropTrackLive", "DropTrackEmulators", "DropTrackTesting",
-                lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
+                "DropTrackExpo", "DropTrackContract", "DropTrackCore", "DropTrackLive", "DropTrackEmulators",
+                "DropTrackTesting", lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
             ],
             swiftSettings: strict),
         .testTarget(
