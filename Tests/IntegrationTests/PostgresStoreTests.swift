@@ -485,11 +485,12 @@ struct PostgresRestartTests {
     @Test("after the server restarts, the same store works again; the transaction open across it fails as unavailable")
     func restart() throws {
         let store = try PostgresStore(url: try PostgresTestServer.freshSchema().url, poolSize: 4)
-        // Fill the pool: four transactions at once, each holding its connection until all four are in.
+        // Fill the pool: four transactions at once, each holding its connection until all four are in. Each
+        // saves a token of its own activity: tokens of one activity wait for each other on its kept count.
         let inside = Atomic<Int>(0)
         let filling = onThreads(4) { index in
             try store.transaction { tx in
-                try tx.saveToken(sampleToken(device: "d\(index)"))
+                try tx.saveToken(sampleToken(device: "d\(index)", activity: "a\(index)"))
                 inside.add(1, ordering: .relaxed)
                 let deadline = Date() + 10
                 while inside.load(ordering: .relaxed) < 4 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
