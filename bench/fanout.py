@@ -4,8 +4,8 @@ emulator over HTTP/2 + TLS, in three set-ups measured in the same run:
   - one replica on SQLite;
   - one replica on PostgreSQL;
   - two replicas on the same PostgreSQL database (the second event of the same activity).
-For each: the fan-out time, pushes per second, server CPU and peak RSS, and the ratio to the
-SQLite run. References on the same emulator: h2load pushing N requests (the loopback + emulator
+For each: the fan-out time, pushes per second, server CPU and peak RSS, how busy the whole machine
+was, and the ratio to the SQLite run. References on the same emulator: h2load pushing N requests (the loopback + emulator
 ceiling) and `droptrack bench apns`, the bare client with no store (what dispatch costs on top).
 
 Usage: bench/fanout.py PATH/TO/droptrack [N]
@@ -41,6 +41,14 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_cpu():
+    """(busy, total) jiffies of every core together, from /proc/stat: how full the box was during a run."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    idle = values[3] + values[4]  # idle and iowait
+    return sum(values) - idle, sum(values)
+
+
 def peak_rss_mib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -66,6 +74,7 @@ def fanout(stack, step, replicas):
     before = stack.accepted_pushes()
     pids = [stack.processes[name].pid for name in replicas]
     cpu = [cpu_seconds(pid) for pid in pids]
+    machine = machine_cpu()
     started = time.time()
     status, answer, _ = stack.api("POST", f"/v1/activities/{ACTIVITY}/events",
                                   {"type": "delivery.step", "data": {"step": step}}, timeout=300)
@@ -83,7 +92,8 @@ def fanout(stack, step, replicas):
     seconds = time.time() - started
     if stack.accepted_pushes() - before != N:
         fail(f"the emulator accepted {stack.accepted_pushes() - before} pushes, not {N}")
-    return {"accept": accept_seconds, "seconds": seconds, "rate": N / seconds,
+    busy, total = (after - was for after, was in zip(machine_cpu(), machine))
+    return {"accept": accept_seconds, "seconds": seconds, "rate": N / seconds, "busy": busy / max(total, 1),
             "cpu": sum(cpu_seconds(pid) - was for pid, was in zip(pids, cpu)),
             "rss": max(peak_rss_mib(pid) for pid in pids)}
 
@@ -151,11 +161,14 @@ if os.environ.get("DROPTRACK_FANOUT_SQLITE_ONLY") != "1":
 base = results[0][2]["rate"]
 print(f"fan-out of one event to {N} update tokens, APNs emulator over HTTP/2 + TLS")
 print(f"{'set-up':<24}{'import s':>10}{'accept s':>10}{'fan-out s':>11}{'pushes/s':>10}{'× SQLite':>10}"
-      f"{'CPU s':>8}{'RSS MiB':>9}")
+      f"{'CPU s':>8}{'RSS MiB':>9}{'box busy':>10}")
 for label, imported, figures in results:
     print(f"{label:<24}{(f'{imported:.1f}' if imported else '-'):>10}{figures['accept']:>10.2f}"
           f"{figures['seconds']:>11.2f}{figures['rate']:>10.0f}{figures['rate'] / base:>10.2f}"
-          f"{figures['cpu']:>8.2f}{figures['rss']:>9.0f}")
+          f"{figures['cpu']:>8.2f}{figures['rss']:>9.0f}{figures['busy']:>10.0%}")
+# A second replica can only add what the first left idle: "box busy" near 100% means every core was already
+# working (on the server, the database, the emulator), and two replicas cannot go faster than one here.
+print(f"cores={os.cpu_count()} (box busy: all cores together, during the fan-out)")
 print(f"reference_h2load_pushes_per_second={h2load:.0f} (same emulator, same count, no store)")
 print(f"reference_client_pushes_per_second={client:.0f} (droptrack bench apns: the bare client)")
 print(f"ratio_sqlite_fanout_to_h2load={base / h2load:.2f}")
