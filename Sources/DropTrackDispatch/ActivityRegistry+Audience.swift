@@ -79,7 +79,7 @@ extension ActivityRegistry {
             throw ActivityError.unprocessable(
                 code: "audience_too_large",
                 message:
-                    "the audience matches \(count) users; one start reaches at most \(cap) (maxAudienceMembers). Start a broadcast activity (\"broadcast\": {}) that the app's devices subscribe to, or narrow the audience",
+                    "the audience matches more than \(cap) users, the most one start reaches (maxAudienceMembers). Start a broadcast activity (\"broadcast\": {}) that the app's devices subscribe to, or narrow the audience",
                 field: "audience")
         }
     }
@@ -89,7 +89,9 @@ extension ActivityRegistry {
         let members: [String]
         switch audience {
         case .users(let ids): members = Array(Set(ids)).sorted()
-        case .everyone: members = try tx.userIds(app: appID)
+        case .everyone:
+            // One past the cap is enough to refuse: an app with millions of users is not read whole for it.
+            members = try tx.userIds(app: appID, limit: configuration.maxAudienceMembers + 1)
         case .tags(let all, let any):
             var byUser: [String: Set<String>] = [:]
             var byDevice: [String: Set<String>] = [:]

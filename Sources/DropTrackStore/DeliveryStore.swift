@@ -170,8 +170,9 @@ public protocol StoreTransaction {
     func setTags(app: String, subject: TagSubject, tags: [String]) throws
     /// The users and devices that carry any of `tags`, one row per (subject, tag).
     func subjects(app: String, taggedWithAny tags: [String]) throws -> [SubjectTag]
-    /// Every user with a valid push-to-start or FCM token, sorted: the `everyone` audience.
-    func userIds(app: String) throws -> [String]
+    /// The users with a valid push-to-start or FCM token, sorted, at most `limit` of them: the `everyone`
+    /// audience, read no further than one past its cap.
+    func userIds(app: String, limit: Int) throws -> [String]
     /// The tokens of several users, of the given kinds (valid or not), a run of users per statement.
     func tokens(app: String, userIds: [String], kinds: [TokenKind]) throws -> [TokenRecord]
     /// Records users as members of a shared activity (a member already there stays once).

@@ -26,13 +26,14 @@ extension MemoryTransaction {
         return found
     }
 
-    func userIds(app: String) throws -> [String] {
-        Set(
-            data.tokens.values.compactMap { token in
-                token.app == app && token.isValid && (token.kind == .pushToStart || token.kind == .fcm)
-                    ? token.userId : nil
-            }
-        ).sorted()
+    func userIds(app: String, limit: Int) throws -> [String] {
+        Array(
+            Set(
+                data.tokens.values.compactMap { token in
+                    token.app == app && token.isValid && (token.kind == .pushToStart || token.kind == .fcm)
+                        ? token.userId : nil
+                }
+            ).sorted().prefix(max(0, limit)))
     }
 
     func tokens(app: String, userIds: [String], kinds: [TokenKind]) throws -> [TokenRecord] {

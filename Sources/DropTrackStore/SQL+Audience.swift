@@ -58,12 +58,12 @@ extension SQLTransaction {
         return found
     }
 
-    func userIds(app: String) throws -> [String] {
+    func userIds(app: String, limit: Int) throws -> [String] {
         try run(
             """
             SELECT DISTINCT user_id FROM tokens WHERE app = ? AND user_id IS NOT NULL AND invalidated_at IS NULL
-              AND kind IN ('push_to_start', 'fcm') ORDER BY user_id
-            """, [.text(app)]
+              AND kind IN ('push_to_start', 'fcm') ORDER BY user_id LIMIT ?
+            """, [.text(app), .int(Int64(max(0, limit)))]
         ).map { row throws(StoreError) in
             try RowReader(row: row, table: "tokens", columns: ["user_id"], keyColumns: [0]).text(0)
         }

@@ -313,7 +313,7 @@ struct AudienceTests {
         #expect(missing.status == 400 && missing.errorField == "userId" && missing.text.contains("audience"))
         let tooMany = try server.call("POST", "/v1/activities", Crowd.startBody("r2", audience: #""everyone""#))
         #expect(tooMany.status == 422 && tooMany.errorCode == "audience_too_large", "\(tooMany.text)")
-        #expect(tooMany.text.contains("broadcast"))
+        #expect(tooMany.text.contains("broadcast") && tooMany.text.contains("more than 2 users"), "\(tooMany.text)")
         let none = try server.call(
             "POST", "/v1/activities", Crowd.startBody("r3", audience: #"{"tags":{"all":["nobody-has-this"]}}"#))
         #expect(none.status == 422 && none.errorCode == "audience_empty")

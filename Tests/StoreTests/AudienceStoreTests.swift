@@ -78,9 +78,10 @@ struct AudienceStoreTests {
         tokens.append(gone)
         try store.transaction { try $0.saveTokens(tokens) }
         try store.transaction { (tx) throws in
-            let everyone = try tx.userIds(app: "app")
+            let everyone = try tx.userIds(app: "app", limit: 1000)
             #expect(everyone.count == 300 && !everyone.contains("left"), "valid start tokens only")
-            #expect(try tx.userIds(app: "other").isEmpty)
+            #expect(try tx.userIds(app: "app", limit: 7) == Array(everyone.prefix(7)), "the first 7, in order")
+            #expect(try tx.userIds(app: "other", limit: 1000).isEmpty)
             let some = try tx.tokens(app: "app", userIds: (0..<290).map { "u\($0)" } + ["left"], kinds: [.fcm])
             #expect(some.count == 145 + 1 && some.allSatisfy { $0.kind == .fcm })
         }
