@@ -167,6 +167,12 @@ struct LiveActivitySyncTests {
         await rig.api.fail(.refused)
         rig.host.issuePushToStart("DeliveryAttributes", token(1))
         await rig.sync.start()
+        // The refusal first: the sync reads the push-to-start and activity streams side by side, so an
+        // activity started now could take the one refusal queued in the fake API.
+        #expect(
+            await waitFor {
+                await rig.sync.history.contains { if case .gaveUp = $0 { true } else { false } }
+            })
         rig.host.start(localID: "local-1", serverID: "order-1", token: token(2))
         #expect(await waitFor { await rig.api.registrations.count == 1 })
         let history = await rig.sync.history
