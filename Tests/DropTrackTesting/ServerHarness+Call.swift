@@ -19,6 +19,15 @@ package struct APIAnswer {
 }
 
 extension ServerHarness {
+    /// Registers `token` as user u1's push-to-start token for `DeliveryAttributes` on device d1 (sandbox), the
+    /// registration most API tests start from.
+    package func registerPushToStart(_ token: String, headers: [String: String] = [:]) throws -> APIAnswer {
+        try call(
+            "POST", "/v1/tokens/push-to-start",
+            #"{"userId":"u1","deviceId":"d1","token":"\#(token)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#,
+            headers: headers)
+    }
+
     /// One request over a fresh HTTP/1.1 connection. `key` nil sends no Authorization header.
     package func call(
         _ method: String, _ path: String, _ body: String? = nil, key: String? = "key-app1",

@@ -23,10 +23,7 @@ struct APITests {
         let server = try ServerHarness()
         defer { server.stop() }
         let token = APNsHarness.randomToken()
-        let registered = try server.call(
-            "POST", "/v1/tokens/push-to-start",
-            #"{"userId":"u1","deviceId":"d1","token":"\#(token)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
-        )
+        let registered = try server.registerPushToStart(token)
         #expect(registered.status == 201)
         let fingerprint = try #require(registered.body["fingerprint"]?.stringValue)
         #expect(try server.call("POST", "/v1/activities", deliveryStart).status == 201)
@@ -291,10 +288,7 @@ struct APITests {
         let server = try ServerHarness()
         defer { server.stop() }
         let token = APNsHarness.randomToken()
-        _ = try server.call(
-            "POST", "/v1/tokens/push-to-start",
-            #"{"userId":"u1","deviceId":"d1","token":"\#(token)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
-        )
+        _ = try server.registerPushToStart(token)
         func subscribe(_ key: String) throws -> RawConnection {
             let connection = try RawConnection(port: server.port)
             try connection.send("GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\n\r\n")
@@ -525,10 +519,7 @@ struct APITests {
         let server = try ServerHarness()
         defer { server.stop() }
         let token = APNsHarness.randomToken()
-        let answer = try server.call(
-            "POST", "/v1/tokens/push-to-start",
-            #"{"userId":"u1","deviceId":"d1","token":"\#(token)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#,
-            headers: ["X-Request-Id": "trace-123"])
+        let answer = try server.registerPushToStart(token, headers: ["X-Request-Id": "trace-123"])
         #expect(answer.headers["x-request-id"] == "trace-123")
         let generated = try server.call("GET", "/v1/activities/none")
         #expect((generated.headers["x-request-id"] ?? "").count > 4)

@@ -11,10 +11,7 @@ struct FingerprintPathTests {
         let server = try ServerHarness()
         defer { server.stop() }
         let token = APNsHarness.randomToken()
-        let registered = try server.call(
-            "POST", "/v1/tokens/push-to-start",
-            #"{"userId":"u1","deviceId":"d1","token":"\#(token)","environment":"sandbox","attributesType":"DeliveryAttributes"}"#
-        )
+        let registered = try server.registerPushToStart(token)
         let fingerprint = try #require(registered.body["fingerprint"]?.stringValue)
 
         // The token itself where its fingerprint belongs: refused, and not repeated in the answer.
