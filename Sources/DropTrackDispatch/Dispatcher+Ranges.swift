@@ -168,18 +168,25 @@ extension Dispatcher {
         return state.withLock { state in
             var complete: [RangeBatch] = []
             for completion in batch {
-                guard let id = completion.work.rangeBatch, state.rangeBatches[id] != nil else { continue }
-                let result = completion.result
-                state.rangeBatches[id]!.summary.record(
-                    status: result.status, reason: result.reason, latencyMs: Self.seconds(result.latency) * 1000,
-                    version: completion.work.version)
-                state.rangeBatches[id]!.remaining -= 1
-                if state.rangeBatches[id]!.remaining <= 0, let done = state.rangeBatches.removeValue(forKey: id) {
-                    complete.append(done)
+                guard let id = completion.work.rangeBatch, let index = state.rangeBatches.index(forKey: id) else {
+                    continue
                 }
+                let result = completion.result
+                // Changed in place: reading a field through the dictionary's subscript copies the whole batch.
+                let finished = Self.count(
+                    result, version: completion.work.version, into: &state.rangeBatches.values[index])
+                if finished { complete.append(state.rangeBatches.remove(at: index).value) }
             }
             return complete
         }
+    }
+
+    /// Adds one finished send to its batch; true when it was the batch's last.
+    private static func count(_ result: SendResult, version: Int64, into batch: inout RangeBatch) -> Bool {
+        batch.summary.record(
+            status: result.status, reason: result.reason, latencyMs: seconds(result.latency) * 1000, version: version)
+        batch.remaining -= 1
+        return batch.remaining <= 0
     }
 
     /// Ends the pass of a range this worker holds, which has no token left past its cursor: the row goes,

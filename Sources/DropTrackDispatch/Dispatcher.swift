@@ -11,17 +11,34 @@ import Synchronization
 /// done, retry later, token dead, or dead letter. Claims are leases in the store, so rows of a
 /// worker that dies come back to any worker when the lease ends.
 public final class Dispatcher: Service {
-    struct Work: Sendable {
-        var entry: OutboxEntry
-        var version: Int64
-        var event: String
-        var priority: Int
-        var provider: TimelineProvider
-        var activityUpdatedAt: Date
+    /// One send's context, from its claim to its outcome. A class: it travels through the launch, the
+    /// completion queue and the flush, and a copy of a reference is one retain where a copy of these
+    /// fields was one per string (a tenth of the dispatcher's samples in a 100k fan-out).
+    final class Work: Sendable {
+        let entry: OutboxEntry
+        let version: Int64
+        let event: String
+        let priority: Int
+        let provider: TimelineProvider
+        let activityUpdatedAt: Date
         /// A push-to-start, or the FCM message that starts the activity: sent at most once.
-        var startsActivity = false
+        let startsActivity: Bool
         /// The fan-out range batch it belongs to (`State.rangeBatches`); nil for an outbox row.
-        var rangeBatch: Int? = nil
+        let rangeBatch: Int?
+
+        init(
+            entry: OutboxEntry, version: Int64, event: String, priority: Int, provider: TimelineProvider,
+            activityUpdatedAt: Date, startsActivity: Bool = false, rangeBatch: Int? = nil
+        ) {
+            self.entry = entry
+            self.version = version
+            self.event = event
+            self.priority = priority
+            self.provider = provider
+            self.activityUpdatedAt = activityUpdatedAt
+            self.startsActivity = startsActivity
+            self.rangeBatch = rangeBatch
+        }
     }
 
     struct Completion: Sendable {
@@ -230,9 +247,11 @@ public final class Dispatcher: Service {
 
     private func launch(_ send: Prepared, app: String) {
         state.withLock { $0.inFlight += 1 }
+        // The completion keeps only the work: the push (its payload and headers) can go once it is written.
+        let work = send.work
         let done: @Sendable (SendResult) -> Void = { [self] result in
             let wake = state.withLock {
-                $0.completions.append(Completion(work: send.work, result: result))
+                $0.completions.append(Completion(work: work, result: result))
                 $0.inFlight -= 1
                 $0.sent += 1
                 return $0.completions.count >= flushBatch || $0.inFlight == 0

@@ -7,12 +7,20 @@ import Synchronization
     import Glibc
 #endif
 
-/// A request waiting for, or travelling on, a connection.
-struct PendingRequest: Sendable {
+/// A request waiting for, or travelling on, a connection. A class: it moves from the inbox to the
+/// waiting queue, an action, a stream and a completion, and each move of a struct retained its
+/// method, path, headers, body and closure one by one.
+final class PendingRequest: Sendable {
     typealias Completion = @Sendable (Result<HTTP2Response, HTTP2ClientError>) -> Void
-    var request: HTTP2Request
-    var deadline: ContinuousClock.Instant
-    var completion: Completion
+    let request: HTTP2Request
+    let deadline: ContinuousClock.Instant
+    let completion: Completion
+
+    init(request: HTTP2Request, deadline: ContinuousClock.Instant, completion: @escaping Completion) {
+        self.request = request
+        self.deadline = deadline
+        self.completion = completion
+    }
 }
 
 /// The thread-safe face of one client connection: the pool enqueues here, and the connection's
@@ -283,16 +291,23 @@ final class ClientSession: H2Connection {
     }
 
     private func submit(_ pending: PendingRequest) {
-        let stream = StreamIO(body: pending.request.body)
-        var fields: [(name: String, value: String, neverIndex: Bool)] = [
-            (":method", pending.request.method, false), (":scheme", "https", false), (":authority", authority, false),
-            (":path", pending.request.path, pending.request.neverIndexPath),
-        ]
-        for header in pending.request.headers { fields.append((header.name, header.value, header.neverIndex)) }
-        if !pending.request.body.isEmpty {
-            fields.append(("content-length", String(pending.request.body.count), false))
+        let request = pending.request
+        let stream = StreamIO(body: request.body)
+        // Pseudo-headers, the request's headers, then content-length, read in place: no array per request.
+        let headers = request.headers
+        let count = 4 + headers.count + (request.body.isEmpty ? 0 : 1)
+        let field: (Int) -> (name: String, value: String, neverIndex: Bool) = { [authority] index in
+            switch index {
+            case 0: (":method", request.method, false)
+            case 1: (":scheme", "https", false)
+            case 2: (":authority", authority, false)
+            case 3: (":path", request.path, request.neverIndexPath)
+            case 4..<(4 + headers.count):
+                (headers[index - 4].name, headers[index - 4].value, headers[index - 4].neverIndex)
+            default: ("content-length", String(request.body.count), false)
+            }
         }
-        let streamID: Int32 = H2Connection.withNameValues(fields) { nva, count in
+        let streamID: Int32 = H2Connection.withNameValues(count, field) { nva, count in
             if let body = stream.body {
                 var provider = H2Connection.dataProvider(for: body)
                 return nghttp2_submit_request(session, nil, nva, count, &provider, nil)

@@ -142,7 +142,9 @@ public struct APNsPush: Sendable {
 
     /// Headers other than `authorization`, in the order they are sent.
     public var headers: [(name: String, value: String)] {
-        var headers: [(String, String)] = []
+        // Labelled like the result: an unlabelled array would be converted element by element on return.
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(6)
         switch destination {
         case .device: headers.append(("apns-topic", topic))
         case .channel(let id): headers.append(("apns-channel-id", id))
@@ -174,7 +176,7 @@ public struct APNsPush: Sendable {
                     ))
             }
             if !topic.hasSuffix(APNsLimits.liveActivityTopicSuffix)
-                || topic.count <= APNsLimits.liveActivityTopicSuffix.count
+                || topic.utf8.count <= APNsLimits.liveActivityTopicSuffix.utf8.count
             {
                 errors.append(
                     APNsRequestError(

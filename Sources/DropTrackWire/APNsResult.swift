@@ -78,6 +78,8 @@ public struct APNsResult: Sendable, Equatable {
 
     /// One line for a person: the outcome, what it means, and what to do.
     public var explanation: String {
+        // The common answer, without building a string per push.
+        if status == 200 && reason == nil { return "accepted by APNs (200)" }
         guard let reason else { return "accepted by APNs (\(status))" }
         if environmentMismatch {
             return "\(status) BadDeviceToken: the token was registered for a different environment than this host. "
