@@ -4,6 +4,7 @@ import DropTrackCrypto
 import DropTrackHTTP2
 import DropTrackWire
 import Foundation
+import Synchronization
 
 #if canImport(ActivityKit)
     import ActivityKit
@@ -141,6 +142,17 @@ public final class APNsClient: Sendable {
     private let clock: any WallClock
     private let logger: Logger
 
+    /// The headers of the last device push with only the usual ones, and what they were built from.
+    private struct PlainHeaders {
+        var authorization: String
+        var topic: String
+        var pushType: String
+        var priority: Int
+        var headers: [HTTPHeader]
+    }
+
+    private let lastPlainHeaders = Mutex<PlainHeaders?>(nil)
+
     /// Creates a client; connections open on first use.
     public init(
         configuration: APNsClientConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger = .disabled
@@ -213,12 +225,9 @@ public final class APNsClient: Sendable {
                     latency: .zero, attempts: number - 1))
             return
         }
-        var headers: [HTTPHeader] = []
-        headers.reserveCapacity(7)
-        headers.append(HTTPHeader("authorization", authorization))
-        for header in push.headers { headers.append(HTTPHeader(header.name, header.value)) }
         let request = HTTP2Request(
-            method: "POST", path: push.path, headers: headers, body: push.payload, neverIndexPath: true)
+            method: "POST", path: push.path, headers: requestHeaders(push, authorization: authorization),
+            body: push.payload, neverIndexPath: true)
         let connection: HTTP2Client
         if case .channel = push.destination { connection = broadcastConnection } else { connection = pushConnection }
         let hostEnvironment = configuration.endpoint.environment
@@ -228,7 +237,7 @@ public final class APNsClient: Sendable {
                 let result = APNsResult(
                     status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body,
                     tokenEnvironment: push.tokenEnvironment, hostEnvironment: hostEnvironment,
-                    topicHadSuffix: push.topic.hasSuffix(APNsLimits.liveActivityTopicSuffix))
+                    topicHadSuffix: push.hasLiveActivityTopic)
                 if result.reason == .expiredProviderToken, number == 1,
                     configuration.providerToken.refreshAfterExpired(rejected: token)
                 {
@@ -241,6 +250,31 @@ public final class APNsClient: Sendable {
                 completion(APNsSendResult(outcome: .transportFailure(error), latency: .now - started, attempts: number))
             }
         }
+    }
+
+    /// A push's request headers. A device push with only the usual ones (topic, push type, priority)
+    /// takes the array the last such push built when they and the provider token match: a fan-out
+    /// sends thousands alike, and each built its own.
+    private func requestHeaders(_ push: APNsPush, authorization: String) -> [HTTPHeader] {
+        var plain = push.expiration == nil && push.apnsID == nil && push.collapseID == nil
+        if case .channel = push.destination { plain = false }
+        if plain, let last = lastPlainHeaders.withLock({ $0 }), last.authorization == authorization,
+            last.topic == push.topic, last.pushType == push.pushType, last.priority == push.priority
+        {
+            return last.headers
+        }
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(7)
+        headers.append(HTTPHeader("authorization", authorization))
+        for header in push.headers { headers.append(HTTPHeader(header.name, header.value)) }
+        if plain {
+            lastPlainHeaders.withLock {
+                $0 = PlainHeaders(
+                    authorization: authorization, topic: push.topic, pushType: push.pushType, priority: push.priority,
+                    headers: headers)
+            }
+        }
+        return headers
     }
 
     /// Sends a built push and waits for the outcome.

@@ -140,6 +140,14 @@ public struct APNsPush: Sendable {
         }
     }
 
+    /// Whether `apns-topic` ends in `.push-type.liveactivity`. Compared as bytes: `String.hasSuffix`
+    /// compares canonically equivalent characters, which costs a per-push share a fan-out feels.
+    public var hasLiveActivityTopic: Bool {
+        let suffix = APNsLimits.liveActivityTopicSuffix.utf8
+        let topic = topic.utf8
+        return topic.count >= suffix.count && topic.suffix(suffix.count).elementsEqual(suffix)
+    }
+
     /// Headers other than `authorization`, in the order they are sent.
     public var headers: [(name: String, value: String)] {
         // Labelled like the result: an unlabelled array would be converted element by element on return.
@@ -175,9 +183,7 @@ public struct APNsPush: Sendable {
                         "the device token must be a non-empty, even-length hex string (Live Activity tokens vary in length; 160 hex digits have been seen)"
                     ))
             }
-            if !topic.hasSuffix(APNsLimits.liveActivityTopicSuffix)
-                || topic.utf8.count <= APNsLimits.liveActivityTopicSuffix.utf8.count
-            {
+            if !hasLiveActivityTopic || topic.utf8.count <= APNsLimits.liveActivityTopicSuffix.utf8.count {
                 errors.append(
                     APNsRequestError(
                         .badTopic, field: "apns-topic",
@@ -271,7 +277,7 @@ public struct APNsPush: Sendable {
 
 extension UInt8 {
     var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+        // 0-9, or a-f in either case (setting bit 5 makes A-F a-f); wrapping subtraction keeps it to two compares.
+        self &- UInt8(ascii: "0") < 10 || (self | 0x20) &- UInt8(ascii: "a") < 6
     }
 }

@@ -61,6 +61,48 @@ struct APNsEndToEndTests {
         #expect(client.connectionsOpened == 1)
     }
 
+    @Test("each push carries its own headers, whether they match the previous push's or not")
+    func headersPerPush() async throws {
+        let harness = try APNsHarness()
+        defer { harness.stop() }
+        let client = try harness.client()
+        defer { client.shutdown() }
+        let token = APNsHarness.randomToken()
+        let payload = try LiveActivityPayload(
+            event: .update, timestamp: Int64(at.timeIntervalSince1970),
+            contentState: DeliveryStep.placed.contentState(courierName: "Sam", riderReassigned: false, at: at)
+        ).encoded()
+        // The client reuses the header array of a plain push for the next plain push alike: the ones that
+        // differ (priority, expiration, collapse id, apns-id) must each arrive as sent, in any order.
+        let pushes = [
+            APNsPush(deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 5),
+            APNsPush(deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 5),
+            APNsPush(deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 10),
+            APNsPush(deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 5, expiration: 0),
+            APNsPush(
+                deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 5, collapseID: "c1"),
+            APNsPush(
+                deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 10,
+                apnsID: "123e4567-e89b-12d3-a456-426614174000"),
+            APNsPush(deviceToken: token, bundleID: APNsHarness.bundleID, payload: payload, priority: 10),
+        ]
+        for push in pushes {
+            let result = await client.send(push)
+            #expect(result.isSuccess, "\(result.explanation)")
+        }
+        let records = harness.emulator.records(forToken: token)
+        try #require(records.count == pushes.count)
+        for (push, record) in zip(pushes, records) {
+            #expect(record.headers["apns-priority"] == String(push.priority))
+            #expect(record.headers["apns-expiration"] == push.expiration.map(String.init))
+            #expect(record.headers["apns-collapse-id"] == push.collapseID)
+            #expect(record.headers["apns-topic"] == push.topic)
+            #expect(record.headers["authorization"] != nil)
+        }
+        #expect(records[5].apnsID == "123e4567-e89b-12d3-a456-426614174000")
+        #expect(records[6].apnsID != records[5].apnsID)
+    }
+
     @Test("accepted pushes that the phone would drop carry lint findings")
     func lintFindings() async throws {
         let harness = try APNsHarness()

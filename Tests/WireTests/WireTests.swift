@@ -102,6 +102,27 @@ struct PushValidationTests {
         }
     }
 
+    @Test("every byte value: exactly 0-9, a-f and A-F make a hex token")
+    func hexDigits() {
+        let hex = Set("0123456789abcdefABCDEF".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let token = String(decoding: [byte, byte], as: UTF8.self)
+            #expect(APNsPush.isHexToken(token) == hex.contains(byte), "byte \(byte)")
+        }
+    }
+
+    @Test("the Live Activity topic suffix is compared byte for byte")
+    func topicSuffix() {
+        var push = APNsPush(deviceToken: "ab", bundleID: "com.example", payload: [1])
+        #expect(push.hasLiveActivityTopic)
+        for topic in ["com.example", "push-type.liveactivity", "com.example.push-type.liveactivitY", ""] {
+            push.topic = topic
+            #expect(!push.hasLiveActivityTopic, "\(topic)")
+        }
+        push.topic = ".push-type.liveactivity"
+        #expect(push.hasLiveActivityTopic)
+    }
+
     @Test("topic suffix, priority, collapse id and apns-id")
     func headers() {
         var push = APNsPush(deviceToken: "ab", bundleID: "com.example", payload: [1])
