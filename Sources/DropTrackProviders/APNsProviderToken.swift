@@ -99,7 +99,7 @@ public final class APNsProviderToken: Sendable {
             with: key)
     }
 
-    // Written by hand: JSONSerialization with `.sortedKeys` loads ICU's collation data (several MiB
+    // Written by hand: JSONSerialization with `.sortedKeys` loads ICU's data (several MiB
     // resident) at the first push. The bytes are those it wrote: keys in sorted order, no spaces.
 
     /// The JWT header, `{"alg":"ES256","kid":"<key id>"}`.
