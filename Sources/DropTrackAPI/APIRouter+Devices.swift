@@ -137,6 +137,17 @@ extension APIRouter {
                 guard owned else {
                     throw .notFound("no activity '\(activityId)'; start it first", field: "activityId")
                 }
+                if let deviceId = object["deviceId"]?.stringValue {
+                    let mine = try domain { () throws(ActivityError) in
+                        try registry.device(app: app, id: deviceId, mayRegisterFor: activityId, user: user)
+                    }
+                    guard mine else {
+                        throw APIError(
+                            403, "other_device",
+                            "'deviceId' names a device that holds no push-to-start or FCM token of this credential's user, and activity '\(activityId)' is shared: a member registers its own devices' tokens only; send this device's id, after registering its push-to-start or FCM token with the credential",
+                            field: "deviceId")
+                    }
+                }
             }
             var scoped = request
             scoped.body = JSONValue.object(object).serialized()

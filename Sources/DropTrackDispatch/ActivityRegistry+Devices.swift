@@ -159,6 +159,19 @@ extension ActivityRegistry {
         try transact { tx in try self.visible(tx.activity(app: appID, id: activityId), to: user, tx: tx) }
     }
 
+    /// Whether this user may register a token of `deviceId` for the activity: any device for its own
+    /// activity, its own devices only for a shared one. A registration supersedes the device's other
+    /// tokens for the activity (a channel subscription its update tokens, an update token the one it
+    /// replaces), so a member naming another member's device would invalidate that member's tokens.
+    public func device(
+        app appID: String, id deviceId: String, mayRegisterFor activityId: String, user: String
+    ) throws(ActivityError) -> Bool {
+        try transact { tx in
+            guard let activity = try tx.activity(app: appID, id: activityId), activity.isShared else { return true }
+            return try self.deviceOwned(deviceId, by: user, app: appID, tx: tx)
+        }
+    }
+
     /// Whether the token is this user's: its own `userId`, or the user (or a member) of the activity it updates.
     public func token(app appID: String, fingerprint: Fingerprint, belongsTo user: String) throws(ActivityError) -> Bool
     {

@@ -33,12 +33,14 @@ extension Dispatcher {
                 var timeline: [TimelineEntry] = []
                 var touched: [String: (app: String, id: String, updatedAt: Date)] = [:]
                 var delivered: [Int64: [Int64]] = [:]
+                var deadTokens = DeadTokens()
                 for (index, completion) in batch.enumerated() {
                     let work = completion.work
                     if work.rangeBatch != nil {
                         // A range send: nothing per token unless it failed.
                         guard
-                            let line = try settleRangeSend(tx, completion, retryAt: reaches[index].retryAt, now: now)
+                            let line = try settleRangeSend(
+                                tx, completion, retryAt: reaches[index].retryAt, now: now, deadTokens: &deadTokens)
                         else { continue }
                         timeline.append(line)
                         if listening.contains(line.app) {
@@ -75,7 +77,7 @@ extension Dispatcher {
                             )
                         case .deleteToken:
                             // A channel is no token: there is nothing to invalidate, only the row to drop.
-                            try invalidateDeadToken(tx, work: work, result: result, now: now)
+                            try invalidateDeadToken(tx, work: work, result: result, now: now, into: &deadTokens)
                             try tx.deleteOutbox(id: entry.id, owner: owner)
                             note = "token invalidated"
                         case .rejectRequest:
@@ -108,6 +110,7 @@ extension Dispatcher {
                         published.append((entry.app, .object(payload)))
                     }
                 }
+                try invalidate(deadTokens, tx, now: now)
                 for (sentVersion, ids) in delivered {
                     try tx.completeOutbox(ids: ids, sentVersion: sentVersion, owner: owner, now: now)
                 }

@@ -14,12 +14,17 @@ extension Dispatcher {
         return Self.seconds(result.latency)
     }
 
-    /// The provider declared the send's token dead: invalidates it with the provider's reason, tells the
-    /// app's webhooks and counts it. A broadcast channel is no token, so there is nothing to invalidate.
-    func invalidateDeadToken(_ tx: any StoreTransaction, work: Work, result: SendResult, now: Date) throws {
+    /// The provider declared the send's token dead: notes it in `deadTokens` (the flush invalidates them
+    /// all at its transaction's end, `invalidate(_:_:now:)`), tells the app's webhooks and counts it. A
+    /// broadcast channel is no token, so there is nothing to invalidate.
+    func invalidateDeadToken(
+        _ tx: any StoreTransaction, work: Work, result: SendResult, now: Date, into deadTokens: inout DeadTokens
+    ) throws {
         let entry = work.entry
         guard let fingerprint = entry.destination.tokenFingerprint else { return }
-        try tx.invalidateTokens(app: entry.app, fingerprints: [fingerprint], reason: .provider(result.reason), at: now)
+        deadTokens.add(
+            app: entry.app, activityId: entry.activityId, fingerprint: fingerprint,
+            reason: .provider(result.reason))
         try webhooks.record(
             tx, app: entry.app, activityId: entry.activityId, event: .tokenInvalidated,
             data: [
@@ -27,6 +32,48 @@ extension Dispatcher {
                 "by": .string(work.provider.rawValue),
             ], at: now)
         metrics.increment("droptrack_tokens_invalidated_total", ["reason": result.reason])
+    }
+
+    /// Invalidates a flush's dead tokens, in `DeadTokens`' order.
+    func invalidate(_ deadTokens: DeadTokens, _ tx: any StoreTransaction, now: Date) throws {
+        try deadTokens.apply { token in
+            try tx.invalidateTokens(app: token.app, fingerprints: [token.fingerprint], reason: token.reason, at: now)
+        }
+    }
+}
+
+/// The dead tokens of one flush, invalidated together in one order: app, activity id, fingerprint.
+/// Invalidating a token updates its activity's row in `activity_token_counts` (schema 12 triggers),
+/// which stays locked until the flush commits. Taken in the order sends finished, two replicas
+/// flushing dead tokens of the same activities could lock those rows in opposite orders and deadlock;
+/// in one order they queue instead.
+struct DeadTokens {
+    struct Token: Equatable {
+        var app: String
+        var activityId: String
+        var fingerprint: Fingerprint
+        var reason: InvalidationReason
+    }
+
+    private var tokens: [Token] = []
+
+    mutating func add(app: String, activityId: String, fingerprint: Fingerprint, reason: InvalidationReason) {
+        tokens.append(Token(app: app, activityId: activityId, fingerprint: fingerprint, reason: reason))
+    }
+
+    /// The tokens in the order they are invalidated, each once (the first reason it was given).
+    var ordered: [Token] {
+        var seen = Set<String>()
+        return
+            tokens
+            .filter { seen.insert($0.app + "\u{1F}" + $0.fingerprint.value).inserted }
+            .sorted {
+                ($0.app, $0.activityId, $0.fingerprint.value) < ($1.app, $1.activityId, $1.fingerprint.value)
+            }
+    }
+
+    func apply(_ invalidate: (Token) throws -> Void) rethrows {
+        for token in ordered { try invalidate(token) }
     }
 }
 

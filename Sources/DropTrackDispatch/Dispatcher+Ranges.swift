@@ -260,7 +260,8 @@ extension Dispatcher {
     /// any other failure becomes a per-token outbox row, which the outbox's retry, backoff and dead-letter
     /// rules take from there. Returns the timeline entry for a failure, nil for a success.
     func settleRangeSend(
-        _ tx: any StoreTransaction, _ completion: Completion, retryAt: Date?, now: Date
+        _ tx: any StoreTransaction, _ completion: Completion, retryAt: Date?, now: Date,
+        deadTokens: inout DeadTokens
     ) throws -> TimelineEntry? {
         let work = completion.work
         let result = completion.result
@@ -273,7 +274,7 @@ extension Dispatcher {
         case .none:
             return nil
         case .deleteToken:
-            try invalidateDeadToken(tx, work: work, result: result, now: now)
+            try invalidateDeadToken(tx, work: work, result: result, now: now, into: &deadTokens)
             remedy = TimelineRemedy(result.remedy)
             note = "token invalidated"
         default:

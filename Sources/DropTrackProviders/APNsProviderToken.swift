@@ -93,11 +93,45 @@ public final class APNsProviderToken: Sendable {
 
     private func mint(at time: Date) throws -> String {
         mints.add(1, ordering: .relaxed)
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: [.sortedKeys])
-        let claims = try JSONSerialization.data(
-            withJSONObject: ["iss": teamID, "iat": Int64(time.timeIntervalSince1970.rounded(.down))],
-            options: [.sortedKeys])
-        return try JWS.sign(header: header, claims: claims, with: key)
+        return try JWS.sign(
+            header: Data(Self.headerJSON(keyID: keyID)),
+            claims: Data(Self.claimsJSON(teamID: teamID, issuedAt: Int64(time.timeIntervalSince1970.rounded(.down)))),
+            with: key)
+    }
+
+    // Written by hand: JSONSerialization with `.sortedKeys` loads ICU's data (several MiB
+    // resident) at the first push. The bytes are those it wrote: keys in sorted order, no spaces.
+
+    /// The JWT header, `{"alg":"ES256","kid":"<key id>"}`.
+    static func headerJSON(keyID: String) -> [UInt8] {
+        Array(#"{"alg":"ES256","kid":"#.utf8) + jsonString(keyID) + [UInt8(ascii: "}")]
+    }
+
+    /// The JWT claims, `{"iat":<seconds>,"iss":"<team id>"}`.
+    static func claimsJSON(teamID: String, issuedAt: Int64) -> [UInt8] {
+        Array(#"{"iat":\#(issuedAt),"iss":"#.utf8) + jsonString(teamID) + [UInt8(ascii: "}")]
+    }
+
+    /// `text` as a JSON string, escaped as JSONSerialization escapes it. The ids are letters and digits
+    /// (the initializer checks), so this only guards against a check loosened later.
+    static func jsonString(_ text: String) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out += [UInt8(ascii: "\\"), byte]
+            case 0x08: out += Array(#"\b"#.utf8)
+            case 0x09: out += Array(#"\t"#.utf8)
+            case 0x0A: out += Array(#"\n"#.utf8)
+            case 0x0C: out += Array(#"\f"#.utf8)
+            case 0x0D: out += Array(#"\r"#.utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        return out
     }
 }
 

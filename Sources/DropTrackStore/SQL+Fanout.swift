@@ -103,7 +103,49 @@ extension SQLTransaction {
             RETURNING \(Self.fanoutColumnList)
             """,
             [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))])
-        return try rows.map(Self.fanoutJob).sorted { ($0.activityId, $0.range) < ($1.activityId, $1.range) }
+        var jobs: [FanoutJob] = []
+        jobs.reserveCapacity(rows.count)
+        for row in rows {
+            do {
+                jobs.append(try Self.fanoutJob(row))
+            } catch {
+                // As the outbox's claim does: one unreadable range must not stop every fan-out of the app.
+                // It goes to the dead letters with the error, and the rest of the claim goes on.
+                let failure: StoreError = error
+                guard failure.code == .corruptRow, try quarantineFanout(row, error: failure.message) else {
+                    throw failure
+                }
+            }
+        }
+        return jobs.sorted { ($0.activityId, $0.range) < ($1.activityId, $1.range) }
+    }
+
+    /// Moves a range row that cannot be read into the dead letters, as far as its values allow, and
+    /// deletes it; false when its key finds no row (a NULL in it), so the error stands. A range row has
+    /// no id: its dead letter takes the next negative one, which no outbox row's (positive) id reaches.
+    /// Its destination is `range:<hex digit>` as in the timeline, `range:<number>` for a number outside
+    /// 0…15, or `range:?` for a value that is no number (never repeated: it could be anything).
+    private func quarantineFanout(_ row: SQLRow, error: String) throws -> Bool {
+        // The key as stored, so even a key that does not read as a record still finds its row.
+        let key = Array(row.values[0...2])
+        guard !key.contains(.null) else { return false }
+        let destination =
+            switch row.int(2) {
+            case .some(let range) where (0..<Int64(FanoutJob.rangeCount)).contains(range):
+                TimelineDestination.range(Int(range)).stored
+            case .some(let number): "range:\(number)"
+            case .none: "range:?"
+            }
+        let moved = try fanoutExecute(
+            """
+            INSERT INTO dead_letters (id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, last_error)
+            SELECT (SELECT COALESCE(MIN(id), 0) FROM dead_letters WHERE id < 0) - 1, app, activity_id, ?,
+              COALESCE(requested_version, 0), COALESCE(first_queued_at, 0), 0, ?
+            FROM fanout_jobs WHERE \(Self.rangeKey)
+            """, [.text(destination), .text(error)] + key)
+        guard moved > 0 else { return false }
+        try fanoutExecute("DELETE FROM fanout_jobs WHERE \(Self.rangeKey)", key)
+        return true
     }
 
     func fanoutTokens(app: String, activityId: String, range: Int, after cursor: Fingerprint?, limit: Int) throws

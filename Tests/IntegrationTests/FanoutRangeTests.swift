@@ -134,4 +134,50 @@ struct FanoutRangeTests {
         let note = try #require(passes.first { $0.destination.stored == "range:" + digit }?.note)
         #expect(note.hasPrefix("range:\(digit) sent \(inRange.count - 2) "), "\(note)")
     }
+
+    @Test(
+        "a range row that cannot be read goes to the dead letters; another activity's fan-out of the app still goes out",
+        arguments: [StoreEngine.sqlite] + (PostgresTestServer.enabled ? [.postgres] : []))
+    func corruptRangeSetAside(engine: StoreEngine) throws {
+        // A store of our own, so its rows can be changed behind its back as a hand edit would.
+        let (store, corrupt): (any DeliveryStore, (String) throws -> Void)
+        if engine == .postgres {
+            let url = try PostgresTestServer.freshSchema().url
+            (store, corrupt) = (try PostgresStore(url: url), { _ = try PostgresTestServer.psql(url, $0) })
+        } else {
+            let path = makeTemporaryDirectory("corrupt-range") + "/droptrack.sqlite"
+            (store, corrupt) = (try SQLiteStore(path: path), { try Self.sqlite3(path, $0) })
+        }
+        let server = try ServerHarness(engine: engine, store: store) { $0.fanoutRangeMinimum = 0 }
+        defer { server.stop() }
+        try orders.startOrder(server, id: "o-bad")
+        try orders.startOrder(server, id: "o-good")
+        let tokens = try registerUpdateTokens(server, activity: "o-good", count: 12)
+        try server.drain()
+        // Due since 1970, so it leads every claim of app1.
+        try corrupt(
+            """
+            INSERT INTO fanout_jobs (app, activity_id, range_index, requested_version, pass_version, cursor_fingerprint,
+              first_queued_at, available_at) VALUES ('app1', 'o-bad', 7, 1, 1, 'NOT-A-FINGERPRINT', 0, 0)
+            """)
+        _ = try server.registry.applyEvent(
+            app: "app1", activityId: "o-good",
+            body: server.json(#"{"type":"delivery.step","data":{"step":"confirmed"}}"#))
+        let drained = (try? server.drain(timeout: .seconds(5))) != nil
+        #expect(drained, "a corrupt row used to fail every claim of the app")
+        let activity = try #require(try server.store.transaction { try $0.activity(app: "app1", id: "o-good") })
+        for token in tokens {
+            #expect(server.apns.emulator.latestAccepted(forToken: token)?.timestamp == activity.timestamp)
+        }
+        #expect(try server.store.transaction { try $0.outboxStats() }.deadLetters == 1)
+    }
+
+    static func sqlite3(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-cmd", ".timeout 5000", "-bail", path, sql]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "sqlite3 \(path): \(sql)")
+    }
 }
