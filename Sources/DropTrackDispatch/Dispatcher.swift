@@ -240,13 +240,16 @@ public final class Dispatcher: Service {
             if rangeRoom > 0 { sends += prepareRanges(app: app, limit: rangeRoom, now: now) }
             claimed += sends.count
             left -= sends.count
+            // Counted in flight together, before any can finish: one lock for the claim, not one per send
+            // against the connection threads' completions.
+            state.withLock { $0.inFlight += sends.count }
             for send in sends { launch(send, app: app) }
         }
         return claimed
     }
 
+    /// Sends one prepared push; the caller has counted it in flight.
     private func launch(_ send: Prepared, app: String) {
-        state.withLock { $0.inFlight += 1 }
         // The completion keeps only the work: the push (its payload and headers) can go once it is written.
         let work = send.work
         let done: @Sendable (SendResult) -> Void = { [self] result in
