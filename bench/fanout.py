@@ -15,7 +15,9 @@ would.
 
 Usage: bench/fanout.py PATH/TO/droptrack [N]
 PostgreSQL comes from DROPTRACK_TEST_POSTGRES_URL, or scripts/postgres.sh is run to start one;
-with DROPTRACK_FANOUT_SQLITE_ONLY=1 only the SQLite set-up runs.
+with DROPTRACK_FANOUT_SQLITE_ONLY=1 only the SQLite set-up runs. DROPTRACK_MAX_IN_FLIGHT, when set,
+is passed to every replica: with few sends in flight a replica waits on round trips rather than on
+the cores, which shows whether a second replica adds what a first leaves idle.
 """
 import json
 import os
@@ -149,6 +151,8 @@ def postgres_url():
 
 
 server_env = {"DROPTRACK_LOG_LEVEL": "warning"}
+if os.environ.get("DROPTRACK_MAX_IN_FLIGHT"):
+    server_env["DROPTRACK_MAX_IN_FLIGHT"] = os.environ["DROPTRACK_MAX_IN_FLIGHT"]
 results = []
 with Stack(DROPTRACK, server_env=server_env) as stack:
     imported = prepare(stack)
@@ -172,7 +176,9 @@ if os.environ.get("DROPTRACK_FANOUT_SQLITE_ONLY") != "1":
         drop_database(admin, database)
 
 base = results[0][2]["rate"]
-print(f"fan-out of one event to {N} update tokens, APNs emulator over HTTP/2 + TLS")
+print(f"fan-out of one event to {N} update tokens, APNs emulator over HTTP/2 + TLS"
+      + (f", maxInFlight {server_env['DROPTRACK_MAX_IN_FLIGHT']} per replica"
+         if "DROPTRACK_MAX_IN_FLIGHT" in server_env else ""))
 print(f"{'set-up':<24}{'import s':>10}{'accept s':>10}{'fan-out s':>11}{'pushes/s':>10}{'× SQLite':>10}"
       f"{'CPU s':>8}{'emu CPU s':>10}{'RSS MiB':>9}{'box busy':>10}")
 for label, imported, figures in results:

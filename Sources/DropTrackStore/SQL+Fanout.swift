@@ -103,20 +103,7 @@ extension SQLTransaction {
             RETURNING \(Self.fanoutColumnList)
             """,
             [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))])
-        var jobs: [FanoutJob] = []
-        jobs.reserveCapacity(rows.count)
-        for row in rows {
-            do {
-                jobs.append(try Self.fanoutJob(row))
-            } catch {
-                // As the outbox's claim does: one unreadable range must not stop every fan-out of the app.
-                // It goes to the dead letters with the error, and the rest of the claim goes on.
-                let failure: StoreError = error
-                guard failure.code == .corruptRow, try quarantineFanout(row, error: failure.message) else {
-                    throw failure
-                }
-            }
-        }
+        let jobs = try Self.readClaimed(rows, Self.fanoutJob, setAside: quarantineFanout)
         return jobs.sorted { ($0.activityId, $0.range) < ($1.activityId, $1.range) }
     }
 

@@ -60,20 +60,31 @@ extension SQLTransaction {
             RETURNING \(Self.outboxColumnList)
             """,
             [.text(owner), SQLValue(until), SQLValue(until), .text(app), SQLValue(now), .int(Int64(limit))])
-        var entries: [OutboxEntry] = []
-        entries.reserveCapacity(rows.count)
-        for row in rows {
-            do {
-                entries.append(try Self.outbox(row))
-            } catch {
-                // One unreadable row must not stop the app's every send: it goes to the dead letters with the
-                // error, where an operator finds it, and the rest of the claim goes on.
-                let failure: StoreError = error
-                guard failure.code == .corruptRow, let id = row.int(0) else { throw failure }
-                try quarantineOutbox(id: id, error: failure.message)
-            }
+        let entries = try Self.readClaimed(rows, Self.outbox) { row, error in
+            guard let id = row.int(0) else { return false }
+            try quarantineOutbox(id: id, error: error)
+            return true
         }
         return entries.sorted { $0.id < $1.id }
+    }
+
+    /// Reads claimed rows; one that cannot be read is handed to `setAside` (which moves it to the dead
+    /// letters and returns true) and the rest go on: one unreadable row must not stop every send of its
+    /// app. The error stands when `setAside` cannot find the row.
+    static func readClaimed<Record>(
+        _ rows: [SQLRow], _ read: (SQLRow) throws(StoreError) -> Record,
+        setAside: (SQLRow, _ error: String) throws -> Bool
+    ) throws -> [Record] {
+        var records: [Record] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            do {
+                records.append(try read(row))
+            } catch {
+                guard error.code == .corruptRow, try setAside(row, error.message) else { throw error }
+            }
+        }
+        return records
     }
 
     /// Moves an outbox row that cannot be read into the dead letters, as far as its values allow.
