@@ -143,10 +143,14 @@ public struct APNsPush: Sendable {
     /// Whether `apns-topic` ends in `.push-type.liveactivity`. Compared as bytes: `String.hasSuffix`
     /// compares canonically equivalent characters, which costs a per-push share a fan-out feels.
     public var hasLiveActivityTopic: Bool {
-        let suffix = APNsLimits.liveActivityTopicSuffix.utf8
-        let topic = topic.utf8
-        return topic.count >= suffix.count && topic.suffix(suffix.count).elementsEqual(suffix)
+        var topic = topic
+        return topic.withUTF8 { bytes in
+            bytes.count >= Self.liveActivitySuffixBytes.count
+                && bytes.suffix(Self.liveActivitySuffixBytes.count).elementsEqual(Self.liveActivitySuffixBytes)
+        }
     }
+
+    private static let liveActivitySuffixBytes = Array(APNsLimits.liveActivityTopicSuffix.utf8)
 
     /// Headers other than `authorization`, in the order they are sent.
     public var headers: [(name: String, value: String)] {
