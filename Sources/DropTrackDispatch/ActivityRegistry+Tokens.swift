@@ -266,6 +266,8 @@ extension ActivityRegistry {
             }
             progress(slice.count)
         }
+        // The event that follows an import would otherwise be planned from the table as it was before it.
+        if created > 0 { try transact { tx in try tx.refreshTokenStatistics() } }
         return created
     }
 

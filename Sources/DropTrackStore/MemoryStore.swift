@@ -161,6 +161,8 @@ final class MemoryTransaction: StoreTransaction {
         fingerprints.compactMap { data.tokens[Self.key(app, $0.value)] }
     }
 
+    func refreshTokenStatistics() throws {}
+
     func invalidateTokens(app: String, fingerprints: [Fingerprint], reason: InvalidationReason, at: Date) throws {
         for fingerprint in fingerprints {
             let key = Self.key(app, fingerprint.value)
