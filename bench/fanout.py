@@ -76,8 +76,15 @@ def prepare(stack):
                                  "token": secrets.token_hex(32), "environment": "sandbox"} for index in range(N)])
 
 
+def sends(stack, name):
+    """`droptrack_sends_total` of one replica, every provider and outcome."""
+    text = stack.api("GET", "/metrics", server=name)[1]
+    return sum(float(value) for value in re.findall(r"^droptrack_sends_total(?:\{[^}]*\})? (\S+)$", text, re.M))
+
+
 def fanout(stack, step, replicas):
     """Posts one event and waits until every send has an outcome; returns the figures."""
+    sent_before = [sends(stack, name) for name in replicas]
     before = stack.accepted_pushes()
     pids = [stack.processes[name].pid for name in replicas]
     cpu = [cpu_seconds(pid) for pid in pids]
@@ -105,7 +112,8 @@ def fanout(stack, step, replicas):
     return {"accept": accept_seconds, "seconds": seconds, "rate": N / seconds, "busy": busy / max(total, 1),
             "cpu": sum(cpu_seconds(pid) - was for pid, was in zip(pids, cpu)),
             "emulator_cpu": cpu_seconds(emulator) - emulator_cpu,
-            "rss": max(peak_rss_mib(pid) for pid in pids)}
+            "rss": max(peak_rss_mib(pid) for pid in pids),
+            "shares": [sends(stack, name) - was for name, was in zip(replicas, sent_before)]}
 
 
 def h2load_rate(stack):
@@ -185,6 +193,9 @@ for label, imported, figures in results:
     print(f"{label:<24}{(f'{imported:.1f}' if imported else '-'):>10}{figures['accept']:>10.2f}"
           f"{figures['seconds']:>11.2f}{figures['rate']:>10.0f}{figures['rate'] / base:>10.2f}"
           f"{figures['cpu']:>8.2f}{figures['emulator_cpu']:>10.2f}{figures['rss']:>9.0f}{figures['busy']:>10.0%}")
+for label, _, figures in results:
+    if len(figures["shares"]) > 1:
+        print(f"{label}: pushes sent by each replica {[int(share) for share in figures['shares']]}")
 # A second replica can only add what the first left idle: "box busy" near 100% means every core was already
 # working (on the server, the database, the emulator), and two replicas cannot go faster than one here.
 print(f"cores={os.cpu_count()} (box busy: all cores together, during the fan-out)")
