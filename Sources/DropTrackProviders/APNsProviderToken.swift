@@ -60,8 +60,12 @@ public final class APNsProviderToken: Sendable {
 
     /// The token and its `authorization` value (`bearer <token>`), built once per token.
     public func currentWithHeader() throws -> (token: String, header: String) {
-        let now = clock.now()
-        return try state.withLock { state in
+        try state.withLock { state in
+            // The clock is read under the lock: read before it, a caller that waited for another's new
+            // token held an instant older than that token, took it for one from the future and made a
+            // second, and APNs answers two tokens on one connection within 20 minutes with 429
+            // TooManyProviderTokenUpdates (400 sends at start-up saw it).
+            let now = clock.now()
             if let existing = state, now.timeIntervalSince(existing.issuedAt) < refreshInterval,
                 now >= existing.issuedAt
             {
@@ -79,8 +83,8 @@ public final class APNsProviderToken: Sendable {
     ///
     /// - Returns: true when a new token was made (so sending again is worthwhile).
     public func refreshAfterExpired(rejected: String) -> Bool {
-        let now = clock.now()
-        return state.withLock { state in
+        state.withLock { state in
+            let now = clock.now()
             guard let existing = state else { return false }
             if existing.token != rejected { return true }  // someone already refreshed
             guard now.timeIntervalSince(existing.issuedAt) >= APNsProviderToken.minimumLifetime,

@@ -4,6 +4,7 @@ import DropTrackProviders
 import DropTrackSHA256
 import DropTrackTesting
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Keys, signatures and JWTs")
@@ -75,6 +76,25 @@ struct CryptoTests {
         #expect(tokens.tokensMinted == 3)
     }
 
+    @Test("two callers at start-up get one token: the one that waited does not take the other's as from the future")
+    func providerTokenRace() throws {
+        // The first caller reads the clock (an instant before the second's) and is held there; the second
+        // makes the token meanwhile. Read outside the lock, the first's instant predated that token and it
+        // made a second one: APNs answers two on one connection with TooManyProviderTokenUpdates.
+        let clock = HeldFirstReadClock(base: Date(timeIntervalSince1970: 1_796_000_000))
+        let tokens = try APNsProviderToken(key: try PrivateKey.generate(.es256), keyID: "K", teamID: "T", clock: clock)
+        let first = onThread { try tokens.current() }
+        #expect(clock.firstReadStarted.wait(timeout: .seconds(5)) != nil)
+        // With the clock read under the lock, this caller waits for the first: give it a moment, then let go.
+        let second = onThread { try tokens.current() }
+        _ = second.wait(timeout: .milliseconds(300))
+        clock.releaseFirstRead.resolve(())
+        let tokenOfFirst = try #require(first.wait(timeout: .seconds(5))).get()
+        let tokenOfSecond = try #require(second.wait(timeout: .seconds(5))).get()
+        #expect(Fingerprint(of: tokenOfFirst) == Fingerprint(of: tokenOfSecond), "one token for both callers")
+        #expect(tokens.tokensMinted == 1)
+    }
+
     @Test("refresh intervals outside 20–59 minutes are clamped")
     func clamp() throws {
         let key = try PrivateKey.generate(.es256)
@@ -126,5 +146,30 @@ struct CryptoTests {
         #expect(key.pkcs8PEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         let signature = try reread.sign([9])
         #expect(key.publicKey.verify(signature: signature, for: [9]))
+    }
+}
+
+/// Runs `body` on a thread of its own; the latch holds what it returned or threw.
+private func onThread(_ body: @escaping @Sendable () throws -> String) -> Latch<Result<String, any Error>> {
+    let done = Latch<Result<String, any Error>>()
+    Thread { done.resolve(Result { try body() }) }.start()
+    return done
+}
+
+/// A clock whose first reading waits until the test lets it go and returns an earlier instant than
+/// every later reading, as a thread descheduled between reading the clock and taking a lock would.
+private final class HeldFirstReadClock: WallClock {
+    let firstReadStarted = Latch<Void>()
+    let releaseFirstRead = Latch<Void>()
+    private let base: Date
+    private let reads = Atomic<Int>(0)
+
+    init(base: Date) { self.base = base }
+
+    func now() -> Date {
+        guard reads.add(1, ordering: .relaxed).oldValue == 0 else { return base + 0.001 }
+        firstReadStarted.resolve(())
+        _ = releaseFirstRead.wait(timeout: .seconds(5))
+        return base
     }
 }
