@@ -45,6 +45,10 @@ struct MemberDeviceTests {
             #"{"activityId":"order-9","deviceId":"dB","token":"\#(APNsHarness.randomToken())","environment":"sandbox"}"#,
             key: memberA)
         #expect(update.status == 403 && update.errorCode == "other_device", "\(update.text)")
+        // The refusal names the field and the fix, and never echoes the token.
+        #expect(update.errorField == "deviceId", "\(update.text)")
+        #expect(
+            update.body["error"]?["message"]?.stringValue?.contains("send this device's id") == true, "\(update.text)")
         let afterUpdate = try stateB()
         #expect(afterUpdate?.isValid == true, "\(String(describing: afterUpdate?.invalidReason))")
         let subscription = try server.call(
