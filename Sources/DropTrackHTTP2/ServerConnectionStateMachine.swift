@@ -38,6 +38,8 @@ struct ServerConnectionStateMachine {
         case handled
         /// A response was queued; a second one would be a protocol error.
         case answered
+        /// Reset with REFUSED_STREAM: the client sends it again elsewhere, so it is never answered.
+        case refused
     }
 
     private enum Phase: Equatable {
@@ -46,6 +48,10 @@ struct ServerConnectionStateMachine {
 
     private var phase = Phase.awaitingSession
     private(set) var streams: [Int32: StreamPhase] = [:]
+    /// The last stream id the GOAWAY named: requests on streams up to it are still processed.
+    private var goAwayLastStreamID: Int32? = nil
+    /// The highest stream whose request went to the handler and has since closed.
+    private var highestClosedHandledStreamID: Int32 = 0
     /// Answers the handler asked to delay, in the order they were asked for.
     private var timers: [(at: ContinuousClock.Instant, streamID: Int32, response: HTTP2ServerResponse)] = []
     /// The stream limit last advertised.
@@ -61,8 +67,10 @@ struct ServerConnectionStateMachine {
     /// The loop may close once GOAWAY is out and every stream and delayed answer is done.
     var shouldClose: Bool { phase == .goingAway && streams.isEmpty && timers.isEmpty }
 
-    /// After GOAWAY, closing waits for the peer to close first, so it reads the GOAWAY.
-    var lingersOnClose: Bool { phase == .goingAway }
+    /// After GOAWAY, closing waits for the peer to close first, so it reads the GOAWAY. It stays
+    /// true once the connection has closed: the loop asks after the close, and a socket closed with
+    /// the peer's later requests unread sends RST, which can cost the peer the GOAWAY.
+    var lingersOnClose: Bool { goAwayLastStreamID != nil }
 
     /// When `timersDue` must run next, if any answer is delayed.
     var nextTimerDeadline: ContinuousClock.Instant? { timers.lazy.map(\.at).min() }
@@ -86,9 +94,16 @@ struct ServerConnectionStateMachine {
         streams[streamID] = .receiving
     }
 
-    /// The request on the stream is complete (END_STREAM seen). Before GOAWAY it goes to the handler.
+    /// The request on the stream is complete (END_STREAM seen). It goes to the handler before
+    /// GOAWAY, and after it when the GOAWAY's last stream id covers it: the peer was told that
+    /// stream would be processed, and waits for its answer.
     mutating func requestCompleted(_ streamID: Int32, into actions: inout [Action]) {
-        guard phase == .open, streams[streamID] == .receiving else { return }
+        guard streams[streamID] == .receiving else { return }
+        switch phase {
+        case .open: break
+        case .goingAway: guard let last = goAwayLastStreamID, streamID <= last else { return }
+        case .awaitingSession, .closed: return
+        }
         streams[streamID] = .handled
         actions.append(.callHandler(streamID: streamID))
     }
@@ -108,10 +123,15 @@ struct ServerConnectionStateMachine {
         case .respond(let response): answer(streamID, response, into: &actions)
         case .respondAfter(let delay, let response): timers.append((now + delay, streamID, response))
         case .goAway(let errorCode, let debugData):
+            // This stream and every later one the handler has not seen were never processed: the
+            // client may send them again. Requests complete out of stream order, so the last
+            // stream named is the highest one handled, not the one before this; a second GOAWAY
+            // may only lower it (RFC 9113 §6.8).
+            let last = min(highestHandledStreamID(other: streamID), goAwayLastStreamID ?? .max)
             phase = .goingAway
-            // This stream and every later one were never processed: the client may send them again.
-            let last = max(0, streamID - 2)
-            for id in streams.keys.sorted() where id > last {
+            goAwayLastStreamID = last
+            for id in streams.keys.sorted() where id == streamID || (id > last && streams[id] == .receiving) {
+                streams[id] = .refused
                 actions.append(.resetStream(streamID: id, errorCode: ErrorCode.refusedStream))
             }
             actions.append(.goAway(lastStreamID: last, errorCode: errorCode, debugData: debugData))
@@ -126,6 +146,7 @@ struct ServerConnectionStateMachine {
     mutating func shutdownRequested(lastProcessedStreamID: Int32, into actions: inout [Action]) {
         guard phase == .open else { return }
         phase = .goingAway
+        goAwayLastStreamID = lastProcessedStreamID
         actions.append(.goAway(lastStreamID: lastProcessedStreamID, errorCode: ErrorCode.noError, debugData: []))
     }
 
@@ -138,7 +159,12 @@ struct ServerConnectionStateMachine {
     }
 
     /// The stream closed (answered, reset by either side, or refused).
-    mutating func streamClosed(_ streamID: Int32) { streams[streamID] = nil }
+    mutating func streamClosed(_ streamID: Int32) {
+        guard let closed = streams.removeValue(forKey: streamID) else { return }
+        if closed == .handled || closed == .answered {
+            highestClosedHandledStreamID = max(highestClosedHandledStreamID, streamID)
+        }
+    }
 
     /// The connection ended; later events change nothing.
     mutating func connectionClosed() {
@@ -147,8 +173,17 @@ struct ServerConnectionStateMachine {
         timers.removeAll()
     }
 
+    /// The highest stream id whose request reached the handler, leaving `streamID` out (0 if none).
+    private func highestHandledStreamID(other streamID: Int32) -> Int32 {
+        var highest = highestClosedHandledStreamID
+        for (id, phase) in streams where id != streamID && (phase == .handled || phase == .answered) {
+            highest = max(highest, id)
+        }
+        return highest
+    }
+
     private mutating func answer(_ streamID: Int32, _ response: HTTP2ServerResponse, into actions: inout [Action]) {
-        guard let current = streams[streamID], current != .answered else { return }
+        guard streams[streamID] == .handled else { return }
         streams[streamID] = .answered
         actions.append(.respond(streamID: streamID, response))
     }

@@ -137,6 +137,55 @@ struct ServerDriver {
         #expect(driver.machine.shouldClose)
     }
 
+    @Test func goAwayNamesTheHighestStreamHandledWhenRequestsCompleteOutOfOrder() {
+        var driver = ServerDriver()
+        _ = driver.step { $0.sessionStarted(maxConcurrentStreams: 100, into: &$1) }
+        for id: Int32 in [1, 3, 5, 7, 9] { driver.machine.streamOpened(id) }
+        // Stream 7's body arrived first: it was handled and answered before stream 3 asked for GOAWAY.
+        #expect(driver.step { $0.requestCompleted(7, into: &$1) } == ["handle 7"])
+        #expect(driver.answer(7, .respond(ServerDriver.ok())) == ["respond 7 200"])
+        #expect(driver.step { $0.requestCompleted(3, into: &$1) } == ["handle 3"])
+        // Refused: stream 3 itself and stream 9, above the last stream named. Not stream 7, which
+        // was processed, nor streams 1 and 5, which the client now waits on.
+        #expect(
+            driver.answer(3, .goAway(errorCode: 0, debugData: [])) == [
+                "reset 3 code 7", "reset 9 code 7", "goaway last 7 code 0",
+            ])
+        #expect(driver.step { $0.requestCompleted(5, into: &$1) } == ["handle 5"])
+        #expect(driver.answer(5, .respond(ServerDriver.ok())) == ["respond 5 200"])
+        #expect(driver.step { $0.requestCompleted(9, into: &$1) } == [])
+        // A second GOAWAY from the handler refuses its own stream and names the same last stream.
+        #expect(driver.step { $0.requestCompleted(1, into: &$1) } == ["handle 1"])
+        #expect(driver.answer(1, .goAway(errorCode: 0, debugData: [])) == ["reset 1 code 7", "goaway last 7 code 0"])
+        for id: Int32 in [1, 3, 5, 7, 9] { driver.machine.streamClosed(id) }
+        #expect(driver.machine.shouldClose)
+    }
+
+    @Test func afterGoAwayTheConnectionStillLingersOnceItHasClosed() {
+        var driver = ServerDriver()
+        _ = driver.step { $0.sessionStarted(maxConcurrentStreams: 100, into: &$1) }
+        _ = driver.request(1)
+        _ = driver.answer(1, .goAway(errorCode: 0, debugData: []))
+        driver.machine.streamClosed(1)
+        // The loop asks after it has closed: answering false then closed the socket with the
+        // client's later requests unread, and the RST that followed cost the client the GOAWAY.
+        driver.machine.connectionClosed()
+        #expect(driver.machine.lingersOnClose)
+    }
+
+    @Test func aRequestAtOrBelowTheShutdownsLastStreamIsStillHandled() {
+        var driver = ServerDriver()
+        _ = driver.step { $0.sessionStarted(maxConcurrentStreams: 100, into: &$1) }
+        driver.machine.streamOpened(1)
+        driver.machine.streamOpened(3)
+        #expect(driver.step { $0.shutdownRequested(lastProcessedStreamID: 3, into: &$1) } == ["goaway last 3 code 0"])
+        // Stream 3's body arrives after the GOAWAY that named it: the client waits for its answer.
+        #expect(driver.step { $0.requestCompleted(3, into: &$1) } == ["handle 3"])
+        #expect(driver.answer(3, .respond(ServerDriver.ok())) == ["respond 3 200"])
+        driver.machine.streamOpened(5)
+        #expect(driver.step { $0.requestCompleted(5, into: &$1) } == [])
+    }
+
     @Test func goAwayOnTheFirstStreamNamesStreamZero() {
         var driver = ServerDriver()
         _ = driver.step { $0.sessionStarted(maxConcurrentStreams: 100, into: &$1) }
