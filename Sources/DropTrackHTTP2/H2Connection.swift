@@ -81,6 +81,9 @@ class H2Connection {
     func shouldClose() -> Bool { false }
     /// Called once when the connection ends, with the reason.
     func connectionDidClose(reason: String) {}
+    /// A write found the connection closed by the peer; input it sent before closing may still be
+    /// unread.
+    func peerClosedWhileWriting() {}
     /// True when closing should wait for the peer to close first (a server after GOAWAY).
     var lingersOnClose: Bool { false }
     /// The ALPN protocol is not h2; return true when the subclass handles the connection itself.
@@ -310,6 +313,16 @@ class H2Connection {
         }
     }
 
+    /// Feeds nghttp2 whatever input is still readable, without answering it: the connection is
+    /// ending, and only what the peer said last (a GOAWAY) still matters.
+    func readWhatIsLeft() {
+        while case .bytes(let count) = tls.read(into: readBuffer), count > 0 {
+            let consumed = nghttp2_session_mem_recv(
+                session, readBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count)
+            if consumed < 0 { return }
+        }
+    }
+
     private enum FlushResult {
         case done, blocked
         case failed(String)
@@ -327,7 +340,9 @@ class H2Connection {
                     outOffset += count
                     if outOffset < outBuffer.count { continue }
                 case .wantWrite, .wantRead: return .blocked
-                case .closed: return .failed("the peer closed the connection")
+                case .closed:
+                    peerClosedWhileWriting()
+                    return .failed("the peer closed the connection")
                 case .failed(let message): return .failed(message)
                 }
             }
