@@ -109,7 +109,8 @@ extension SQLTransaction {
 
     /// Moves a range row that cannot be read into the dead letters, as far as its values allow, and
     /// deletes it; false when its key finds no row (a NULL in it), so the error stands. A range row has
-    /// no id: its dead letter takes the next negative one, which no outbox row's (positive) id reaches.
+    /// no id: its dead letter takes the next negative one, which no outbox row's (positive) id reaches,
+    /// under a lock that replicas doing the same wait on.
     /// Its destination is `range:<hex digit>` as in the timeline, `range:<number>` for a number outside
     /// 0…15, or `range:?` for a value that is no number (never repeated: it could be anything).
     private func quarantineFanout(_ row: SQLRow, error: String) throws -> Bool {
@@ -123,6 +124,7 @@ extension SQLTransaction {
             case .some(let number): "range:\(number)"
             case .none: "range:?"
             }
+        if let lock = connection.dialect.negativeDeadLetterIdLock { try fanoutQuery(lock, []) }
         let moved = try fanoutExecute(
             """
             INSERT INTO dead_letters (id, app, activity_id, token_fingerprint, requested_version, first_queued_at, attempts, last_error)

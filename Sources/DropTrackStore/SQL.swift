@@ -26,6 +26,13 @@ enum SQLDialect {
     var claimLock: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
     /// A row lock inside a transaction (SQLite locks the whole database on write instead).
     var rowLock: String { self == .postgres ? " FOR UPDATE" : "" }
+    /// A statement that makes transactions taking the next negative dead-letter id wait for each
+    /// other until commit, so two replicas cannot both read the same `MIN(id)`. SQLite needs none:
+    /// its writers already take turns.
+    var negativeDeadLetterIdLock: String? {
+        // The key is arbitrary; it only has to be the same for every replica.
+        self == .postgres ? "SELECT pg_advisory_xact_lock(7346826) AS locked" : nil
+    }
 }
 
 /// A connection that runs SQL; one per transaction at a time.

@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackStore
 import DropTrackTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// A claimed range row that cannot be read used to fail the whole claim, every round: no range of any
@@ -54,5 +55,60 @@ struct FanoutQuarantineTests {
         }
         #expect(later.count == 30)
         #expect(try store.transaction { try $0.outboxStats() }.deadLetters == 2)
+    }
+}
+
+/// Two replicas setting range rows aside at once both took `MIN(id) - 1` as their dead letter's id:
+/// the second's insert waited on the first's uncommitted row, then failed on the key, and its whole
+/// claim was rolled back.
+@Suite("PostgreSQL: two replicas set range rows aside at once", .enabled(if: PostgresTestServer.enabled))
+struct FanoutQuarantineReplicaTests {
+    let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    @Test("each dead letter gets its own negative id while the other replica's claim is still open")
+    func concurrentQuarantines() throws {
+        let (url, _) = try PostgresTestServer.freshSchema()
+        let first = try PostgresStore(url: url, poolSize: 1)
+        let second = try PostgresStore(url: url, poolSize: 1)
+        try first.transaction {
+            try $0.requestFanout(app: "app", activityId: "a1", version: 2, availableAt: now, now: now)
+            try $0.requestFanout(app: "app", activityId: "a2", version: 2, availableAt: now + 1, now: now)
+        }
+        // The corrupt rows are the first two due: a1's range 0, then a2's range 0.
+        try PostgresTestServer.psql(
+            url,
+            """
+            UPDATE fanout_jobs SET range_index = 99 WHERE range_index = 0;
+            UPDATE fanout_jobs SET available_at = available_at - 100 WHERE range_index = 99
+            """)
+        let firstHasSetAside = DispatchSemaphore(value: 0)
+        let firstIsDone = DispatchSemaphore(value: 0)
+        let firstOutcome = Mutex<Result<Int, any Error>?>(nil)
+        let firstReplica = Thread { [now] in
+            let result = Result {
+                try first.transaction { transaction in
+                    let claimed = try transaction.claimFanout(
+                        app: "app", limit: 1, owner: "r1", until: now + 60, now: now)
+                    firstHasSetAside.signal()
+                    // Hold the transaction open while the second replica sets its row aside.
+                    Thread.sleep(forTimeInterval: 1)
+                    return claimed.count
+                }
+            }
+            firstOutcome.withLock { $0 = result }
+            firstIsDone.signal()
+        }
+        firstReplica.start()
+        firstHasSetAside.wait()
+        let secondClaim = Result {
+            try second.transaction {
+                try $0.claimFanout(app: "app", limit: 1, owner: "r2", until: now + 60, now: now + 2)
+            }
+        }
+        firstIsDone.wait()
+        #expect(throws: Never.self) { try secondClaim.get() }
+        #expect(throws: Never.self) { try firstOutcome.withLock { $0 }!.get() }
+        let ids = try PostgresTestServer.psql(url, "SELECT id || ' ' || activity_id FROM dead_letters ORDER BY id")
+        #expect(ids.split(separator: "\n") == ["-2 a2", "-1 a1"], "\(ids)")
     }
 }
