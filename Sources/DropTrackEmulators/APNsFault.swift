@@ -16,7 +16,8 @@ public enum APNsFaultKind: String, Codable, Sendable, CaseIterable {
     case serviceUnavailable
     /// 503 Shutdown.
     case shutdown
-    /// GOAWAY `{"reason":"Shutdown"}`: this request and later ones on the connection are refused.
+    /// GOAWAY `{"reason":"Shutdown"}` naming the highest stream already handled: this request, and
+    /// every later one the emulator has not handled yet, is refused (sent again elsewhere, never twice).
     case goAway
     /// The TCP connection is dropped with the request unanswered.
     case connectionReset
