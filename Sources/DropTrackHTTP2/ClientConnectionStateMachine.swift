@@ -83,6 +83,9 @@ struct ClientConnectionStateMachine {
     /// before the first valid token).
     private var remoteMaxStreams = 1
     private var sawResponse = false
+    /// False once a write found the connection closed: a request submitted now would never be
+    /// written, yet would count as in flight when the close is reported.
+    private var canWrite = true
     private var lastActivity: ContinuousClock.Instant
     private var pingSentAt: ContinuousClock.Instant? = nil
     private var nextSweep: ContinuousClock.Instant
@@ -209,6 +212,11 @@ struct ClientConnectionStateMachine {
         if !unsent.isEmpty { actions.append(.requeue(unsent)) }
     }
 
+    /// A write found the connection closed by the server. What it sent before closing is still
+    /// read (a GOAWAY, responses), but nothing more is submitted: requests still waiting go to
+    /// another connection when the close is reported.
+    mutating func peerStoppedReading() { canWrite = false }
+
     /// The server acknowledged our PING.
     mutating func pingAcknowledged() { pingSentAt = nil }
 
@@ -263,7 +271,7 @@ struct ClientConnectionStateMachine {
 
     private mutating func submitWaiting(into actions: inout [Action]) {
         switch phase {
-        case .awaitingSettings, .active: break
+        case .awaitingSettings, .active: guard canWrite else { return }
         case .draining, .closed: return
         }
         while waitingHead < waiting.count && streams.count + opening < remoteMaxStreams {

@@ -237,7 +237,10 @@ final class ClientSession: H2Connection {
     /// A server may write GOAWAY and close without waiting for this side to read it: read it now,
     /// so the requests it never processed are sent again rather than failed as lost in flight
     /// (one run in 40 of `APNsFaultTests`' GOAWAY test, while the emulator did not wait).
-    override func peerClosedWhileWriting() { readWhatIsLeft() }
+    override func peerClosedWhileWriting() {
+        machine.peerStoppedReading()
+        readWhatIsLeft()
+    }
 
     override func connectionDidClose(reason: String) {
         handle.setPhase(.closed)

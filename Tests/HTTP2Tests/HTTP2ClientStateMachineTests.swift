@@ -256,6 +256,18 @@ struct HTTP2ClientStateMachineTests {
         #expect(driver.enqueue("/after") == ["requeue /after"])
     }
 
+    @Test("once the server stops reading, responses still count but waiting requests are not submitted")
+    func peerStoppedReading() {
+        var driver = ConnectionDriver()
+        _ = driver.settings(1)
+        #expect(driver.enqueue("/sent", "/waiting") == ["submit /sent"])
+        driver.open(1)
+        // A write failed; the response read afterwards frees the stream, but nothing can be written.
+        driver.machine.peerStoppedReading()
+        #expect(driver.respond(1) == ["capacity 1", "succeed /sent 200"])
+        #expect(driver.connectionClosed() == ["requeue /waiting"])
+    }
+
     @Test("a response that arrived whole before the connection dropped still succeeds")
     func responseBeforeLoss() {
         var driver = ConnectionDriver()
