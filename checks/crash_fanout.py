@@ -6,7 +6,8 @@ was lost or sent twice.
    (SIGKILL) part-way and restarted.
 2. 10k update tokens are imported for the activity; three steps fan out through the activity's 16
    fan-out ranges (each streams its tokens in fingerprint order and commits a cursor per batch); the
-   server is killed again part-way, when every range is part-way through, and restarted; the ranges
+   server is killed again part-way, at a moment the store shows a range claimed with a committed
+   cursor (the server claims only the ranges its free sends fill), and restarted; the ranges
    the killed server held resume at their committed cursors once its leases end; the last steps end
    the activity.
 3. At the APNs emulator: no token got two starts (a start whose outcome the crash lost is never
@@ -18,6 +19,7 @@ Usage: crash_fanout.py PATH/TO/droptrack [TOKENS]
 import os
 import re
 import secrets
+import sqlite3
 import sys
 import time
 
@@ -34,8 +36,19 @@ def drained(stack):
     return status == 200 and body["pendingSends"] == 0 and body
 
 
-def kill_mid_fanout(stack, floor, label):
-    wait_until(f"{label} to be under way", lambda: stack.accepted_pushes() >= floor)
+def range_held(stack):
+    """True while a range is claimed with a committed cursor: a kill now leaves a pass to resume."""
+    db = sqlite3.connect(f"file:{stack.work}/droptrack.sqlite?mode=ro", uri=True, timeout=5)
+    try:
+        return db.execute("SELECT COUNT(*) FROM fanout_jobs WHERE claimed_by IS NOT NULL "
+                          "AND cursor_fingerprint != ''").fetchone()[0] > 0
+    finally:
+        db.close()
+
+
+def kill_mid_fanout(stack, floor, label, ready=lambda: True):
+    # `ready` narrows the moment: a kill between two ranges would leave no range pass to resume.
+    wait_until(f"{label} to be under way", lambda: stack.accepted_pushes() >= floor and ready())
     at_kill = stack.accepted_pushes()
     stack.kill_server()
     print(f"    kill -9 during the {label} with {at_kill} pushes accepted so far")
@@ -79,7 +92,7 @@ with Stack(DROPTRACK, server_env=server_env) as stack:
         status, _, _ = stack.api("POST", f"/v1/activities/{ACTIVITY}/events",
                                  {"type": "delivery.step", "data": {"step": step}})
         check(status == 200, f"step {step} accepted")
-    kill_mid_fanout(stack, before + COUNT // 4, "update fan-out")
+    kill_mid_fanout(stack, before + COUNT // 4, "update fan-out", ready=lambda: range_held(stack))
 
     print("3. the last steps end the activity")
     for event in [{"type": "delivery.step", "data": {"step": "on_the_way"}},
