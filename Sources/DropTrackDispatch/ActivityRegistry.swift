@@ -18,18 +18,20 @@ public final class ActivityRegistry: Sendable {
     /// Outcomes the app's webhooks hear about, queued with the outcome.
     let webhooks: WebhookOutcomes
 
-    /// Creates a registry; `wake` nudges the dispatcher when work is queued; `channels` manages
+    /// Creates a registry; `wake` nudges the dispatcher when work is queued, and `webhookQueued` the
+    /// webhook worker when deliveries are (each after the transaction commits); `channels` manages
     /// iOS 18 broadcast channels.
     public init(
         store: any DeliveryStore, configuration: ServerConfiguration, clock: any WallClock,
-        channels: (any PushTransport)? = nil, wake: @escaping @Sendable () -> Void = {}
+        channels: (any PushTransport)? = nil, wake: @escaping @Sendable () -> Void = {},
+        webhookQueued: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
         self.channels = channels
         self.wake = wake
-        webhooks = WebhookOutcomes(configuration: configuration)
+        webhooks = WebhookOutcomes(configuration: configuration, queued: webhookQueued)
     }
 
     func app(_ id: String) throws(ActivityError) -> AppConfiguration {

@@ -76,12 +76,14 @@ public final class Dispatcher: Service {
     private let stoppedLatch = Latch<Void>()
     private let condition = NSCondition()
 
-    /// Creates a worker; `owner` names its claims (unique per process).
+    /// Creates a worker; `owner` names its claims (unique per process); `webhookQueued` runs after an
+    /// outcome's transaction queued webhook deliveries and committed.
     public init(
         store: any DeliveryStore, configuration: ServerConfiguration, transport: any PushTransport,
         clock: any WallClock,
         metrics: MetricsRegistry, events: EventBus, logger: Logger,
-        owner: String = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        owner: String = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UUID().uuidString.prefix(8))",
+        webhookQueued: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.configuration = configuration
@@ -91,7 +93,7 @@ public final class Dispatcher: Service {
         self.events = events
         self.logger = logger.with(["component": "dispatcher"])
         self.owner = owner
-        webhooks = WebhookOutcomes(configuration: configuration)
+        webhooks = WebhookOutcomes(configuration: configuration, queued: webhookQueued)
         retry = RetryPolicy(
             maxAttempts: configuration.maxAttempts, maxAge: configuration.maxAgeSeconds,
             base: configuration.backoffBaseSeconds,

@@ -12,6 +12,8 @@ public final class WebhookWorker: Service {
         var inFlight = 0
         var stopping = false
         var stopped = false
+        /// A wake came since the last claim began: claim again before sleeping.
+        var woken = false
     }
 
     let store: any DeliveryStore
@@ -29,8 +31,8 @@ public final class WebhookWorker: Service {
     let state = Mutex(State())
     private let condition = NSCondition()
 
-    /// Creates a worker; `owner` names its claims (unique per process), `pollInterval` is how often it looks
-    /// for due deliveries.
+    /// Creates a worker; `owner` names its claims (unique per process). `wake()` brings it to what was just
+    /// queued; `pollInterval` is how often it looks on its own, for retries come due and leases run out.
     public init(
         store: any DeliveryStore, configuration: ServerConfiguration, endpoints: WebhookEndpoints,
         signer: any WebhookSigner, transport: any WebhookTransport, clock: any WallClock, metrics: MetricsRegistry,
@@ -81,6 +83,15 @@ public final class WebhookWorker: Service {
         thread.start()
     }
 
+    /// Claims at once rather than at the next poll: call it after a transaction that queued deliveries
+    /// commits (`StoreTransaction.afterCommit`).
+    public func wake() {
+        condition.lock()
+        state.withLock { $0.woken = true }
+        condition.broadcast()
+        condition.unlock()
+    }
+
     /// Stops claiming and waits until `deadline` for the answers in flight; rows still out come back after
     /// their lease, to this server or another.
     public func shutdown(deadline: ContinuousClock.Instant) -> Bool {
@@ -96,12 +107,16 @@ public final class WebhookWorker: Service {
 
     private func loop() {
         while !state.withLock({ $0.stopping }) {
-            let room = state.withLock { maxInFlight - $0.inFlight }
+            let room = state.withLock {
+                $0.woken = false
+                return maxInFlight - $0.inFlight
+            }
             let claimed = room > 0 ? claim(limit: room) : []
             for delivery in claimed { send(delivery) }
             if claimed.count < room || room == 0 {
                 condition.lock()
-                if !state.withLock({ $0.stopping }) {
+                // A wake during the claim may be for a commit the claim did not see yet.
+                if !state.withLock({ $0.stopping || $0.woken }) {
                     let seconds =
                         Double(pollInterval.components.seconds)
                         + Double(pollInterval.components.attoseconds) / 1e18

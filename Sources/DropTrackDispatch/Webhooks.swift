@@ -85,12 +85,15 @@ extension ServerConfiguration {
 /// itself: a crash keeps both or neither.
 public struct WebhookOutcomes: Sendable {
     private let endpoints: [String: [AppConfiguration.Webhook]]
+    private let queued: @Sendable () -> Void
 
-    /// The endpoints of every app in `configuration`.
-    public init(configuration: ServerConfiguration) {
+    /// The endpoints of every app in `configuration`; `queued` runs after a transaction that queued
+    /// deliveries commits (the server wakes its `WebhookWorker` there).
+    public init(configuration: ServerConfiguration, queued: @escaping @Sendable () -> Void = {}) {
         var endpoints: [String: [AppConfiguration.Webhook]] = [:]
         for app in configuration.apps { endpoints[app.id] = app.webhooks ?? [] }
         self.endpoints = endpoints
+        self.queued = queued
     }
 
     /// Whether any endpoint of `app` wants `event` (callers skip building `data` otherwise).
@@ -119,5 +122,6 @@ public struct WebhookOutcomes: Sendable {
                 body: String(decoding: body.serialized(), as: UTF8.self), createdAt: now, availableAt: now)
         }
         try tx.enqueueWebhooks(deliveries)
+        tx.afterCommit(queued)
     }
 }

@@ -51,12 +51,14 @@ public final class DropTrackServer: Sendable {
     /// aligned with PostgreSQL's so replicas agree); a test that injects its own owns time.
     /// `transport` defaults to the real providers (or the emulators the configuration points at);
     /// `store` defaults to the one `configuration.store` names. `eventStreams` limits `GET /v1/events` streams
-    /// (by default as the configuration says).
+    /// (by default as the configuration says). `webhookPollInterval` is how often the webhook worker looks
+    /// for retries come due; what this server queues it sends at once.
     public init(
         configuration: ServerConfiguration, clock injectedClock: (any WallClock)? = nil, logger: Logger,
         transport: (any PushTransport)? = nil, store: (any DeliveryStore)? = nil, httpThreads: Int = 4,
         heartbeat: Duration = .seconds(5), extensions: [any RouteExtension] = [],
-        diagnosisSources: [any DiagnosisSource] = [], eventStreams: EventStreamLimits? = nil
+        diagnosisSources: [any DiagnosisSource] = [], eventStreams: EventStreamLimits? = nil,
+        webhookPollInterval: Duration = .milliseconds(250)
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -81,20 +83,24 @@ public final class DropTrackServer: Sendable {
             limits: eventStreams
                 ?? EventStreamLimits(perKey: configuration.maxEventStreamsPerKey, total: configuration.maxEventStreams))
         self.events = events
-        let dispatcher = Dispatcher(
-            store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
-            events: events, logger: logger)
-        self.dispatcher = dispatcher
         let endpoints = try WebhookEndpoints.load(apps: configuration.apps)
         WebhookWorker.declareMetrics(metrics, store: store)
-        webhookWorker =
+        let webhookWorker =
             endpoints.isEmpty
             ? nil
             : WebhookWorker(
                 store: store, configuration: configuration, endpoints: endpoints, signer: OpenSSLWebhookSigner(),
-                transport: URLSessionWebhookTransport(), clock: clock, metrics: metrics, logger: logger)
+                transport: URLSessionWebhookTransport(), clock: clock, metrics: metrics, logger: logger,
+                pollInterval: webhookPollInterval)
+        self.webhookWorker = webhookWorker
+        let webhookQueued: @Sendable () -> Void = { webhookWorker?.wake() }
+        let dispatcher = Dispatcher(
+            store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
+            events: events, logger: logger, webhookQueued: webhookQueued)
+        self.dispatcher = dispatcher
         registry = ActivityRegistry(
-            store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() })
+            store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() },
+            webhookQueued: webhookQueued)
         scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
         let lifecycle = self.lifecycle
         var routes = extensions

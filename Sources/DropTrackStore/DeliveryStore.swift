@@ -34,6 +34,10 @@ public protocol StoreTransaction {
     /// The database's own clock, for values every replica must agree on (the push timestamp), or
     /// nil when the store lives in one process, whose clock is then the authority.
     func databaseTime() throws -> Date?
+    /// Runs `action` once the transaction has committed, outside the store's locks, and never if it rolls
+    /// back: how a writer wakes a worker for what it queued. A wake sent before the commit would find
+    /// nothing to claim, and the worker would sleep through its poll interval.
+    func afterCommit(_ action: @escaping @Sendable () -> Void)
 
     // MARK: Tokens
 

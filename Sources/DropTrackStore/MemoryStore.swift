@@ -38,7 +38,7 @@ public final class MemoryStore: DeliveryStore {
     public var description: String { "memory" }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try data.withLock { data in
+        let (result, committed) = try data.withLock { data in
             // Move the data into the transaction (no copy: it stays uniquely referenced), and on a
             // throw undo the changes from the journal, so a failure costs what it changed, not the
             // whole store.
@@ -46,18 +46,21 @@ public final class MemoryStore: DeliveryStore {
             data = Data()
             defer { data = transaction.data }
             do {
-                return try body(transaction)
+                return (try body(transaction), transaction.committedActions)
             } catch {
                 transaction.rollBack()
                 throw error
             }
         }
+        for action in committed { action() }
+        return result
     }
 }
 
 final class MemoryTransaction: StoreTransaction {
     var data: MemoryStore.Data
     var journal: [(inout MemoryStore.Data) -> Void] = []
+    private(set) var committedActions: [@Sendable () -> Void] = []
 
     init(data: MemoryStore.Data) { self.data = data }
 
@@ -127,6 +130,8 @@ final class MemoryTransaction: StoreTransaction {
     }
 
     func databaseTime() throws -> Date? { nil }
+
+    func afterCommit(_ action: @escaping @Sendable () -> Void) { committedActions.append(action) }
 
     func saveTokens(_ tokens: [TokenRecord]) throws {
         for token in tokens { setToken(Self.key(token.app, token.fingerprint.value), token) }

@@ -48,17 +48,20 @@ public final class PostgresStore: DeliveryStore {
     public var description: String { target.redacted }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try pool.withConnection { connection in
+        let (result, committed) = try pool.withConnection { connection in
             try connection.begin()
             do {
-                let result = try body(SQLTransaction(connection: connection))
+                let transaction = SQLTransaction(connection: connection)
+                let result = try body(transaction)
                 try connection.commit()
-                return result
+                return (result, transaction.committedActions)
             } catch {
                 connection.rollBack()
                 throw error
             }
         }
+        for action in committed { action() }
+        return result
     }
 
     /// `url` with its password (in the user part or a `password=` parameter) replaced by `***`: what

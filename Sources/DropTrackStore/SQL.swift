@@ -50,8 +50,12 @@ protocol SQLConnection: AnyObject {
 final class SQLTransaction: StoreTransaction {
     let connection: any SQLConnection
     var dialect: SQLDialect { connection.dialect }
+    /// What `afterCommit` asked for, run by the store once COMMIT succeeded.
+    private(set) var committedActions: [@Sendable () -> Void] = []
 
     init(connection: any SQLConnection) { self.connection = connection }
+
+    func afterCommit(_ action: @escaping @Sendable () -> Void) { committedActions.append(action) }
 
     func query(_ sql: String, _ parameters: [SQLValue] = []) throws -> [SQLRow] {
         try connection.query(dialect.render(sql), parameters)

@@ -20,17 +20,20 @@ public final class SQLiteStore: DeliveryStore {
     public var description: String { "sqlite:\(path)" }
 
     public func transaction<T>(_ body: (any StoreTransaction) throws -> T) throws -> T {
-        try connection.withLock { connection in
+        let (result, committed) = try connection.withLock { connection in
             try connection.run("BEGIN IMMEDIATE")
             do {
-                let result = try body(SQLTransaction(connection: connection))
+                let transaction = SQLTransaction(connection: connection)
+                let result = try body(transaction)
                 try connection.run("COMMIT")
-                return result
+                return (result, transaction.committedActions)
             } catch {
                 try? connection.run("ROLLBACK")
                 throw error
             }
         }
+        for action in committed { action() }
+        return result
     }
 }
 

@@ -34,7 +34,8 @@ package final class ServerHarness: Sendable {
     package init(
         engine: StoreEngine = .sqlite, clock: any WallClock = SystemWallClock(), scheduler: Bool = false,
         eventStreams: EventStreamLimits? = nil, deviceKeys withDeviceKeys: Bool = false,
-        store: (any DeliveryStore)? = nil, tweak: (inout ServerConfiguration) -> Void = { _ in }
+        store: (any DeliveryStore)? = nil, webhookPollInterval: Duration = .milliseconds(250),
+        tweak: (inout ServerConfiguration) -> Void = { _ in }
     )
         throws
     {
@@ -89,7 +90,7 @@ package final class ServerHarness: Sendable {
         server = try DropTrackServer(
             configuration: configuration, clock: clock,
             logger: Logger(handler: logs, minimumLevel: .debug), store: try store ?? engine.make(), httpThreads: 2,
-            heartbeat: .milliseconds(200), eventStreams: eventStreams)
+            heartbeat: .milliseconds(200), eventStreams: eventStreams, webhookPollInterval: webhookPollInterval)
         try server.start(scheduler: scheduler)
     }
 

@@ -77,6 +77,34 @@ struct WebhookTests {
         #expect(server.metrics.value("droptrack_webhook_deliveries_total", ["result": "delivered"]) >= 2)
     }
 
+    @Test("a delivery leaves when its outcome commits, from the API or the dispatcher, not at the next poll")
+    func wokenOnCommit() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        let hook = try Self.endpoint(receiver.url, events: ["activity_ended", "dead_letter"])
+        // The worker looks on its own only every ten minutes: what arrives within seconds came from a wake.
+        let server = try ServerHarness(deviceKeys: true, webhookPollInterval: .seconds(600)) {
+            hook(&$0)
+            $0.maxAttempts = 1
+        }
+        defer { server.stop() }
+        #expect(try server.call("POST", "/v1/activities", start("order-w", user: "uA")).status == 201)
+        #expect(try server.call("POST", "/v1/activities/order-w/end", "{}").status == 200)
+        #expect(eventually { receiver.delivered.map(\.event) == ["activity_ended"] })
+
+        #expect(try server.call("POST", "/v1/activities", start("order-x", user: "uA")).status == 201)
+        let token = APNsHarness.randomToken()
+        let registered = try server.call(
+            "POST", "/v1/tokens/activity",
+            #"{"activityId":"order-x","deviceId":"dA","token":"\#(token)","environment":"sandbox"}"#,
+            key: try server.credential())
+        #expect(registered.status == 201)
+        server.apns.emulator.setFaults([APNsFault(kind: .internalServerError, token: token, times: 1)])
+        let update = #"{"type":"delivery.step","data":{"step":"picked_up"}}"#
+        #expect(try server.call("POST", "/v1/activities/order-x/events", update).status == 200)
+        #expect(eventually { receiver.delivered.map(\.event) == ["activity_ended", "dead_letter"] })
+    }
+
     @Test("a shared activity's end names its audience, with no user, where a one-user activity names its user")
     func sharedActivityEnded() throws {
         let receiver = try WebhookReceiver(secret: Self.secret)

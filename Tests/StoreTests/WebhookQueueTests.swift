@@ -1,6 +1,7 @@
 import DropTrackStore
 import DropTrackTesting
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("The webhook queue: leased, in order per (endpoint, activity), retried, given up and kept")
@@ -57,6 +58,29 @@ struct WebhookQueueTests {
         let kept = try store.transaction { try $0.webhookDeliveries(limit: 10) }
         #expect(kept.first?.failedAt == now && kept.first?.lastError == "503")
         #expect(try claim(store, at: now + 1).map(\.deliveryId) == ["d2"])
+    }
+
+    @Test(
+        "afterCommit runs once the queued deliveries are visible, and never for a transaction rolled back",
+        arguments: StoreEngine.allCases)
+    func afterCommit(engine: StoreEngine) throws {
+        let store = try engine.make()
+        let seen = Mutex<[Int]>([])
+        try store.transaction { tx in
+            try tx.enqueueWebhooks([delivery("d1")])
+            // Runs outside the store's lock, after COMMIT: a claim made there sees the delivery.
+            tx.afterCommit { seen.withLock { $0.append((try? claim(store, at: now).count) ?? -1) } }
+        }
+        #expect(seen.withLock { $0 } == [1])
+        #expect(throws: ThrownOnPurpose.self) {
+            try store.transaction { tx in
+                try tx.enqueueWebhooks([delivery("d2", activity: "a2")])
+                tx.afterCommit { seen.withLock { $0.append(-2) } }
+                throw ThrownOnPurpose()
+            }
+        }
+        #expect(seen.withLock { $0 } == [1])
+        #expect(try store.transaction { try $0.webhookStats() } == WebhookQueueStats(pending: 1, failed: 0))
     }
 
     @Test("a lease that ran out gives the delivery to another worker", arguments: StoreEngine.allCases)
