@@ -125,7 +125,7 @@ let package = Package(
             name: "DropTrackConsole",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackDoctor", "DropTrackStore", "DropTrackDispatch",
-                "DropTrackHTTP1", "DropTrackAPI", "DropTrackWire",
+                "DropTrackHTTP1", "DropTrackAPI", "DropTrackWire", "DropTrackSHA256",
             ],
             resources: [.embedInCode("Files/console.css"), .embedInCode("Files/console.js")],
             swiftSettings: strict),

@@ -64,10 +64,10 @@ struct ConsolePages {
                 """)
     }
 
-    static func refusal(_ reason: String) -> String {
+    static func refusal(_ reason: String, title: String = "Refused") -> String {
         document(
-            title: "Refused",
-            body: "<main><h1>Refused</h1><p class=\"problem\">\(Escape.escape(reason))</p>"
+            title: title,
+            body: "<main><h1>\(Escape.escape(title))</h1><p class=\"problem\">\(Escape.escape(reason))</p>"
                 + "<p><a href=\"/console/\">Back to the console</a></p></main>")
     }
 

@@ -7,7 +7,8 @@ extension ConsoleRoutes {
     /// The sign-in form, with a fresh CSRF value in the form and in a cookie only this path receives.
     func loginForm(_ request: HTTPRequest, status: Int = 200, problem: String? = nil) -> HTTPReply {
         guard request.method == "GET" || request.method == "HEAD" || status != 200 else { return Self.notAllowed }
-        if status == 200, signedIn(request) != nil { return ConsoleHTTP.seeOther("/console/") }
+        // A store that cannot say shows the form; signing in then answers 503.
+        if status == 200, (try? signedIn(request)) != nil { return ConsoleHTTP.seeOther("/console/") }
         let token = ConsoleSessions.randomToken()
         let cookie = ConsoleHTTP.cookie(
             ConsoleHTTP.loginCookie, token, path: "/console/login", maxAge: 3600, secure: ConsoleHTTP.isHTTPS(request))
@@ -42,7 +43,12 @@ extension ConsoleRoutes {
                 "console.sign_in_refused", key.isEmpty ? [:] : ["keyFingerprint": Fingerprint(of: key).value])
             return loginForm(request, status: 401, problem: "that key belongs to no app on this server")
         }
-        let session = sessions.create(app: app, keyFingerprint: Fingerprint(of: key).value)
+        let session: ConsoleSession
+        do {
+            session = try sessions.create(app: app, keyFingerprint: Fingerprint(of: key).value)
+        } catch {
+            return sessionsUnavailable(error)
+        }
         logger.notice("console.signed_in", ["app": app, "keyFingerprint": session.keyFingerprint])
         let secure = ConsoleHTTP.isHTTPS(request)
         return ConsoleHTTP.seeOther(
@@ -61,14 +67,24 @@ extension ConsoleRoutes {
             logger.warning("console.cross_site_refused", ["route": "/console/logout"])
             return ConsoleHTTP.page(403, ConsolePages.refusal(refusal))
         }
-        guard let session = signedIn(request) else { return ConsoleHTTP.seeOther("/console/login") }
+        let signedIn: ConsoleSession?
+        do {
+            signedIn = try self.signedIn(request)
+        } catch {
+            return sessionsUnavailable(error)
+        }
+        guard let session = signedIn else { return ConsoleHTTP.seeOther("/console/login") }
         guard let form = ConsoleHTTP.form(request),
             ConsoleSessions.constantTimeEqual(form["csrf"] ?? "", session.csrfToken)
         else {
             return ConsoleHTTP.page(
                 403, ConsolePages.refusal("the form's CSRF token is missing or wrong; reload the page"))
         }
-        sessions.end(id: session.id)
+        do {
+            try sessions.end(id: session.id)
+        } catch {
+            return sessionsUnavailable(error)
+        }
         logger.notice("console.signed_out", ["app": session.app, "keyFingerprint": session.keyFingerprint])
         return ConsoleHTTP.seeOther(
             "/console/login",

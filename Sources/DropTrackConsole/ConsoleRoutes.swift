@@ -81,7 +81,13 @@ public struct ConsoleRoutes: RouteExtension {
             case let p where p.count == 3 && p[1] == "activities" && !p[2].isEmpty: "/console/activities/{id}"
             default: "/console/unmatched"
             }
-        guard let session = signedIn(request) else {
+        let signedIn: ConsoleSession?
+        do {
+            signedIn = try self.signedIn(request)
+        } catch {
+            return (route, sessionsUnavailable(error))
+        }
+        guard let session = signedIn else {
             // EventSource cannot follow a sign-in page: the stream answers 401 instead.
             if route == "/console/stream" { return (route, ConsoleHTTP.page(401, "sign in at /console/login")) }
             return (route, ConsoleHTTP.seeOther("/console/login"))
@@ -108,10 +114,18 @@ public struct ConsoleRoutes: RouteExtension {
 
     static let notAllowed = ConsoleHTTP.page(405, "method not allowed", type: "text/plain; charset=utf-8")
 
-    /// The session the cookie names, if it is live.
-    func signedIn(_ request: HTTPRequest) -> ConsoleSession? {
+    /// The session the cookie names, if it is live; throws when the store cannot say.
+    func signedIn(_ request: HTTPRequest) throws -> ConsoleSession? {
         guard let id = ConsoleHTTP.cookies(request)[ConsoleHTTP.sessionCookie], !id.isEmpty else { return nil }
-        return sessions.session(id: id)
+        return try sessions.session(id: id)
+    }
+
+    /// The answer when the store cannot say who is signed in, or keep a sign-in or a sign-out.
+    func sessionsUnavailable(_ error: any Error) -> HTTPReply {
+        logger.error("console.store_failed", ["error": String(describing: error)])
+        return ConsoleHTTP.page(
+            503, ConsolePages.refusal("the store does not answer; try again shortly", title: "Unavailable"),
+            extra: [("Retry-After", "5")])
     }
 
     // MARK: Pages

@@ -1,6 +1,7 @@
 import DropTrackCore
+import DropTrackSHA256
+import DropTrackStore
 import Foundation
-import Synchronization
 
 /// One signed-in operator: the app whose key they gave (never the key itself) and the CSRF token
 /// their forms must carry.
@@ -34,62 +35,74 @@ public struct ConsoleSessionLimits: Sendable, Equatable {
     }
 }
 
-/// The console's sessions, in memory: a restart signs everyone out, which is the safe side. Bounded by
-/// `ConsoleSessionLimits.capacity`; expired sessions are dropped whenever one is looked up or created.
+/// The console's sessions, kept in the store: any replica behind a load balancer, or one restarted,
+/// knows a session another made, and a sign-out ends it everywhere. The store holds only the SHA-256
+/// of each id. Bounded by `ConsoleSessionLimits.capacity`: expired sessions, then the least recently
+/// used beyond it, are dropped whenever one is created.
 public final class ConsoleSessions: Sendable {
     let limits: ConsoleSessionLimits
     let clock: any WallClock
-    private let sessions = Mutex<[String: ConsoleSession]>([:])
+    let store: any DeliveryStore
 
-    /// Creates an empty set of sessions on `clock`.
-    public init(limits: ConsoleSessionLimits = ConsoleSessionLimits(), clock: any WallClock) {
+    /// Sessions in `store`, timed by `clock`.
+    public init(limits: ConsoleSessionLimits = ConsoleSessionLimits(), store: any DeliveryStore, clock: any WallClock) {
         self.limits = limits
+        self.store = store
         self.clock = clock
     }
 
     /// Starts a session for `app`, ending the least recently used one when full.
-    public func create(app: String, keyFingerprint: String) -> ConsoleSession {
+    public func create(app: String, keyFingerprint: String) throws -> ConsoleSession {
         let now = clock.now()
         let session = ConsoleSession(
             id: Self.randomToken(), app: app, keyFingerprint: keyFingerprint, csrfToken: Self.randomToken(),
             createdAt: now, lastSeenAt: now)
-        sessions.withLock { sessions in
-            sessions = sessions.filter { isLive($0.value, at: now) }
-            if sessions.count >= limits.capacity,
-                let oldest = sessions.values.min(by: { $0.lastSeenAt < $1.lastSeenAt })
-            {
-                sessions[oldest.id] = nil
-            }
-            sessions[session.id] = session
+        try store.transaction { tx in
+            try tx.trimConsoleSessions(
+                createdBefore: now - limits.lifetime, lastSeenBefore: now - limits.idleTimeout,
+                keeping: limits.capacity - 1)
+            try tx.saveConsoleSession(
+                ConsoleSessionRecord(
+                    idDigest: Self.digest(session.id), app: app, keyFingerprint: keyFingerprint,
+                    csrfToken: session.csrfToken, createdAt: now, lastSeenAt: now))
         }
         return session
     }
 
     /// The live session with this id, marked as used now; nil when unknown or expired (and then forgotten).
-    public func session(id: String) -> ConsoleSession? {
+    public func session(id: String) throws -> ConsoleSession? {
         let now = clock.now()
-        return sessions.withLock { sessions -> ConsoleSession? in
-            guard var session = sessions[id] else { return nil }
-            guard isLive(session, at: now) else {
-                sessions[id] = nil
+        let digest = Self.digest(id)
+        return try store.transaction { tx -> ConsoleSession? in
+            guard var record = try tx.consoleSession(idDigest: digest) else { return nil }
+            guard isLive(record, at: now) else {
+                try tx.deleteConsoleSession(idDigest: digest)
                 return nil
             }
-            session.lastSeenAt = now
-            sessions[id] = session
-            return session
+            record.lastSeenAt = now
+            try tx.saveConsoleSession(record)
+            return ConsoleSession(
+                id: id, app: record.app, keyFingerprint: record.keyFingerprint, csrfToken: record.csrfToken,
+                createdAt: record.createdAt, lastSeenAt: now)
         }
     }
 
-    /// Ends a session (sign-out).
-    public func end(id: String) { _ = sessions.withLock { $0.removeValue(forKey: id) } }
+    /// Ends a session (sign-out), on every replica.
+    public func end(id: String) throws {
+        let digest = Self.digest(id)
+        try store.transaction { try $0.deleteConsoleSession(idDigest: digest) }
+    }
 
-    /// Sessions held now, expired ones included until the next lookup (tests).
-    public var count: Int { sessions.withLock { $0.count } }
+    /// Sessions held now, expired ones included until they are trimmed (tests).
+    public func count() throws -> Int { try store.transaction { try $0.consoleSessionCount() } }
 
-    func isLive(_ session: ConsoleSession, at now: Date) -> Bool {
+    func isLive(_ session: ConsoleSessionRecord, at now: Date) -> Bool {
         now.timeIntervalSince(session.createdAt) < limits.lifetime
             && now.timeIntervalSince(session.lastSeenAt) < limits.idleTimeout
     }
+
+    /// What the store keeps in place of the id: its hex SHA-256.
+    static func digest(_ id: String) -> String { String(hexEncoding: SHA256.hash(Array(id.utf8))) }
 
     /// 32 random bytes in hex: unguessable, and safe in a cookie and a form field as is.
     static func randomToken() -> String {

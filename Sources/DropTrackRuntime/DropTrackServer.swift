@@ -106,7 +106,7 @@ public final class DropTrackServer: Sendable {
         var routes = extensions
         if configuration.console {
             let console = (
-                sessions: ConsoleSessions(clock: clock),
+                sessions: ConsoleSessions(store: store, clock: clock),
                 sampler: MetricSampler(metrics: metrics, store: store, clock: clock)
             )
             routes.append(

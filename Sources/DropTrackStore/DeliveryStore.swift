@@ -194,6 +194,20 @@ public protocol StoreTransaction {
     /// counted from, without reading the updates' entries.
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry]
 
+    // MARK: Console sessions
+
+    /// Stores a new session, or for one already stored records only its `lastSeenAt`.
+    func saveConsoleSession(_ session: ConsoleSessionRecord) throws
+    /// The session whose id has this digest, expired or not.
+    func consoleSession(idDigest: String) throws -> ConsoleSessionRecord?
+    /// Ends a session (sign-out); nothing happens for one not stored.
+    func deleteConsoleSession(idDigest: String) throws
+    /// Deletes the sessions created before `createdBefore` or last seen before `lastSeenBefore`, then all
+    /// but the `keeping` most recently seen.
+    func trimConsoleSessions(createdBefore: Date, lastSeenBefore: Date, keeping: Int) throws
+    /// How many sessions are stored, expired ones included until trimmed.
+    func consoleSessionCount() throws -> Int
+
     // MARK: Webhooks
 
     /// Queues webhook deliveries (their `id` is assigned; `attempts`, `lastError` and `failedAt` are ignored).

@@ -22,6 +22,8 @@ public final class MemoryStore: DeliveryStore {
         var members: [String: Set<String>] = [:]
         /// Fan-out range jobs by (app, activity, range).
         var fanout: [String: FanoutJob] = [:]
+        /// Console sessions by the digest of their id.
+        var consoleSessions: [String: ConsoleSessionRecord] = [:]
     }
 
     /// A webhook delivery and who holds it (its lease end is `delivery.availableAt`, as in SQL).
@@ -97,6 +99,12 @@ final class MemoryTransaction: StoreTransaction {
         let old = data.fanout[key]
         journal.append { $0.fanout[key] = old }
         data.fanout[key] = value
+    }
+
+    func setConsoleSession(_ digest: String, _ value: ConsoleSessionRecord?) {
+        let old = data.consoleSessions[digest]
+        journal.append { $0.consoleSessions[digest] = old }
+        data.consoleSessions[digest] = value
     }
 
     func setNextWebhookID(_ value: Int64) {

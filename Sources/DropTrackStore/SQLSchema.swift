@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 13
+    static let version = 14
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -71,6 +71,20 @@ enum SQLSchema {
         [
             (9, webhookStatements(for: dialect)), (10, fanoutStatements(for: dialect)),
             (12, SQLTokenCounts.statements(for: dialect)), (13, fanoutIndexStatements(for: dialect)),
+            (14, consoleSessionStatements(for: dialect)),
+        ]
+    }
+
+    /// The operator console's sessions, shared by every replica (a session kept in one process's memory
+    /// was unknown to the next replica a load balancer picked, and lost on a restart).
+    private static func consoleSessionStatements(for dialect: SQLDialect) -> [String] {
+        let real = dialect == .postgres ? "DOUBLE PRECISION" : "REAL"
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS console_sessions (
+              id_digest TEXT PRIMARY KEY, app TEXT NOT NULL, key_fingerprint TEXT NOT NULL, csrf_token TEXT NOT NULL,
+              created_at \(real) NOT NULL, last_seen_at \(real) NOT NULL)
+            """
         ]
     }
 
