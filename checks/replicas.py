@@ -10,17 +10,21 @@
 3. At the emulator: every update token's newest accepted push is its activity's end, with the final
    content-state and timestamp; no push-to-start token got two starts (a start left in doubt by the
    killed replica is not resent, and is counted); each surviving replica sent part of the pushes.
+4. The operator console: a session signed in on one replica is known to another, which signs it out
+   for both (sessions live in the database, as behind a load balancer without sticky sessions).
 
 Usage: replicas.py PATH/TO/droptrack [ACTIVITIES] [TOKENS_PER_ACTIVITY]
 Needs DROPTRACK_TEST_POSTGRES_URL (scripts/postgres.sh prints it); the database is restarted with
 DROPTRACK_TEST_POSTGRES_RESTART_COMMAND (default: scripts/postgres.sh restart).
 """
 import concurrent.futures
+import http.client
 import os
 import re
 import secrets
 import subprocess
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stack import Stack, check, drop_database, failures, fresh_database, wait_until  # noqa: E402
@@ -158,6 +162,37 @@ try:
                                    f"({int(in_doubt)} counted by the replicas that took them over)")
         sent = [metric(text, "droptrack_sends_total") for text in survivor_metrics]
         check(all(count > 0 for count in sent), f"each survivor sent part of the pushes ({[int(x) for x in sent]})")
+
+        print("5. the operator console behind a load balancer: a session made on one replica, used and ended on another")
+
+        def console(name, method, path, form=None, cookie=""):
+            connection = http.client.HTTPConnection("127.0.0.1", stack.ports[name], timeout=30)
+            headers = {"Cookie": cookie, "Origin": f"http://127.0.0.1:{stack.ports[name]}"}
+            body = urllib.parse.urlencode(form) if form is not None else None
+            if body is not None:
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            cookies = [value.split(";")[0] for value in response.headers.get_all("Set-Cookie") or []]
+            answer = response.status, response.read().decode(), response.getheader("Location"), cookies
+            connection.close()
+            return answer
+
+        first, last = survivors[0], survivors[-1]
+        login_cookie = console(first, "GET", "/console/login")[3][0]
+        status, _, _, cookies = console(first, "POST", "/console/login",
+                                        {"key": stack.keys["app1"], "csrf": login_cookie.split("=", 1)[1]},
+                                        cookie=login_cookie)
+        session_cookie = next((cookie for cookie in cookies if cookie.startswith("dt_console=")), "dt_console=")
+        check(status == 303 and session_cookie != "dt_console=", f"signed in on {first} ({status})")
+        status, page, _, _ = console(last, "GET", "/console/", cookie=session_cookie)
+        check(status == 200 and "app1" in page, f"the session works on {last} ({status})")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+        status, _, location, _ = console(last, "POST", "/console/logout", {"csrf": csrf.group(1) if csrf else ""},
+                                         cookie=session_cookie)
+        check(status == 303 and location == "/console/login", f"signed out on {last} ({status})")
+        status, _, location, _ = console(first, "GET", "/console/", cookie=session_cookie)
+        check(status == 303 and location == "/console/login", f"and {first} no longer knows the session ({status})")
 finally:
     drop_database(admin_url, database)
 
