@@ -18,6 +18,9 @@ PostgreSQL comes from DROPTRACK_TEST_POSTGRES_URL, or scripts/postgres.sh is run
 with DROPTRACK_FANOUT_SQLITE_ONLY=1 only the SQLite set-up runs. DROPTRACK_MAX_IN_FLIGHT, when set,
 is passed to every replica: with few sends in flight a replica waits on round trips rather than on
 the cores, which shows whether a second replica adds what a first leaves idle.
+DROPTRACK_FANOUT_APNS_DELAY_MS, when set, has the emulator answer every push that many milliseconds
+late (the round trip to APNs that loopback lacks), in the fan-outs and in the bare client's references;
+h2load still runs without it.
 """
 import json
 import os
@@ -82,6 +85,22 @@ def sends(stack, name):
     return sum(float(value) for value in re.findall(r"^droptrack_sends_total(?:\{[^}]*\})? (\S+)$", text, re.M))
 
 
+DELAY_MS = int(os.environ.get("DROPTRACK_FANOUT_APNS_DELAY_MS") or 0)
+
+
+# With answers late, 100 pushes in flight would cap the reference at 100 per round trip: it then keeps as many
+# in flight as a replica does (maxInFlight, 2,000 by default), over as many connections as a replica may open
+# (4: one connection carries at most the emulator's 1,000 streams).
+CLIENT_CONCURRENCY = int(os.environ.get("DROPTRACK_MAX_IN_FLIGHT") or 2000) if DELAY_MS else 100
+CLIENT_CONNECTIONS = 4 if DELAY_MS else 1
+
+
+def emulate_round_trip(stack):
+    """Every push answered DELAY_MS late, when asked for."""
+    if DELAY_MS:
+        stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "delay", "delayMilliseconds": DELAY_MS}]})
+
+
 def fanout(stack, step, replicas):
     """Posts one event and waits until every send has an outcome; returns the figures."""
     sent_before = [sends(stack, name) for name in replicas]
@@ -142,7 +161,7 @@ def h2load_rate(stack):
 def client_rate(stack, tokens):
     out = stack.run("bench", "apns", "--host", stack.apns_host, "--ca-file", stack.ca_file, "-n", str(N),
                     "--tokens", str(tokens),
-                    "--concurrency", "100", "--key", f"{stack.work}/keys/apns/AuthKey_{stack.key_id}.p8",
+                    "--concurrency", str(CLIENT_CONCURRENCY), "--connections", str(CLIENT_CONNECTIONS), "--key", f"{stack.work}/keys/apns/AuthKey_{stack.key_id}.p8",
                     "--key-id", stack.key_id, "--team-id", stack.team_id, "--bundle-id", stack.bundle_id)
     if f"statuses=200:{N}" not in out:
         fail(f"droptrack bench apns did not get {N} 200s:\n{out}")
@@ -164,11 +183,13 @@ if os.environ.get("DROPTRACK_MAX_IN_FLIGHT"):
 results = []
 with Stack(DROPTRACK, server_env=server_env) as stack:
     imported = prepare(stack)
+    emulate_round_trip(stack)
     results.append(("1 replica, SQLite", imported, fanout(stack, STEPS[0], ["server"])))
     # The references start from an empty emulator, as the fan-out did.
     stack.stop_apns()
     stack.start_apns(stack.apns_host)
     h2load = h2load_rate(stack)
+    emulate_round_trip(stack)
     client = client_rate(stack, N)
     client_cycling = client_rate(stack, 1000)
 
@@ -177,6 +198,7 @@ if os.environ.get("DROPTRACK_FANOUT_SQLITE_ONLY") != "1":
     try:
         with Stack(DROPTRACK, store=url, server_env=server_env) as stack:
             imported = prepare(stack)
+            emulate_round_trip(stack)
             results.append(("1 replica, PostgreSQL", imported, fanout(stack, STEPS[0], ["server"])))
             stack.start_server("r2")
             results.append(("2 replicas, PostgreSQL", None, fanout(stack, STEPS[1], ["server", "r2"])))
@@ -186,7 +208,8 @@ if os.environ.get("DROPTRACK_FANOUT_SQLITE_ONLY") != "1":
 base = results[0][2]["rate"]
 print(f"fan-out of one event to {N} update tokens, APNs emulator over HTTP/2 + TLS"
       + (f", maxInFlight {server_env['DROPTRACK_MAX_IN_FLIGHT']} per replica"
-         if "DROPTRACK_MAX_IN_FLIGHT" in server_env else ""))
+         if "DROPTRACK_MAX_IN_FLIGHT" in server_env else "")
+      + (f", every push answered {DELAY_MS} ms late" if DELAY_MS else ""))
 print(f"{'set-up':<24}{'import s':>10}{'accept s':>10}{'fan-out s':>11}{'pushes/s':>10}{'× SQLite':>10}"
       f"{'CPU s':>8}{'emu CPU s':>10}{'RSS MiB':>9}{'box busy':>10}")
 for label, imported, figures in results:
@@ -205,3 +228,6 @@ print(f"reference_client_cycling_pushes_per_second={client_cycling:.0f} (the bar
 print(f"ratio_sqlite_fanout_to_h2load={base / h2load:.2f}")
 print(f"ratio_sqlite_fanout_to_client={base / client:.2f}")
 print(f"ratio_sqlite_fanout_to_client_cycling={base / client_cycling:.2f}")
+rates = {label: figures["rate"] for label, _, figures in results}
+if "2 replicas, PostgreSQL" in rates:
+    print(f"ratio_two_replicas_to_one={rates['2 replicas, PostgreSQL'] / rates['1 replica, PostgreSQL']:.2f}")
