@@ -180,9 +180,11 @@ public final class Dispatcher: Service {
 
     /// Outcomes are written in batches of at least this many (or every few milliseconds), and rows
     /// are claimed once this much room is free: one transaction per send would cap the fan-out at the
-    /// store's commit rate.
+    /// store's commit rate. A sixteenth of the room, not a quarter: a range batch's room comes back
+    /// only as its last answer does, so waiting for a quarter (500 of 2,000) left the window a third
+    /// empty when answers take 50 ms (27.3k–28.9k pushes/s against 31.4k–32.4k, 40k at most).
     private var flushBatch: Int { max(1, min(256, configuration.maxInFlight / 8)) }
-    private var claimRoom: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight / 4)) }
+    private var claimRoom: Int { max(1, min(configuration.claimBatch, configuration.maxInFlight / 16)) }
 
     private func loop() {
         while true {
