@@ -162,7 +162,7 @@ struct ConsolePages {
             """)
     }
 
-    func plots(_ samples: [MetricSample], window: Double) -> String {
+    func plots(_ samples: [MetricSample], window: Double, replica: String) -> String {
         let start = now.addingTimeInterval(-window)
         let recent = samples.filter { $0.at >= start }
         func points(_ value: (MetricSample) -> Double?) -> [(x: Double, y: Double?)] {
@@ -183,8 +183,10 @@ struct ConsolePages {
         return layout(
             "Plots", current: "Plots",
             """
-            <p class="note">The whole server over the last hour, one reading every few seconds
-            (\(recent.count) so far); the page refreshes itself.</p>
+            <p class="note">Every app's sends and fan-out lag on the replica that answered this page,
+            <strong>\(Escape.escape(replica))</strong> (each replica counts its own), and the outbox depth of
+            the whole store, over the last hour, one reading every few seconds (\(recent.count) so far); the
+            page refreshes itself.</p>
             <div class="plots" data-refresh="15">\(sends.render())\(lag.render())\(depth.render())</div>
             """)
     }

@@ -24,6 +24,9 @@ public final class MetricSampler: Service, Sendable {
     public let interval: TimeInterval
     /// Readings kept: an hour's worth at the default 5 s.
     public let capacity: Int
+    /// The replica whose counters these are (its host and process): behind a load balancer each replica
+    /// plots its own sends and lag, so the page says which one answered.
+    public let replica: String
     private struct State {
         var samples: [MetricSample] = []
         var previous: (at: Date, sends: [String: Double], lag: (sum: Double, count: Int))?
@@ -35,8 +38,9 @@ public final class MetricSampler: Service, Sendable {
     /// Creates the sampler; nothing is read until `start` or `sample`.
     public init(
         metrics: MetricsRegistry, store: any DeliveryStore, clock: any WallClock, interval: TimeInterval = 5,
-        capacity: Int = 720
+        capacity: Int = 720, replica: String = "\(ProcessInfo.processInfo.hostName), process \(getpid())"
     ) {
+        self.replica = replica
         self.metrics = metrics
         self.store = store
         self.clock = clock

@@ -227,6 +227,7 @@ struct ConsoleTests {
         #expect(try get(harness, "/console/tokens", cookie: cookie).status == 200)
         let plots = try get(harness, "/console/plots", cookie: cookie)
         #expect(plots.status == 200 && plots.text.components(separatedBy: "<svg").count == 4)
+        #expect(plots.text.contains("process \(getpid())"), "names the replica whose counters it plots")
         #expect(try get(harness, "/console/console.js", cookie: nil).status == 200, "the files need no session")
     }
 
