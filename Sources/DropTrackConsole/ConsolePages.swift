@@ -183,10 +183,10 @@ struct ConsolePages {
         return layout(
             "Plots", current: "Plots",
             """
-            <p class="note">Every app's sends and fan-out lag on the replica that answered this page,
-            <strong>\(Escape.escape(replica))</strong> (each replica counts its own), and the outbox depth of
-            the whole store, over the last hour, one reading every few seconds (\(recent.count) so far); the
-            page refreshes itself.</p>
+            <p class="note">This app's sends and fan-out lag on the replica that answered this page,
+            <strong>\(Escape.escape(replica))</strong> (each replica counts its own), and its outbox depth in the
+            whole store, over the last hour, one reading every few seconds (\(recent.count) so far); the page
+            refreshes itself.</p>
             <div class="plots" data-refresh="15">\(sends.render())\(lag.render())\(depth.render())</div>
             """)
     }

@@ -107,7 +107,11 @@ public struct ConsoleRoutes: RouteExtension {
         case "/console/events": return (route, ConsoleHTTP.page(200, pages.events()))
         case "/console/tokens": return (route, tokens(pages: pages))
         case "/console/plots":
-            return (route, ConsoleHTTP.page(200, pages.plots(sampler.samples, window: 3600, replica: sampler.replica)))
+            return (
+                route,
+                ConsoleHTTP.page(
+                    200, pages.plots(sampler.samples(app: session.app), window: 3600, replica: sampler.replica))
+            )
         case "/console/activities/{id}": return (route, activity(parts[2], pages: pages))
         default: return (route, ConsoleHTTP.page(404, pages.notFound("no console page \(request.path)")))
         }

@@ -3,7 +3,7 @@ import DropTrackStore
 import Foundation
 import Synchronization
 
-/// One reading of the server's health, taken every few seconds for the console's plots.
+/// One reading of one app's sends, taken every few seconds for the console's plots.
 public struct MetricSample: Sendable, Equatable {
     public var at: Date
     /// Sends per second since the previous reading, by outcome (`success`, `failure`).
@@ -12,6 +12,11 @@ public struct MetricSample: Sendable, Equatable {
     public var fanoutLagSeconds: Double?
     /// Sends waiting in the outbox at the reading.
     public var outboxDepth: Int
+
+    /// A reading with nothing sent, finished or waiting.
+    public static func idle(at: Date) -> MetricSample {
+        MetricSample(at: at, sendsPerSecond: ["success": 0, "failure": 0], fanoutLagSeconds: nil, outboxDepth: 0)
+    }
 }
 
 /// Keeps the last hour of `MetricSample`s in a ring (`capacity` readings, `interval` apart), read from
@@ -27,9 +32,14 @@ public final class MetricSampler: Service, Sendable {
     /// The replica whose counters these are (its host and process): behind a load balancer each replica
     /// plots its own sends and lag, so the page says which one answered.
     public let replica: String
+    private struct Reading {
+        var at: Date
+        /// Apps with anything sent, finished or waiting; the others read as idle.
+        var apps: [String: MetricSample]
+    }
     private struct State {
-        var samples: [MetricSample] = []
-        var previous: (at: Date, sends: [String: Double], lag: (sum: Double, count: Int))?
+        var readings: [Reading] = []
+        var previous: (at: Date, sends: [String: [String: Double]], lags: [String: (sum: Double, count: Int)])?
     }
     private let state = Mutex(State())
     private let stopRequested = Latch<Void>()
@@ -71,26 +81,36 @@ public final class MetricSampler: Service, Sendable {
     /// Takes one reading now (the timer calls this; tests call it with their own clock).
     public func sample() {
         let now = clock.now()
-        let sends = metrics.counterTotals("droptrack_sends_total", by: "outcome")
-        let lag = metrics.histogramTotals("droptrack_fanout_lag_seconds")
-        let depth = (try? store.transaction { try $0.outboxStats() })?.depth ?? 0
+        let sends = metrics.counterTotals("droptrack_sends_total", by: "outcome", per: "app")
+        let lags = metrics.histogramTotals("droptrack_fanout_lag_seconds", per: "app")
+        let depths = (try? store.transaction { try $0.outboxDepthByApp() }) ?? [:]
         state.withLock { state in
-            defer { state.previous = (now, sends, lag) }
+            defer { state.previous = (now, sends, lags) }
             // The first reading only sets the baseline: rates need two.
             guard let previous = state.previous else { return }
             let seconds = max(0.001, now.timeIntervalSince(previous.at))
-            var rates: [String: Double] = [:]
-            for outcome in Set(sends.keys).union(["success", "failure"]) {
-                rates[outcome] = max(0, (sends[outcome] ?? 0) - (previous.sends[outcome] ?? 0)) / seconds
+            var apps: [String: MetricSample] = [:]
+            for app in Set(sends.keys).union(lags.keys).union(depths.keys) {
+                var sample = MetricSample.idle(at: now)
+                let sent = sends[app] ?? [:]
+                for outcome in Set(sent.keys).union(["success", "failure"]) {
+                    let was = previous.sends[app]?[outcome] ?? 0
+                    sample.sendsPerSecond[outcome] = max(0, (sent[outcome] ?? 0) - was) / seconds
+                }
+                let lag = lags[app] ?? (0, 0)
+                let was = previous.lags[app] ?? (0, 0)
+                let finished = lag.count - was.count
+                sample.fanoutLagSeconds = finished > 0 ? (lag.sum - was.sum) / Double(finished) : nil
+                sample.outboxDepth = depths[app] ?? 0
+                apps[app] = sample
             }
-            let finished = lag.count - previous.lag.count
-            let meanLag = finished > 0 ? (lag.sum - previous.lag.sum) / Double(finished) : nil
-            state.samples.append(
-                MetricSample(at: now, sendsPerSecond: rates, fanoutLagSeconds: meanLag, outboxDepth: depth))
-            if state.samples.count > capacity { state.samples.removeFirst(state.samples.count - capacity) }
+            state.readings.append(Reading(at: now, apps: apps))
+            if state.readings.count > capacity { state.readings.removeFirst(state.readings.count - capacity) }
         }
     }
 
-    /// The readings kept, oldest first.
-    public var samples: [MetricSample] { state.withLock { $0.samples } }
+    /// One app's readings kept, oldest first.
+    public func samples(app: String) -> [MetricSample] {
+        state.withLock { $0.readings.map { $0.apps[app] ?? .idle(at: $0.at) } }
+    }
 }

@@ -3,6 +3,8 @@ import Synchronization
 
 /// Counters, gauges and histograms with bounded label sets, rendered as Prometheus text.
 /// Label values must come from closed sets (provider, outcome, reason codes), never tokens or ids.
+/// An `app` label is kept for readers in this process (the console plots an app's own sends) and
+/// summed away in `render()`: `/metrics` answers without a key, and an app's name and volume are its own.
 ///
 /// A backstop keeps a mistake there from growing memory and `/metrics` without bound: each counter or histogram
 /// holds at most `maximumSeriesPerMetric` label sets, and label values at most `maximumLabelValueBytes` long. Past
@@ -122,26 +124,34 @@ public final class MetricsRegistry: Sendable {
         families.withLock { $0[name]?.counters[labels] ?? 0 }
     }
 
-    /// A counter's series summed by one label's value (the console's plots: sends by outcome).
-    public func counterTotals(_ name: String, by label: String) -> [String: Double] {
+    /// A counter's series summed by one label's value, per value of another (the console's plots: each
+    /// app's sends by outcome).
+    public func counterTotals(_ name: String, by label: String, per group: String) -> [String: [String: Double]] {
         families.withLock { families in
-            var totals: [String: Double] = [:]
-            for (labels, value) in families[name]?.counters ?? [:] { totals[labels[label] ?? "", default: 0] += value }
+            var totals: [String: [String: Double]] = [:]
+            for (labels, value) in families[name]?.counters ?? [:] {
+                totals[labels[group] ?? "", default: [:]][labels[label] ?? "", default: 0] += value
+            }
             return totals
         }
     }
 
-    /// A histogram's sum and count over all its series (the console's plots: the mean between two readings).
-    public func histogramTotals(_ name: String) -> (sum: Double, count: Int) {
+    /// A histogram's sum and count per value of one label (the console's plots: each app's mean lag between
+    /// two readings).
+    public func histogramTotals(_ name: String, per group: String) -> [String: (sum: Double, count: Int)] {
         families.withLock { families in
-            var sum = 0.0
-            var count = 0
-            for entry in families[name]?.histograms.values.map({ $0 }) ?? [] {
-                sum += entry.sum
-                count += entry.count
+            var totals: [String: (sum: Double, count: Int)] = [:]
+            for (labels, entry) in families[name]?.histograms ?? [:] {
+                let total = totals[labels[group] ?? ""] ?? (0, 0)
+                totals[labels[group] ?? ""] = (total.sum + entry.sum, total.count + entry.count)
             }
-            return (sum, count)
+            return totals
         }
+    }
+
+    /// A histogram's sum and count over all its series.
+    public func histogramTotals(_ name: String) -> (sum: Double, count: Int) {
+        histogramTotals(name, per: "").values.reduce((0, 0)) { ($0.0 + $1.sum, $0.1 + $1.count) }
     }
 
     /// Observations recorded in a histogram (tests).
@@ -150,9 +160,12 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// The Prometheus text exposition (version 0.0.4).
+    /// Labels summed away when rendered.
+    public static let unrenderedLabels: Set<String> = ["app"]
+
     public func render() -> String {
         var out = ""
-        let snapshot = families.withLock { $0 }
+        let snapshot = families.withLock { $0 }.mapValues(Self.foldingUnrenderedLabels)
         for name in snapshot.keys.sorted() {
             let family = snapshot[name]!
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
@@ -183,6 +196,25 @@ public final class MetricsRegistry: Sendable {
             for (labels, value) in gauge.read() { out += "\(name)\(Self.labelText(labels)) \(Self.format(value))\n" }
         }
         return out
+    }
+
+    /// The family with the series that differ only in `unrenderedLabels` added together.
+    private static func foldingUnrenderedLabels(_ family: Family) -> Family {
+        func rendered(_ labels: [String: String]) -> [String: String] {
+            labels.filter { !unrenderedLabels.contains($0.key) }
+        }
+        var folded = family
+        folded.counters = [:]
+        for (labels, value) in family.counters { folded.counters[rendered(labels), default: 0] += value }
+        folded.histograms = [:]
+        for (labels, entry) in family.histograms {
+            var total = folded.histograms[rendered(labels)] ?? (Array(repeating: 0, count: entry.counts.count), 0, 0)
+            for index in total.counts.indices { total.counts[index] += entry.counts[index] }
+            total.sum += entry.sum
+            total.count += entry.count
+            folded.histograms[rendered(labels)] = total
+        }
+        return folded
     }
 
     static func labelText(_ labels: [String: String]) -> String {

@@ -20,9 +20,9 @@ extension Dispatcher {
         var published: [(String, JSONValue)] = []
         // Event-stream payloads are built only for apps someone is watching.
         let listening = Set(batch.map(\.work.entry.app)).filter { events.count(app: $0) > 0 }
-        var lags: [Double] = []
+        var lags: [FanoutLag] = []
         var lostChannels: [(app: String, activityId: String, channel: String)] = []
-        var rangeLags: [Double] = []
+        var rangeLags: [FanoutLag] = []
         var rangePasses: [TimelineEntry] = []
         // Before the transaction, which a store may run more than once.
         let reaches = batch.map { recordReach($0.result, work: $0.work, now: now) }
@@ -122,7 +122,7 @@ extension Dispatcher {
                 written = timeline
                 for (_, activity) in touched where try !tx.hasPendingOutbox(app: activity.app, activityId: activity.id)
                 {
-                    lags.append(now.timeIntervalSince(activity.updatedAt))
+                    lags.append(FanoutLag(app: activity.app, seconds: now.timeIntervalSince(activity.updatedAt)))
                 }
             }
         } catch {
@@ -138,7 +138,7 @@ extension Dispatcher {
             }
         }
         logFailures(written)
-        for lag in lags + rangeLags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
+        observe(lags + rangeLags)
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
         publish(rangePasses)
         // Creating a channel waits on APNs for up to 30 s: never on the dispatcher's thread, whose sends

@@ -9,9 +9,14 @@ extension Dispatcher {
     /// `droptrack_send_latency_seconds`; returns the round trip in seconds.
     func countSend(work: Work, result: SendResult) -> Double {
         var tally = SendTally()
-        tally.record(provider: work.provider, result: result)
+        tally.record(app: work.entry.app, provider: work.provider, result: result)
         tally.publish(to: metrics)
         return Self.seconds(result.latency)
+    }
+
+    /// Observes each finished fan-out's lag in `droptrack_fanout_lag_seconds`, labelled with its app.
+    func observe(_ lags: [FanoutLag]) {
+        for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag.seconds, ["app": lag.app]) }
     }
 
     /// The provider declared the send's token dead: notes it in `deadTokens` (the flush invalidates them
@@ -77,12 +82,19 @@ struct DeadTokens {
     }
 }
 
+/// How long an app's version took from its event's acceptance to its last send's outcome.
+struct FanoutLag {
+    var app: String
+    var seconds: Double
+}
+
 /// What finished sends add to `droptrack_sends_total` and `droptrack_send_latency_seconds`, gathered
 /// so that a fan-out's outcomes reach the registry once per series per flush: per send, the two
 /// metrics cost a lock and the hashing of their label dictionaries each, about a tenth of the
 /// server's CPU in a 100k fan-out.
 struct SendTally {
     private struct Series: Hashable {
+        var app: String
         var provider: TimelineProvider
         var success: Bool
         var reason: String
@@ -92,8 +104,8 @@ struct SendTally {
     private var latencies: [TimelineProvider: [Double]] = [:]
 
     /// Counts a send, and its round trip when the provider answered.
-    mutating func record(provider: TimelineProvider, result: SendResult) {
-        sends[Series(provider: provider, success: result.isSuccess, reason: result.reason), default: 0] += 1
+    mutating func record(app: String, provider: TimelineProvider, result: SendResult) {
+        sends[Series(app: app, provider: provider, success: result.isSuccess, reason: result.reason), default: 0] += 1
         if result.status > 0 { latencies[provider, default: []].append(Dispatcher.seconds(result.latency)) }
     }
 
@@ -102,8 +114,8 @@ struct SendTally {
             metrics.increment(
                 "droptrack_sends_total",
                 [
-                    "provider": series.provider.rawValue, "outcome": series.success ? "success" : "failure",
-                    "reason": series.reason,
+                    "app": series.app, "provider": series.provider.rawValue,
+                    "outcome": series.success ? "success" : "failure", "reason": series.reason,
                 ], by: Double(count))
         }
         for (provider, values) in latencies {

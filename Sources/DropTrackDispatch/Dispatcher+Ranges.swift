@@ -25,7 +25,7 @@ struct RangeBatch: Sendable {
 struct PassEnd {
     var entry: TimelineEntry?
     /// The fan-out lag to observe, when this was the activity's last pending work.
-    var lag: Double?
+    var lag: FanoutLag?
 }
 
 /// Fan-out range jobs: an event writes one job per fingerprint range of the activity, and the
@@ -48,7 +48,7 @@ extension Dispatcher {
         guard closed else { return [] }
         let builder = PayloadBuilder(
             contracts: ContractBook(schemas: app.schemas ?? [:]), fcmTTLSeconds: configuration.fcmTTLSeconds)
-        var lags: [Double] = []
+        var lags: [FanoutLag] = []
         var batches: [Int: RangeBatch] = [:]
         var passes: [TimelineEntry] = []
         do {
@@ -146,7 +146,7 @@ extension Dispatcher {
                 return prepared
             }
             state.withLock { $0.rangeBatches.merge(batches) { _, new in new } }
-            for lag in lags { metrics.observe("droptrack_fanout_lag_seconds", lag) }
+            observe(lags)
             publish(passes)
             return prepared
         } catch {
@@ -163,7 +163,7 @@ extension Dispatcher {
         // Counted here, once per flush, not in the outcome transaction (which a store may run twice).
         var tally = SendTally()
         for completion in batch where completion.work.rangeBatch != nil {
-            tally.record(provider: completion.work.provider, result: completion.result)
+            tally.record(app: completion.work.entry.app, provider: completion.work.provider, result: completion.result)
         }
         tally.publish(to: metrics)
         return state.withLock { state in
@@ -218,7 +218,7 @@ extension Dispatcher {
                 note: summary.note(range: job.destination.stored, newerVersion: newer))
         }
         if end == .removed, try !tx.hasPendingOutbox(app: job.app, activityId: job.activityId) {
-            result.lag = now.timeIntervalSince(activityUpdatedAt)
+            result.lag = FanoutLag(app: job.app, seconds: now.timeIntervalSince(activityUpdatedAt))
         }
         return result
     }

@@ -136,6 +136,8 @@ public protocol StoreTransaction {
     /// large the fan-out).
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool
     func outboxStats() throws -> OutboxStats
+    /// `outboxStats().depth` by app (apps with nothing waiting are left out): the console plots its own app's.
+    func outboxDepthByApp() throws -> [String: Int]
 
     // MARK: Fan-out ranges
 

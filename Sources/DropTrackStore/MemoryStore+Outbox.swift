@@ -154,6 +154,12 @@ extension MemoryTransaction {
             || data.outbox.values.contains { $0.app == app && $0.activityId == activityId }
     }
 
+    func outboxDepthByApp() throws -> [String: Int] {
+        var depths: [String: Int] = [:]
+        for app in data.outbox.values.map(\.app) + data.fanout.values.map(\.app) { depths[app, default: 0] += 1 }
+        return depths
+    }
+
     func outboxStats() throws -> OutboxStats {
         OutboxStats(
             depth: data.outbox.count + data.fanout.count,

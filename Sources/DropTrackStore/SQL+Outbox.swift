@@ -189,6 +189,17 @@ extension SQLTransaction {
                 .isEmpty
     }
 
+    func outboxDepthByApp() throws -> [String: Int] {
+        var depths: [String: Int] = [:]
+        for table in ["outbox", "fanout_jobs"] {
+            for row in try query("SELECT app, COUNT(*) FROM \(table) GROUP BY app") {
+                let reader = RowReader(row: row, table: table, columns: ["app", "COUNT(*)"], keyColumns: [0])
+                depths[try reader.text(0), default: 0] += Int(try reader.int(1))
+            }
+        }
+        return depths
+    }
+
     func outboxStats() throws -> OutboxStats {
         let row = try query("SELECT COUNT(*), MIN(first_queued_at) FROM outbox").first
         let dead = try query("SELECT COUNT(*) FROM dead_letters").first?.int(0) ?? 0

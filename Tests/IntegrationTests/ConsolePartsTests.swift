@@ -56,31 +56,49 @@ struct ConsolePartsTests {
         #expect(try sessions.count() == 0)
     }
 
-    @Test("the sampler turns counters into rates per outcome, means the lag per reading, and keeps a bounded ring")
+    @Test("the sampler turns each app's counters into rates per outcome, means its lag, and keeps a bounded ring")
     func samplerRates() throws {
         let clock = ManualWallClock(unixSeconds: 1_796_000_000)
         let metrics = MetricsRegistry()
         metrics.declareHistogram("droptrack_fanout_lag_seconds", help: "lag", buckets: [1, 10])
-        let sampler = MetricSampler(metrics: metrics, store: MemoryStore(), clock: clock, interval: 5, capacity: 4)
+        let store = MemoryStore()
+        let sampler = MetricSampler(metrics: metrics, store: store, clock: clock, interval: 5, capacity: 4)
         sampler.sample()
-        #expect(sampler.samples.isEmpty, "the first reading is the baseline")
-        metrics.increment("droptrack_sends_total", ["provider": "apns", "outcome": "success", "reason": "ok"], by: 40)
-        metrics.increment("droptrack_sends_total", ["provider": "fcm", "outcome": "success", "reason": "ok"], by: 10)
-        metrics.increment("droptrack_sends_total", ["provider": "fcm", "outcome": "failure", "reason": "x"], by: 5)
-        metrics.observe("droptrack_fanout_lag_seconds", 1)
-        metrics.observe("droptrack_fanout_lag_seconds", 3)
+        #expect(sampler.samples(app: "app1").isEmpty, "the first reading is the baseline")
+        func sent(_ app: String, _ provider: String, _ outcome: String, _ count: Double) {
+            metrics.increment(
+                "droptrack_sends_total", ["app": app, "provider": provider, "outcome": outcome, "reason": "r"],
+                by: count)
+        }
+        sent("app1", "apns", "success", 40)
+        sent("app1", "fcm", "success", 10)
+        sent("app1", "fcm", "failure", 5)
+        sent("app2", "apns", "success", 500)
+        metrics.observe("droptrack_fanout_lag_seconds", 1, ["app": "app1"])
+        metrics.observe("droptrack_fanout_lag_seconds", 3, ["app": "app1"])
+        metrics.observe("droptrack_fanout_lag_seconds", 30, ["app": "app2"])
+        try store.transaction { tx in
+            try tx.insertActivity(sampleActivity("app2"))
+            try tx.enqueue(
+                app: "app2", activityId: "a1", fingerprints: [Fingerprint(of: "t1"), Fingerprint(of: "t2")], version: 1,
+                availableAt: clock.now(), now: clock.now())
+        }
         clock.advance(by: 5)
         sampler.sample()
-        let first = try #require(sampler.samples.last)
+        let first = try #require(sampler.samples(app: "app1").last)
         #expect(first.sendsPerSecond["success"] == 10 && first.sendsPerSecond["failure"] == 1)
-        #expect(first.fanoutLagSeconds == 2 && first.outboxDepth == 0)
+        #expect(first.fanoutLagSeconds == 2 && first.outboxDepth == 0, "app2's lag and waiting sends are its own")
+        let other = try #require(sampler.samples(app: "app2").last)
+        #expect(other.sendsPerSecond["success"] == 100 && other.fanoutLagSeconds == 30 && other.outboxDepth == 2)
+        #expect(sampler.samples(app: "app3").last == .idle(at: clock.now()), "an app with nothing reads as idle")
         clock.advance(by: 5)
         sampler.sample()
-        #expect(sampler.samples.last?.sendsPerSecond["success"] == 0 && sampler.samples.last?.fanoutLagSeconds == nil)
+        let second = sampler.samples(app: "app1").last
+        #expect(second?.sendsPerSecond["success"] == 0 && second?.fanoutLagSeconds == nil)
         for _ in 0..<10 {
             clock.advance(by: 5)
             sampler.sample()
         }
-        #expect(sampler.samples.count == 4, "bounded by capacity")
+        #expect(sampler.samples(app: "app1").count == 4, "bounded by capacity")
     }
 }

@@ -93,8 +93,8 @@ struct DispatchTests {
         #expect((described["timeline"]?.arrayValue?.count ?? 0) >= 3 + 2 * 7)
         #expect(described["devices"]?.arrayValue?.allSatisfy { $0["valid"]?.boolValue == true } == true)
         #expect(
-            server.metrics.value("droptrack_sends_total", ["provider": "apns", "outcome": "success", "reason": "ok"])
-                > 0)
+            server.metrics.value(
+                "droptrack_sends_total", ["app": "app1", "provider": "apns", "outcome": "success", "reason": "ok"]) > 0)
     }
 
     @Test(

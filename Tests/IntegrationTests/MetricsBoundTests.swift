@@ -83,6 +83,27 @@ struct MetricsBoundTests {
         #expect(together.value(MetricsRegistry.overflowCounter, ["metric": "h"]) == 5)
     }
 
+    @Test("an app label is kept for the console's per-app readings and summed away in /metrics")
+    func appLabelNotRendered() {
+        let metrics = MetricsRegistry()
+        metrics.declareHistogram("lag_seconds", help: "lag", buckets: [1, 10])
+        metrics.increment("sends_total", ["app": "shop", "outcome": "success"], by: 3)
+        metrics.increment("sends_total", ["app": "rides", "outcome": "success"], by: 4)
+        metrics.increment("sends_total", ["app": "rides", "outcome": "failure"])
+        metrics.observe("lag_seconds", 0.5, ["app": "shop"])
+        metrics.observe("lag_seconds", 5, ["app": "rides"])
+        let text = metrics.render()
+        #expect(!text.contains("shop") && !text.contains("rides") && !text.contains("app="))
+        #expect(
+            text.contains("sends_total{outcome=\"success\"} 7\n")
+                && text.contains("sends_total{outcome=\"failure\"} 1\n"))
+        #expect(text.contains("lag_seconds_bucket{le=\"1\"} 1\n") && text.contains("lag_seconds_bucket{le=\"10\"} 2\n"))
+        #expect(text.contains("lag_seconds_sum 5.5\n") && text.contains("lag_seconds_count 2\n"))
+        let byApp = metrics.counterTotals("sends_total", by: "outcome", per: "app")
+        #expect(byApp["shop"] == ["success": 3] && byApp["rides"] == ["success": 4, "failure": 1])
+        #expect(metrics.histogramTotals("lag_seconds", per: "app")["rides"]?.count == 1)
+    }
+
     @Test("every route the router names is a known label")
     func routeLabels() {
         let paths = [
