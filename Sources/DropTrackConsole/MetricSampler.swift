@@ -20,7 +20,8 @@ public struct MetricSample: Sendable, Equatable {
 }
 
 /// Keeps the last hour of `MetricSample`s in a ring (`capacity` readings, `interval` apart), read from
-/// the counters the dispatcher keeps and the store's `outboxStats()`. Runs as a service under `serve`.
+/// the counters the dispatcher keeps (per app, by their `app` label) and the store's `outboxDepthByApp()`.
+/// Runs as a service under `serve`.
 public final class MetricSampler: Service, Sendable {
     let metrics: MetricsRegistry
     let store: any DeliveryStore
