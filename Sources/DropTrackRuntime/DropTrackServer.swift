@@ -77,7 +77,9 @@ public final class DropTrackServer: Sendable {
         let clock: any WallClock = injectedClock ?? storeClock!
         let transport = try transport ?? ProviderTransport(configuration: configuration, logger: logger)
         self.transport = transport
-        let metrics = MetricsRegistry()
+        // Sends and fan-out lag carry an `app` label (summed away in /metrics): each configured app gets the
+        // series budget a single app had, so a server with many apps does not fold real series into overflow.
+        let metrics = MetricsRegistry(maximumSeriesPerMetric: 1000 * max(1, configuration.apps.count))
         self.metrics = metrics
         let events = EventBus(
             limits: eventStreams
