@@ -12,7 +12,8 @@
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines), then runs the README's shell examples as
 #      written (checks/readme_examples.py) and builds and inspects the Debian package (checks/package_deb.py);
-#   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis),
+#   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis), fuzzes every
+#      place a caller's value reaches the server with the app schemas in hand (checks/schema_fuzz.py),
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice, and
 #      resets APNs connections during a start and takes APNs away for 150 s (no start twice, no
 #      dead letter, flat memory), and soaks it for 40 s with abusive clients (made-up methods, a
@@ -73,6 +74,7 @@ timeout 300 .venv/bin/python checks/package_deb.py .build/debug/droptrack
 
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
+timeout 600 .venv/bin/python checks/schema_fuzz.py .build/debug/droptrack
 timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
 timeout 900 .venv/bin/python checks/transport_faults.py .build/debug/droptrack 150
 timeout 300 .venv/bin/python checks/soak.py .build/debug/droptrack 40

@@ -84,13 +84,16 @@ extension EndActivity {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["contentState", "dismissal", "alert"])
         let dismissal: DismissalPolicy
+        let expected = ActivityError.invalid(
+            "dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds (10 or 11 digits)")
         switch reader.object["dismissal"] {
         case nil, .null, .string("default"): dismissal = .default
         case .string("immediate"): dismissal = .immediate
-        case .number(let value) where value > 1_000_000_000 && value < 100_000_000_000 && value == value.rounded():
-            dismissal = .at(Int64(value))
-        default:
-            throw .invalid("dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds")
+        case .number(let value):
+            guard value == value.rounded(), let unix = Int64(checking: value, within: 1_000_000_001...99_999_999_999)
+            else { throw expected }
+            dismissal = .at(unix)
+        default: throw expected
         }
         let alert = try reader.object("alert")
         self.init(contentState: try reader.object("contentState"), dismissal: dismissal, alert: alert)

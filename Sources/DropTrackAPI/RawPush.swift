@@ -121,7 +121,7 @@ struct RawPush: Sendable {
         guard let result = waitForCallback(timeout: timeout, start) else {
             return [
                 "status": .number(0), "reason": .string("timeout"), "remedy": .string("retry"),
-                "explanation": .string("no answer from the provider within \(Int(seconds)) s"),
+                "explanation": .string("no answer from the provider within \(Int(saturating: seconds)) s"),
             ]
         }
         let latency = Double(result.latency.components.seconds) + Double(result.latency.components.attoseconds) / 1e18

@@ -72,7 +72,7 @@ public enum DeliveryLiveUpdate {
             Key.orderId: message.orderId,
             Key.status: message.state.status,
             Key.progress: format(message.state.progress),
-            Key.etaEpochMillis: String(Int64((message.state.eta.timeIntervalSince1970 * 1000).rounded())),
+            Key.etaEpochMillis: String(Int64(saturating: (message.state.eta.timeIntervalSince1970 * 1000).rounded())),
             Key.stopsRemaining: String(message.state.stopsRemaining),
             Key.courierName: message.state.courierName,
             Key.riderReassigned: message.state.riderReassigned ? "true" : "false",

@@ -45,7 +45,7 @@ public enum DeliveryWidgetLogic {
 
     /// Minutes until the ETA for the compact view, never negative ("0 min" once due).
     public static func minutesText(eta: Date, now: Date) -> String {
-        let minutes = max(0, Int((eta.timeIntervalSince(now) / 60).rounded(.up)))
+        let minutes = max(0, Int(saturating: (eta.timeIntervalSince(now) / 60).rounded(.up)))
         return "\(minutes) min"
     }
 

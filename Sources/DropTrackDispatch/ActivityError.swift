@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the domain refused an operation: what is wrong, the field at fault (a dotted path such as
 /// `contentState.eta`) and, in the message, how to fix it. The cases sort refusals by what the
 /// caller can do about them; the API gives each case its HTTP status, and `code` is the stable
@@ -50,6 +52,23 @@ public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// The same refusal with its field, and the field's name in the message, under `prefix`
+    /// (`data.step` becomes `event.data.step`): a start carries its first event in `event`, and the
+    /// mappers name fields as an event's own body has them.
+    public func nested(under prefix: String) -> ActivityError {
+        guard let field, field.hasPrefix("data") || field == "type" else { return self }
+        let moved = "\(prefix).\(field)"
+        let text = message.replacingOccurrences(of: "'\(field)", with: "'\(moved)")
+        switch self {
+        case .invalid(let code, _, _): return .invalid(code: code, message: text, field: moved)
+        case .notFound: return .notFound(message: text, field: moved)
+        case .conflict(let code, _, _): return .conflict(code: code, message: text, field: moved)
+        case .activityOver: return .activityOver(message: text, field: moved)
+        case .unprocessable(let code, _, _): return .unprocessable(code: code, message: text, field: moved)
+        case .unavailable(let code, _, _): return .unavailable(code: code, message: text, field: moved)
+        }
+    }
 
     /// A field with a wrong value or type.
     public static func invalid(_ field: String, _ message: String) -> ActivityError {

@@ -189,7 +189,7 @@ extension ActivityRegistry {
     func audienceProgress(_ activity: ActivityRecord, tx: any StoreTransaction) throws -> AudienceProgress? {
         guard activity.isShared else { return nil }
         let members = try tx.members(app: activity.app, activityId: activity.id).count
-        let targeted = Int(activity.startResponse?["destinations"]?.numberValue ?? 0)
+        let targeted = Int(saturating: activity.startResponse?["destinations"]?.numberValue ?? 0)
         var newest: [TimelineDestination: TimelineEntry] = [:]
         for entry in try tx.timeline(app: activity.app, activityId: activity.id, event: ActivityEvent.start.rawValue)
         where entry.destination != .activity {

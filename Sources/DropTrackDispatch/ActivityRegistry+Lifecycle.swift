@@ -225,11 +225,11 @@ extension ActivityRegistry {
             activity.dismissalDate = nil
             activity.dismissAt = now.addingTimeInterval(4 * 3600)
         case .immediate:
-            activity.dismissalDate = Int64(nowUnix)
+            activity.dismissalDate = Int64(saturating: nowUnix)
             activity.dismissAt = now
         case .at(let unix):
             let capped = min(Double(unix), nowUnix + 4 * 3600)
-            activity.dismissalDate = Int64(capped)
+            activity.dismissalDate = Int64(saturating: capped)
             activity.dismissAt = Date(timeIntervalSince1970: max(capped, nowUnix))
         }
     }

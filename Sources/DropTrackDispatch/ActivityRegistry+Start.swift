@@ -141,7 +141,12 @@ extension ActivityRegistry {
                 throw ActivityError.invalid(
                     "schedule", "\(type) computes its schedule from its record: give 'event' or 'schedule', not both")
             }
-            let applied = try mapper.apply(event.type, data: event.data, record: nil, now: now)
+            let applied: DeclarativeMapper.Applied
+            do {
+                applied = try mapper.apply(event.type, data: event.data, record: nil, now: now)
+            } catch {
+                throw error.nested(under: "event")
+            }
             (state, schedule) = try declarativeState(mapper, record: applied.record, contracts: contracts, now: now)
             mapperState = .object(["record": applied.record])
         } else if let event = start.event {
@@ -151,8 +156,13 @@ extension ActivityRegistry {
                         "events are for DeliveryAttributes and types with a mapper; give 'contentState' for \(type), or declare schemas.\(type).mapper",
                     field: "event")
             }
-            let mapped = try DeliveryMapper.apply(
-                type: event.type, data: event.data, current: .null, mapperState: nil, now: now)
+            let mapped: MappedState
+            do {
+                mapped = try DeliveryMapper.apply(
+                    type: event.type, data: event.data, current: .null, mapperState: nil, now: now)
+            } catch {
+                throw error.nested(under: "event")
+            }
             state = mapped.contentState
             mapperState = mapped.mapperState
         } else {
@@ -199,7 +209,7 @@ extension ActivityRegistry {
 
     func defaultStale(_ now: Date) -> Int64? {
         configuration.defaultStaleSeconds > 0
-            ? Int64(now.timeIntervalSince1970 + configuration.defaultStaleSeconds) : nil
+            ? Int64(saturating: now.timeIntervalSince1970 + configuration.defaultStaleSeconds) : nil
     }
 
     func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(ActivityError) {

@@ -61,9 +61,9 @@ extension DeclarativeMapper {
         for (list, at) in timed {
             for entry in list.read(record)?.arrayValue ?? [] {
                 guard let value = at.read(entry), let unix = Self.unixSeconds(value),
-                    unix > now.timeIntervalSince1970
+                    unix > now.timeIntervalSince1970, let time = Int64(checking: unix.rounded(.up))
                 else { continue }
-                times.insert(Int64(unix.rounded(.up)))
+                times.insert(time)
             }
         }
         return Array(times.sorted().prefix(limit))
@@ -110,7 +110,15 @@ extension DeclarativeMapper {
                         "the record's '\(path)' is \(String(decoding: value.serialized(), as: UTF8.self)), not a date: send Unix seconds, Unix milliseconds or ISO-8601",
                     field: field)
             }
-            return .number(Date(timeIntervalSince1970: unix).timeIntervalSinceReferenceDate.rounded())
+            let seconds = Date(timeIntervalSince1970: unix).timeIntervalSinceReferenceDate.rounded()
+            guard ContentDates.contains(referenceSeconds: seconds) else {
+                throw ActivityError.unprocessable(
+                    code: "mapper_record",
+                    message:
+                        "the record's '\(path)' is \(String(decoding: value.serialized(), as: UTF8.self)), not a date \(ContentDates.windowText)",
+                    field: field)
+            }
+            return .number(seconds)
         case .cases(let path, let cases, let fallback):
             guard let value = path.read(scope) else { return fallback.map { .string($0) } }
             let key = value.stringValue ?? PayloadBuilder.string(value)
@@ -138,11 +146,7 @@ extension DeclarativeMapper {
     static func unixSeconds(_ value: JSONValue) -> Double? {
         if let number = value.numberValue { return number >= 1e11 ? number / 1000 : number }
         guard let text = value.stringValue else { return nil }
-        if let date = try? Date.ISO8601FormatStyle().parse(text) { return date.timeIntervalSince1970 }
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) {
-            return date.timeIntervalSince1970
-        }
-        return nil
+        return ContentDates.parseISO8601(text)?.timeIntervalSince1970
     }
 
     /// A template with each `{path}` replaced by the record's value there (empty when absent).

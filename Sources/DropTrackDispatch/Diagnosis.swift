@@ -114,7 +114,7 @@ extension ActivityRegistry {
             {
                 finding(
                     "DT-041", .error,
-                    "the push-to-start was accepted \(Int(now.timeIntervalSince(first.at))) s ago and no update token was registered for this activity, so updates and the end reach no iPhone",
+                    "the push-to-start was accepted \(Int(saturating: now.timeIntervalSince(first.at))) s ago and no update token was registered for this activity, so updates and the end reach no iPhone",
                     fix:
                         "in the app, observe Activity.activityUpdates from launch and POST each activity's pushTokenUpdates to /v1/tokens/activity"
                 )

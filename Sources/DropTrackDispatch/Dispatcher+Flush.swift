@@ -208,7 +208,7 @@ extension Dispatcher {
             try tx.rescheduleOutbox(id: entry.id, owner: owner, availableAt: at, error: result.explanation)
             metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
             remedy = .retry
-            note = "next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
+            note = "next attempt in \(Int(saturating: at.timeIntervalSince(now).rounded()))s"
         case .deadLetter(let why):
             try deadLetter(tx, entry, error: "\(why): \(result.explanation)", now: now)
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])

@@ -76,7 +76,9 @@ extension Dispatcher {
                         let built = try apnsPayloads[key] ?? builder.apnsPayload(activity: activity, start: false)
                         apnsPayloads[key] = built
                         // No-storage channels take apns-expiration 0 only; others what the start asked for.
-                        let asked = activity.mapperState?["broadcastExpiration"]?.numberValue.map { Int64($0) }
+                        let asked = activity.mapperState?["broadcastExpiration"]?.numberValue.map {
+                            Int64(saturating: $0)
+                        }
                         let expiration: Int64? =
                             activity.channelPolicy == MessageStoragePolicy.noMessageStored.rawValue ? 0 : asked
                         let push = APNsPush(

@@ -302,7 +302,8 @@ extension Dispatcher {
                     holder: nil, now: now)
                 metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
                 remedy = unsent ? .waitForProvider : .retry
-                note = "queued as its own outbox row: next attempt in \(Int(at.timeIntervalSince(now).rounded()))s"
+                note =
+                    "queued as its own outbox row: next attempt in \(Int(saturating: at.timeIntervalSince(now).rounded()))s"
             case .deadLetter(let why):
                 remedy = .deadLetter
                 note = why

@@ -131,7 +131,8 @@ extension Dispatcher {
         guard age <= retry.maxAge else {
             try deadLetter(
                 tx, entry,
-                error: "provider unreachable for \(Int(age))s (max age \(Int(retry.maxAge))s): \(result.explanation)",
+                error:
+                    "provider unreachable for \(Int(saturating: age))s (max age \(Int(saturating: retry.maxAge))s): \(result.explanation)",
                 now: now)
             metrics.increment("droptrack_dead_letters_total", ["provider": work.provider.rawValue])
             remedy = .deadLetter
@@ -143,7 +144,7 @@ extension Dispatcher {
         metrics.increment("droptrack_retries_total", ["provider": work.provider.rawValue])
         remedy = .waitForProvider
         note =
-            "never reached the provider; tried again in \(Int(at.timeIntervalSince(now).rounded()))s, no attempt used"
+            "never reached the provider; tried again in \(Int(saturating: at.timeIntervalSince(now).rounded()))s, no attempt used"
         return true
     }
 }

@@ -25,13 +25,13 @@ struct FanoutSummary: Equatable, Sendable {
     init(stored: String?) {
         guard let stored, let value = try? JSONValue.parse(stored), let object = value.objectValue else { return }
         for (key, count) in object["counts"]?.objectValue ?? [:] {
-            if let count = count.numberValue { counts[key] = Int(count) }
+            if let count = count.numberValue { counts[key] = Int(saturating: count) }
         }
-        let read = (object["buckets"]?.arrayValue ?? []).compactMap(\.numberValue).map { Int($0) }
+        let read = (object["buckets"]?.arrayValue ?? []).compactMap(\.numberValue).map { Int(saturating: $0) }
         if read.count == buckets.count { buckets = read }
-        lowestVersion = Int64(object["lowestVersion"]?.numberValue ?? 0)
-        highestVersion = Int64(object["highestVersion"]?.numberValue ?? 0)
-        resumes = Int(object["resumes"]?.numberValue ?? 0)
+        lowestVersion = Int64(saturating: object["lowestVersion"]?.numberValue ?? 0)
+        highestVersion = Int64(saturating: object["highestVersion"]?.numberValue ?? 0)
+        resumes = Int(saturating: object["resumes"]?.numberValue ?? 0)
     }
 
     /// The stored form.
@@ -67,7 +67,7 @@ struct FanoutSummary: Equatable, Sendable {
     func percentile(_ quantile: Double) -> Double? {
         let total = buckets.reduce(0, +)
         guard total > 0 else { return nil }
-        let rank = max(1, Int((quantile * Double(total)).rounded(.up)))
+        let rank = max(1, Int(saturating: (quantile * Double(total)).rounded(.up)))
         var seen = 0
         for (index, count) in buckets.enumerated() {
             seen += count
@@ -89,5 +89,5 @@ struct FanoutSummary: Equatable, Sendable {
         return note
     }
 
-    private static func format(_ value: Double) -> String { String(Int(value)) }
+    private static func format(_ value: Double) -> String { String(Int(saturating: value)) }
 }

@@ -53,16 +53,21 @@ public struct FieldReader {
         return number
     }
 
-    /// A whole-number field, if present.
-    public func integer(_ key: String) throws(ActivityError) -> Int64? {
+    /// A whole-number field within `bounds` (any whole number JSON carries exactly, by default), if present.
+    public func integer(_ key: String, in bounds: ClosedRange<Int64> = JSONInteger.exactRange) throws(ActivityError)
+        -> Int64?
+    {
         guard let number = try number(key) else { return nil }
         guard number == number.rounded() else {
             throw ActivityError.invalid(path(key), "'\(path(key))' must be a whole number")
         }
-        guard abs(number) < 9e15 else {
-            throw ActivityError.invalid(path(key), "'\(path(key))' is out of range")
+        guard let whole = Int64(checking: number, within: bounds) else {
+            throw ActivityError.invalid(
+                path(key),
+                "'\(path(key))' = \(JSONInteger.text(number)) is out of range; it is from \(bounds.lowerBound) to \(bounds.upperBound)"
+            )
         }
-        return Int64(number)
+        return whole
     }
 
     /// An object field; a required one must be present.

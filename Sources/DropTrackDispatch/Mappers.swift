@@ -66,13 +66,17 @@ struct ContractBook {
         if type == DeliveryAttributes.typeName {
             do {
                 let data = value.encoded()
-                if value["eta"]?.numberValue.map({ $0 > LiveActivityLintLimits.latestReferenceSeconds }) == true {
+                if value["eta"]?.numberValue.map({ $0 > ContentDates.latestReferenceSeconds }) == true {
                     throw ActivityError.invalid(
                         "\(field).eta",
                         "'\(field).eta' looks like Unix time; eta is seconds since 2001-01-01 (Swift's Date), or send 'etaEpochMillis' instead"
                     )
                 }
                 let state = try DeliveryAttributes.ContentState.fromFlexibleJSON(data)
+                // The same window as every other date, so that a far past or future ETA never reaches a
+                // payload (the Android data map turns it into whole milliseconds).
+                let etaKey = value["etaEpochMillis"] != nil ? "etaEpochMillis" : "eta"
+                _ = try ContractBook.checkedDate(state.eta.timeIntervalSinceReferenceDate, path: "\(field).\(etaKey)")
                 return try JSONValue.parse(LiveActivityJSON.encode(state))
             } catch let error as ContentStateInputError {
                 throw ActivityError.invalid(error.field.map { "\(field).\($0)" } ?? field, error.message)
@@ -97,11 +101,6 @@ struct ContractBook {
             "props": .string(String(decoding: state.serialized(), as: UTF8.self)),
         ])
     }
-}
-
-/// Where reference seconds end: dates past this are Unix time by mistake (see LiveActivityLint).
-enum LiveActivityLintLimits {
-    static let latestReferenceSeconds: Double = 1.25e9
 }
 
 /// The built-in DropTrack delivery mapper: the handbook's seven steps and rider reassignment.
@@ -136,7 +135,7 @@ enum DeliveryMapper {
             guard let value = reader.object["step"] else {
                 throw ActivityError.missing("data.step", "a step name (placed … delivered) or number 1–7")
             }
-            let name = value.stringValue ?? value.numberValue.map { String(Int($0)) } ?? ""
+            let name = value.stringValue ?? value.numberValue.map { JSONInteger.text($0) } ?? ""
             guard let step = DeliveryStep(name: name) else {
                 throw ActivityError.invalid(
                     "data.step",
@@ -163,11 +162,13 @@ enum DeliveryMapper {
                 }
                 state.eta = now.addingTimeInterval(minutes * 60)
             } else if let millis = try reader.number("etaEpochMillis") {
-                guard millis > 1e12 else {
+                let eta = Date(timeIntervalSince1970: millis / 1000)
+                guard millis > 1e12, ContentDates.contains(referenceSeconds: eta.timeIntervalSinceReferenceDate) else {
                     throw ActivityError.invalid(
-                        "data.etaEpochMillis", "'data.etaEpochMillis' is Unix milliseconds (13 digits)")
+                        "data.etaEpochMillis",
+                        "'data.etaEpochMillis' is Unix milliseconds (13 digits), a time \(ContentDates.windowText)")
                 }
-                state.eta = Date(timeIntervalSince1970: millis / 1000)
+                state.eta = eta
             } else {
                 throw ActivityError.missing("data.minutes", "'minutes' from now, or 'etaEpochMillis'")
             }

@@ -1,3 +1,4 @@
+import DropTrackContract
 import DropTrackWire
 import Foundation
 
@@ -29,7 +30,8 @@ struct RetryPolicy: Sendable {
         let at = now.addingTimeInterval(delay)
         if at.timeIntervalSince(firstQueuedAt) > maxAge {
             return .deadLetter(
-                "still failing after \(Int(now.timeIntervalSince(firstQueuedAt)))s (max age \(Int(maxAge))s)")
+                "still failing after \(Int(saturating: now.timeIntervalSince(firstQueuedAt)))s (max age \(Int(saturating: maxAge))s)"
+            )
         }
         return .retry(at: at)
     }

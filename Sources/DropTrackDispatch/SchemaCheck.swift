@@ -51,6 +51,13 @@ extension ContractBook {
             guard let number = member.numberValue, number == number.rounded() else {
                 throw typeError(path, rule.type, member)
             }
+            // The widget decodes an Int; beyond 2^53 the number would not arrive as it was sent.
+            guard Int64(checking: number, within: JSONInteger.exactRange) != nil else {
+                throw ActivityError.invalid(
+                    path,
+                    "'\(path)' = \(JSONInteger.text(number)) is out of range; an integer is from \(JSONInteger.exactRange.lowerBound) to \(JSONInteger.exactRange.upperBound)"
+                )
+            }
         case "boolean": guard member.boolValue != nil else { throw typeError(path, rule.type, member) }
         case "object":
             guard member.objectValue != nil else { throw typeError(path, rule.type, member) }
@@ -70,22 +77,32 @@ extension ContractBook {
             }
         case "date":
             if let text = member.stringValue {
-                guard let date = try? Date.ISO8601FormatStyle().parse(text) else {
+                guard let date = ContentDates.parseISO8601(text) else {
                     throw ActivityError.invalid(
-                        path, "'\(path)' must be an ISO-8601 date like 2026-12-01T10:30:00Z")
+                        path, "'\(path)' must be an ISO-8601 date and time that exists, like 2026-12-01T10:30:00Z")
                 }
-                return .number(date.timeIntervalSinceReferenceDate.rounded())
+                return .number(try Self.checkedDate(date.timeIntervalSinceReferenceDate, path: path).rounded())
             }
             guard let number = member.numberValue else { throw typeError(path, "date", member) }
-            guard number <= LiveActivityLintLimits.latestReferenceSeconds else {
-                throw ActivityError.invalid(
-                    path,
-                    "'\(path)' = \(Int64(number)) looks like Unix time; send an ISO-8601 string or seconds since 2001-01-01"
-                )
-            }
+            return .number(try checkedDate(number, path: path))
         default: break
         }
         return member
+    }
+
+    /// Seconds since 2001-01-01 inside `ContentDates`' window, however the date was given; a number
+    /// past it is most likely Unix time.
+    static func checkedDate(_ seconds: Double, path: String) throws(ActivityError) -> Double {
+        guard ContentDates.contains(referenceSeconds: seconds) else {
+            let unixLike = seconds > ContentDates.latestReferenceSeconds && seconds < 1e14
+            throw ActivityError.invalid(
+                path,
+                unixLike
+                    ? "'\(path)' = \(JSONInteger.text(seconds)) looks like Unix time; send an ISO-8601 string or seconds since 2001-01-01"
+                    : "'\(path)' = \(JSONInteger.text(seconds)) is not a date \(ContentDates.windowText); send an ISO-8601 string or seconds since 2001-01-01"
+            )
+        }
+        return seconds
     }
 
     private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> ActivityError {

@@ -132,7 +132,7 @@ public struct ActivityStarted: Sendable, Hashable {
         timestamp = activity.timestamp
         self.destinations = destinations.count
         destinationsByKind = Dictionary(grouping: destinations, by: \.kind).mapValues(\.count)
-        startAt = activity.startAt.map { Int64($0.timeIntervalSince1970.rounded()) }
+        startAt = activity.startAt.map { Int64(saturating: $0.timeIntervalSince1970.rounded()) }
         channelId = activity.channelId
     }
 
@@ -140,17 +140,19 @@ public struct ActivityStarted: Sendable, Hashable {
     init(stored: JSONValue) {
         activityId = stored["activityId"]?.stringValue ?? ""
         state = stored["state"]?.stringValue.flatMap(ActivityState.init(rawValue:)) ?? .active
-        version = Int64(stored["version"]?.numberValue ?? 1)
-        timestamp = Int64(stored["timestamp"]?.numberValue ?? 0)
-        destinations = Int(stored["destinations"]?.numberValue ?? 0)
+        version = Int64(saturating: stored["version"]?.numberValue ?? 1)
+        timestamp = Int64(saturating: stored["timestamp"]?.numberValue ?? 0)
+        destinations = Int(saturating: stored["destinations"]?.numberValue ?? 0)
         var byKind: [TokenKind: Int] = [:]
         for (name, count) in stored["destinationsByKind"]?.objectValue ?? [:] {
-            if let kind = TokenKind(rawValue: name), let count = count.numberValue { byKind[kind] = Int(count) }
+            if let kind = TokenKind(rawValue: name), let count = count.numberValue {
+                byKind[kind] = Int(saturating: count)
+            }
         }
         destinationsByKind = byKind
-        startAt = stored["startAt"]?.numberValue.map { Int64($0) }
+        startAt = stored["startAt"]?.numberValue.map { Int64(saturating: $0) }
         channelId = stored["channelId"]?.stringValue
-        members = stored["members"]?.numberValue.map { Int($0) }
+        members = stored["members"]?.numberValue.map { Int(saturating: $0) }
     }
 
     /// The copy kept with the activity; the API answers with the same members.

@@ -332,8 +332,10 @@ final class Examination {
     /// A protobuf Duration (`"30s"`, `"1.5s"`) or a plain number of seconds.
     static func seconds(fromDuration value: JSONValue) -> Double? {
         if let number = value.numberValue { return number }
-        guard let text = value.stringValue, text.hasSuffix("s") else { return nil }
-        return Double(text.dropLast())
+        guard let text = value.stringValue, text.hasSuffix("s"), let seconds = Double(text.dropLast()),
+            seconds.isFinite
+        else { return nil }
+        return seconds
     }
 
     /// The project id in `/v1/projects/<id>/messages:send`.

@@ -43,7 +43,7 @@ extension APNsEmulator {
         guard request.body.count <= APNsLimits.broadcastPayloadBytes else { return reject(&exchange, .payloadTooLarge) }
         let summary = APSSummary(scanning: request.body)
         exchange.event = summary.event
-        exchange.timestamp = summary.timestamp.map { Int64($0) }
+        exchange.timestamp = summary.timestamp.map { Int64(saturating: $0) }
         exchange.lint = LintInput(
             context: .init(now: exchange.now, contracts: configuration.contracts, broadcast: true))
         return accept(&exchange, token: nil, bundleID: bundle)
@@ -86,7 +86,7 @@ extension APNsEmulator {
             }
             guard Set(object.keys).isSubset(of: ["message-storage-policy", "push-type"]),
                 let raw = object["message-storage-policy"]?.numberValue,
-                let policy = MessageStoragePolicy(rawValue: Int(raw)),
+                let policy = Int(checking: raw).flatMap(MessageStoragePolicy.init(rawValue:)),
                 let pushType = object["push-type"]?.stringValue
             else { return reject(&exchange, .badRequestParams) }
             guard pushType.lowercased() == "liveactivity" else { return reject(&exchange, .invalidPushType) }

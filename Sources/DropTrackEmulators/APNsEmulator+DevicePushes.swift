@@ -60,7 +60,7 @@ extension APNsEmulator {
         guard request.body.count <= APNsLimits.devicePayloadBytes else { return reject(&exchange, .payloadTooLarge) }
         let summary = APSSummary(scanning: request.body)
         exchange.event = summary.event
-        exchange.timestamp = summary.timestamp.map { Int64($0) }
+        exchange.timestamp = summary.timestamp.map { Int64(saturating: $0) }
         exchange.lint = LintInput(
             context: .init(
                 now: exchange.now, lastTimestamp: lastTimestamp,

@@ -63,10 +63,10 @@ extension APNsEmulator {
         else { return nil }
         // APNSwift and kalyke send iat as a numeric string, and APNs accepts it.
         let iat = claims["iat"]?.numberValue ?? claims["iat"]?.stringValue.flatMap(Double.init)
-        guard let iat else { return nil }
+        guard let iat, let issuedAt = Int64(checking: iat) else { return nil }
         if configuration.strictSignatures && parts.signature.count != 64 { return nil }
         guard parts.verify(with: key) else { return nil }
-        return Int64(iat)
+        return issuedAt
     }
 }
 

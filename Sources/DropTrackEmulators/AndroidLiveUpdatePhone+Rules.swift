@@ -254,7 +254,7 @@ extension AndroidLiveUpdatePhone {
         if notification.showWhen, let when = notification.whenMillis {
             let seconds = Double(when) / 1000 - now.timeIntervalSince1970
             if seconds >= AndroidLiveUpdateLimits.chipTimeLeadSeconds {
-                return .time("in \(Int((seconds / 60).rounded(.up))) min")
+                return .time("in \(Int(saturating: (seconds / 60).rounded(.up))) min")
             }
         }
         return .iconOnly

@@ -24,7 +24,7 @@ extension IPhoneSimulator {
             return
         }
         let event = aps["event"]?.stringValue ?? "-"
-        let timestamp = aps["timestamp"]?.numberValue.map { Int64($0) }
+        let timestamp = aps["timestamp"]?.numberValue.map { Int64(saturating: $0) }
         for id in ids {
             if case .dropped(let event, let activity, let trap, let reason) = Self.update(
                 &state, id: id, aps: aps, event: event, timestamp: timestamp, priority: priority, now: now)
@@ -62,7 +62,7 @@ extension IPhoneSimulator {
             return drop("-", nil, nil, "the payload is not JSON with an 'aps' object")
         }
         let event = aps["event"]?.stringValue ?? "-"
-        let timestamp = aps["timestamp"]?.numberValue.map { Int64($0) }
+        let timestamp = aps["timestamp"]?.numberValue.map { Int64(saturating: $0) }
         if let type = state.pushToStartTokens.first(where: { $0.value == token })?.key {
             guard event == "start" else {
                 return drop(event, nil, nil, "a push-to-start token only takes 'start' events, not '\(event)'")
@@ -204,7 +204,9 @@ extension IPhoneSimulator {
             return ("DT-013", "\(error)")
         }
         if let eta = value["eta"]?.numberValue, eta > 1.25e9 {
-            return ("DT-017", "'eta' is \(Int(eta)): a Unix time read as seconds since 2001, 31 years ahead")
+            return (
+                "DT-017", "'eta' is \(JSONInteger.text(eta)): a Unix time read as seconds since 2001, 31 years ahead"
+            )
         }
         return nil
     }

@@ -1,3 +1,4 @@
+import DropTrackContract
 import Foundation
 
 /// Exponential backoff with jitter for calls that can succeed later (429, 5xx, no network).
@@ -20,6 +21,6 @@ public struct RetryPolicy: Sendable, Equatable {
         let capped = min(exponential, maximumDelay)
         let jittered = capped * 0.5 + capped * (0.5 * min(max(jitter, 0), 1))
         guard let retryAfter else { return jittered }
-        return max(jittered, .milliseconds(Int64(retryAfter * 1000)))
+        return max(jittered, .milliseconds(Int64(saturating: retryAfter * 1000)))
     }
 }

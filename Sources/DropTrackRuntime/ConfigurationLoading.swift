@@ -132,10 +132,21 @@ extension ServerConfiguration {
         }
         func number(_ variable: String) throws(ConfigurationError) -> Double? {
             guard let text = environment[variable] else { return nil }
-            guard let value = Double(text), value >= 0 else {
-                throw ConfigurationError(key: variable, "\(variable) must be a number, not '\(text)'")
+            guard let value = Double(text), value.isFinite, value >= 0 else {
+                throw ConfigurationError(key: variable, "\(variable) must be a number, 0 or more, not '\(text)'")
             }
             return value
+        }
+        func integer(_ variable: String) throws(ConfigurationError) -> Int? {
+            guard let value = try number(variable) else { return nil }
+            let bounds = 0...Int(JSONInteger.exactRange.upperBound)
+            guard value == value.rounded(), let whole = Int(checking: value, within: bounds) else {
+                throw ConfigurationError(
+                    key: variable,
+                    "\(variable) must be a whole number from \(bounds.lowerBound) to \(bounds.upperBound), not '\(environment[variable] ?? "")'"
+                )
+            }
+            return whole
         }
         if let value = environment["DROPTRACK_LISTEN"] { configuration.listen = value }
         if let value = environment["DROPTRACK_STORE"] { configuration.store = value }
@@ -150,38 +161,38 @@ extension ServerConfiguration {
             }
             configuration.console = value
         }
-        if let value = try number("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = Int(value) }
+        if let value = try integer("DROPTRACK_MAX_BODY_BYTES") { configuration.maxBodyBytes = value }
         if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_KEY") {
             configuration.requestsPerSecondPerKey = value
         }
         if let value = try number("DROPTRACK_REQUESTS_PER_SECOND_PER_USER") {
             configuration.requestsPerSecondPerUser = value
         }
-        if let value = try number("DROPTRACK_MAX_IN_FLIGHT") { configuration.maxInFlight = Int(value) }
-        if let value = try number("DROPTRACK_CLAIM_BATCH") { configuration.claimBatch = Int(value) }
+        if let value = try integer("DROPTRACK_MAX_IN_FLIGHT") { configuration.maxInFlight = value }
+        if let value = try integer("DROPTRACK_CLAIM_BATCH") { configuration.claimBatch = value }
         if let value = try number("DROPTRACK_LEASE_SECONDS") { configuration.leaseSeconds = value }
-        if let value = try number("DROPTRACK_MAX_ATTEMPTS") { configuration.maxAttempts = Int(value) }
+        if let value = try integer("DROPTRACK_MAX_ATTEMPTS") { configuration.maxAttempts = value }
         if let value = try number("DROPTRACK_MAX_AGE_SECONDS") { configuration.maxAgeSeconds = value }
         if let value = try number("DROPTRACK_BACKOFF_BASE_SECONDS") { configuration.backoffBaseSeconds = value }
         if let value = try number("DROPTRACK_BACKOFF_MAX_SECONDS") { configuration.backoffMaxSeconds = value }
-        if let value = try number("DROPTRACK_PRIORITY10_PER_HOUR") { configuration.priority10PerHour = Int(value) }
+        if let value = try integer("DROPTRACK_PRIORITY10_PER_HOUR") { configuration.priority10PerHour = value }
         if let value = try number("DROPTRACK_SCHEDULER_INTERVAL_SECONDS") {
             configuration.schedulerIntervalSeconds = value
         }
         if let value = try number("DROPTRACK_DEFAULT_STALE_SECONDS") { configuration.defaultStaleSeconds = value }
         if let value = try number("DROPTRACK_MAX_ACTIVE_SECONDS") { configuration.maxActiveSeconds = value }
         if let value = try number("DROPTRACK_FCM_TTL_SECONDS") { configuration.fcmTTLSeconds = value }
-        if let value = try number("DROPTRACK_MAX_AUDIENCE_MEMBERS") { configuration.maxAudienceMembers = Int(value) }
-        if let value = try number("DROPTRACK_FANOUT_RANGE_MINIMUM") { configuration.fanoutRangeMinimum = Int(value) }
+        if let value = try integer("DROPTRACK_MAX_AUDIENCE_MEMBERS") { configuration.maxAudienceMembers = value }
+        if let value = try integer("DROPTRACK_FANOUT_RANGE_MINIMUM") { configuration.fanoutRangeMinimum = value }
         if let value = try number("DROPTRACK_PROVIDER_TIMEOUT_SECONDS") { configuration.providerTimeoutSeconds = value }
-        if let value = try number("DROPTRACK_MAX_CONNECTIONS") { configuration.maxConnections = Int(value) }
-        if let value = try number("DROPTRACK_MAX_CONNECTIONS_PER_CLIENT") {
-            configuration.maxConnectionsPerClient = Int(value)
+        if let value = try integer("DROPTRACK_MAX_CONNECTIONS") { configuration.maxConnections = value }
+        if let value = try integer("DROPTRACK_MAX_CONNECTIONS_PER_CLIENT") {
+            configuration.maxConnectionsPerClient = value
         }
-        if let value = try number("DROPTRACK_MAX_EVENT_STREAMS_PER_KEY") {
-            configuration.maxEventStreamsPerKey = Int(value)
+        if let value = try integer("DROPTRACK_MAX_EVENT_STREAMS_PER_KEY") {
+            configuration.maxEventStreamsPerKey = value
         }
-        if let value = try number("DROPTRACK_MAX_EVENT_STREAMS") { configuration.maxEventStreams = Int(value) }
+        if let value = try integer("DROPTRACK_MAX_EVENT_STREAMS") { configuration.maxEventStreams = value }
         if let value = try number("DROPTRACK_TIMELINE_RETENTION_DAYS") { configuration.timelineRetentionDays = value }
         if let value = try number("DROPTRACK_TOKEN_RETENTION_DAYS") { configuration.tokenRetentionDays = value }
         if let value = environment["DROPTRACK_ALLOW_LOOPBACK_WEBHOOKS"] {
@@ -192,7 +203,7 @@ extension ServerConfiguration {
             }
             configuration.allowLoopbackWebhooks = flag
         }
-        if let value = try number("DROPTRACK_WEBHOOK_MAX_ATTEMPTS") { configuration.webhookMaxAttempts = Int(value) }
+        if let value = try integer("DROPTRACK_WEBHOOK_MAX_ATTEMPTS") { configuration.webhookMaxAttempts = value }
         if let value = try number("DROPTRACK_WEBHOOK_TIMEOUT_SECONDS") { configuration.webhookTimeoutSeconds = value }
         try configuration.validate()
         return configuration

@@ -133,8 +133,9 @@ public struct FCMMessage: Sendable, Equatable {
 
     /// `ttl` as protobuf Duration JSON: `"30s"`, or `"1.500000000s"`.
     public static func durationString(_ seconds: Double) -> String {
-        let whole = Int64(seconds.rounded(.down))
-        let nanos = Int64(((seconds - Double(whole)) * 1e9).rounded())
+        // Callers validate the range (0 to 28 days); saturating keeps a bad one from trapping here.
+        let whole = Int64(saturating: seconds.rounded(.down))
+        let nanos = Int64(saturating: ((seconds - Double(whole)) * 1e9).rounded())
         if nanos == 0 { return "\(whole)s" }
         let fraction = String(nanos)
         return "\(whole).\(String(repeating: "0", count: max(0, 9 - fraction.count)))\(fraction)s"

@@ -26,22 +26,22 @@ extension LiveActivityLint {
                         LintFinding(
                             trap: "DT-018", severity: .warning, field: "aps.timestamp",
                             message:
-                                "aps.timestamp is \(Int64(number - nowUnix)) s ahead of now; a fast clock makes every later, correct push look older",
+                                "aps.timestamp is \(Int64(saturating: number - nowUnix)) s ahead of now; a fast clock makes every later, correct push look older",
                             fix: "stamp pushes with the current Unix time from one clock"))
                 } else if let nowUnix, number < nowUnix - context.maxTimestampAge {
                     findings.append(
                         LintFinding(
                             trap: "DT-018", severity: .warning, field: "aps.timestamp",
                             message:
-                                "aps.timestamp is \(Int64(nowUnix - number)) s old: the push waited in a queue and may show an outdated state",
+                                "aps.timestamp is \(Int64(saturating: nowUnix - number)) s old: the push waited in a queue and may show an outdated state",
                             fix: "re-read the state and re-stamp the push when it is sent, or drop it"))
                 }
-                if let last = context.lastTimestamp, Int64(number) < last {
+                if let last = context.lastTimestamp, number < Double(last) {
                     findings.append(
                         LintFinding(
                             trap: "DT-020", severity: .error, field: "aps.timestamp",
                             message:
-                                "timestamp \(Int64(number)) is older than \(last), the newest already sent to this token; the device drops it",
+                                "timestamp \(JSONInteger.text(number)) is older than \(last), the newest already sent to this token; the device drops it",
                             fix: "recompute the state at send time and stamp it with a timestamp that only goes up"))
                 }
             } else {
@@ -122,8 +122,10 @@ extension LiveActivityLint {
                     LintFinding(
                         trap: "DT-022", severity: .warning, field: "aps.dismissal-date",
                         message:
-                            "dismissal-date is more than \(Int(context.dismissalCeiling / 3600)) hours after the end; iOS clamps it, so the card leaves earlier than planned",
-                        fix: "keep dismissal-date within \(Int(context.dismissalCeiling / 3600)) hours of the end"))
+                            "dismissal-date is more than \(Int(saturating: context.dismissalCeiling / 3600)) hours after the end; iOS clamps it, so the card leaves earlier than planned",
+                        fix:
+                            "keep dismissal-date within \(Int(saturating: context.dismissalCeiling / 3600)) hours of the end"
+                    ))
             }
         }
         return findings
@@ -137,9 +139,7 @@ extension LiveActivityLint {
         return nil
     }
 
-    private static func describe(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 9e18 ? String(Int64(number)) : String(number)
-    }
+    private static func describe(_ number: Double) -> String { JSONInteger.text(number) }
 
     /// A Live Activity alert: an object of `title`, `body` (strings or `loc-key` objects) and
     /// `sound`; a start needs a non-empty title and body.

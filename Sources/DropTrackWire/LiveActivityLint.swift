@@ -78,7 +78,7 @@ public struct LiveActivityLint: Sendable {
 
     /// Reference seconds (since 2001) for dates from 2001 to about 2040 fall below this; Unix
     /// seconds for recent dates sit far above it.
-    package static let latestPlausibleReferenceSeconds: Double = 1.25e9
+    package static let latestPlausibleReferenceSeconds = ContentDates.latestReferenceSeconds
 
     /// How far ahead of now `timestamp` may run: a few seconds of monotonic stamping in a burst
     /// is normal, minutes mean a clock or unit problem.
@@ -196,8 +196,8 @@ public struct LiveActivityLint: Sendable {
                         LintFinding(
                             trap: "DT-017", severity: .error, field: "aps.content-state",
                             message: looksLikeMillis
-                                ? "a date in content-state (\(Int64(unix))) looks like Unix milliseconds; ActivityKit reads seconds since 2001-01-01"
-                                : "a date in content-state (\(Int64(unix))) looks like Unix seconds; ActivityKit reads seconds since 2001-01-01, so it shows about 31 years ahead",
+                                ? "a date in content-state (\(JSONInteger.text(unix))) looks like Unix milliseconds; ActivityKit reads seconds since 2001-01-01"
+                                : "a date in content-state (\(JSONInteger.text(unix))) looks like Unix seconds; ActivityKit reads seconds since 2001-01-01, so it shows about 31 years ahead",
                             fix: "send floor(unixMillis / 1000) − 978307200"))
                 }
             }
@@ -221,7 +221,7 @@ public struct LiveActivityLint: Sendable {
                     LintFinding(
                         trap: "DT-017", severity: .warning, field: "\(path).\(key)",
                         message:
-                            "\(key) = \(Int64(number)) looks like a Unix \(number >= 1e11 ? "millisecond" : "second") time; a Swift Date decodes seconds since 2001-01-01",
+                            "\(key) = \(JSONInteger.text(number)) looks like a Unix \(number >= 1e11 ? "millisecond" : "second") time; a Swift Date decodes seconds since 2001-01-01",
                         fix: "send floor(unixMillis / 1000) − 978307200"))
             } else if member.objectValue != nil {
                 findings += heuristicDates(member, path: "\(path).\(key)")

@@ -165,7 +165,7 @@ enum DoctorCommand: Command {
     static func requestText(_ display: JSONValue) -> String {
         var lines = ["request as read:"]
         let host = display["host"]?.stringValue.map {
-            " \($0)\(display["port"]?.numberValue.map { ":\(Int($0))" } ?? "")"
+            " \($0)\(display["port"]?.numberValue.map { ":\(JSONInteger.text($0))" } ?? "")"
         }
         lines.append("  \(display["method"]?.stringValue ?? "")\(host ?? "") \(display["path"]?.stringValue ?? "")")
         for header in display["headers"]?.arrayValue ?? [] {

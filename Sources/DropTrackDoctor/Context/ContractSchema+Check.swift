@@ -224,6 +224,6 @@ extension ContractSchema {
     }
 
     static func format(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        JSONInteger.text(number)
     }
 }

@@ -82,10 +82,10 @@ extension DoctorContext.Device {
         }
         func count(_ key: CodingKeys) throws(DoctorContextError) -> Int? {
             guard let member = present(key) else { return nil }
-            guard let number = member.numberValue, number.rounded() == number, abs(number) < 1e15 else {
-                throw wrongType(key, "an integer", member)
-            }
-            return Int(number)
+            guard let number = member.numberValue, number.rounded() == number,
+                let count = Int(checking: number, within: 0...1_000_000)
+            else { throw wrongType(key, "an integer from 0 to 1000000", member) }
+            return count
         }
         return Self(
             osVersion: try text(.osVersion), appBuild: try text(.appBuild), manufacturer: try text(.manufacturer),

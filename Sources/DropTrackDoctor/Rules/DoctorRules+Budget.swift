@@ -102,7 +102,7 @@ extension Doctor {
             if let rate = e.history?.connectionErrorRate, rate > 0.1 {
                 r.warning(
                     "history.connectionErrorRate",
-                    "\(Int(rate * 100))% of the connection's answers are errors; APNs slows and closes such connections",
+                    "\(Int(saturating: rate * 100))% of the connection's answers are errors; APNs slows and closes such connections",
                     fix: "clean tokens before fanning out, and alert on the error share")
             }
         },
@@ -125,7 +125,7 @@ extension Doctor {
                 } else if timeout > 60 {
                     r.warning(
                         "config.requestTimeoutSeconds",
-                        "a \(Int(timeout)) s deadline, multiplied by retries, lets sends lag minutes behind events",
+                        "a \(Int(saturating: timeout)) s deadline, multiplied by retries, lets sends lag minutes behind events",
                         fix: "keep the deadline to a few seconds and bound the retries")
                 }
             }
@@ -134,7 +134,7 @@ extension Doctor {
                 if lag > target {
                     r.warning(
                         "history.lagSeconds",
-                        "this change waited \(Int(lag)) s between being accepted and being sent (target \(Int(target)) s)",
+                        "this change waited \(Int(saturating: lag)) s between being accepted and being sent (target \(Int(saturating: target)) s)",
                         fix: "give Live Activity traffic its own lane, with deadlines and bounded retries")
                 }
             }

@@ -134,12 +134,12 @@ extension Doctor {
                         if iat < now - 3600 {
                             r.error(
                                 "authorization",
-                                "the provider token was issued \(Int((now - iat) / 60)) min ago; after an hour APNs answers 403 ExpiredProviderToken",
+                                "the provider token was issued \(Int(saturating: (now - iat) / 60)) min ago; after an hour APNs answers 403 ExpiredProviderToken",
                                 fix: "mint a new provider token every 20 to 60 minutes (for example at 50)")
                         } else if iat > now + 300 {
                             r.warning(
                                 "authorization",
-                                "the provider token's iat is \(Int(iat - now)) s in the future: the clock is off",
+                                "the provider token's iat is \(Int(saturating: iat - now)) s in the future: the clock is off",
                                 fix: "fix the clock (NTP)")
                         }
                     }
@@ -152,7 +152,7 @@ extension Doctor {
             if let skew = e.config?.clockSkewSeconds, abs(skew) > 300 {
                 r.warning(
                     "config.clockSkewSeconds",
-                    "the local clock is \(Int(skew)) s off the provider's (its Date header), so provider tokens look expired or not yet valid",
+                    "the local clock is \(Int(saturating: skew)) s off the provider's (its Date header), so provider tokens look expired or not yet valid",
                     fix: "fix the clock (NTP)")
             }
             if let reason = e.response?.reason,
@@ -194,7 +194,7 @@ extension Doctor {
             if let refresh = e.config?.jwtRefreshSeconds, refresh < 1200 {
                 r.warning(
                     "config.jwtRefreshSeconds",
-                    "provider tokens are minted every \(Int(refresh)) s; APNs wants at least 20 minutes between",
+                    "provider tokens are minted every \(Int(saturating: refresh)) s; APNs wants at least 20 minutes between",
                     fix: "refresh the provider token every 20 to 55 minutes")
             }
             if e.response?.reason == "TooManyProviderTokenUpdates" {

@@ -170,7 +170,7 @@ extension Doctor {
             if ttl > limit {
                 r.warning(
                     "message.android.ttl",
-                    "a ttl of \(Int(ttl)) s lets an outdated \(e.event ?? "message") arrive long after it stopped being true",
+                    "a ttl of \(Int(saturating: ttl)) s lets an outdated \(e.event ?? "message") arrive long after it stopped being true",
                     fix: "keep update ttl short (minutes); start and end may keep longer windows")
             }
         },
@@ -274,7 +274,7 @@ extension Doctor {
             {
                 r.warning(
                     "activity.startedAt",
-                    "the Live Update has been ongoing for \(Int((now - Double(started)) / 3600)) h; nothing on Android ends it",
+                    "the Live Update has been ongoing for \(Int(saturating: (now - Double(started)) / 3600)) h; nothing on Android ends it",
                     fix: "always send an end, and alert on activities ongoing past their expected life")
             }
         },

@@ -13,7 +13,7 @@ extension Doctor {
             if let seen = e.token?.lastSeenAt, let now = e.now, now - Double(seen) > 30 * 86400 {
                 r.warning(
                     "token.lastSeenAt",
-                    "the FCM token was last refreshed \(Int((now - Double(seen)) / 86400)) days ago; tokens rotate and expire after 270 idle days",
+                    "the FCM token was last refreshed \(Int(saturating: (now - Double(seen)) / 86400)) days ago; tokens rotate and expire after 270 idle days",
                     fix: "forward every onNewToken to the server")
             }
             switch e.response?.fcmError {
@@ -51,7 +51,8 @@ extension Doctor {
                 }
                 if let lifetime = assertion.lifetimeSeconds, lifetime > 3600 {
                     r.error(
-                        "config.fcmAssertion.lifetimeSeconds", "exp − iat is \(Int(lifetime)) s; Google allows 3600",
+                        "config.fcmAssertion.lifetimeSeconds",
+                        "exp − iat is \(Int(saturating: lifetime)) s; Google allows 3600",
                         fix: "set exp to at most iat + 3600")
                 }
                 if let audience = assertion.audience, audience != "https://oauth2.googleapis.com/token" {

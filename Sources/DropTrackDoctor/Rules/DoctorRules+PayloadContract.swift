@@ -221,7 +221,7 @@ extension Doctor {
             else { return }
             r.warning(
                 "aps.alert",
-                "this \(e.event ?? "update") alerts again \(Int(now - Double(last))) s after the last alert; users turn Live Activities off when every tick buzzes",
+                "this \(e.event ?? "update") alerts again \(Int(saturating: now - Double(last))) s after the last alert; users turn Live Activities off when every tick buzzes",
                 fix: "send alerts only for transitions the user must notice")
         },
     ]

@@ -112,7 +112,7 @@ extension Doctor {
             if now > Double(started) + lifetime {
                 r.error(
                     "activity.startedAt",
-                    "the activity started \(Int((now - Double(started)) / 3600)) h ago; the system ends activities after \(Int(lifetime / 3600)) h and ignores later pushes",
+                    "the activity started \(Int(saturating: (now - Double(started)) / 3600)) h ago; the system ends activities after \(Int(saturating: lifetime / 3600)) h and ignores later pushes",
                     fix: "treat the activity as ended and mark its tokens terminal")
             }
         },
@@ -134,7 +134,8 @@ extension Doctor {
             var causes: [String] = []
             if e.device?.areActivitiesEnabled == false { causes.append("Live Activities are off (DT-048)") }
             if let seen = e.token?.lastSeenAt, now - Double(seen) > 7 * 86400 {
-                causes.append("the push-to-start token was last seen \(Int((now - Double(seen)) / 86400)) days ago")
+                causes.append(
+                    "the push-to-start token was last seen \(Int(saturating: (now - Double(seen)) / 86400)) days ago")
             }
             if let running = e.device?.activeActivities, running >= (e.config?.maxActivitiesPerDevice ?? 5) {
                 causes.append("the device already runs \(running) activities (DT-057)")
@@ -142,7 +143,7 @@ extension Doctor {
             causes.append("the user force-quit the app since the token was issued")
             r.warning(
                 "activity.startAcceptedAt",
-                "APNs accepted the start \(Int(now - Double(accepted))) s ago and the app never reported the activity; likely: \(causes.joined(separator: "; "))",
+                "APNs accepted the start \(Int(saturating: now - Double(accepted))) s ago and the app never reported the activity; likely: \(causes.joined(separator: "; "))",
                 fix:
                     "refresh push-to-start tokens on every launch; if starts keep failing, ask the user to open the app once"
             )
@@ -167,7 +168,7 @@ extension Doctor {
             {
                 r.warning(
                     "activity.tokenReceivedAt",
-                    "the activity runs on the device since \(Int(now - Double(confirmed))) s, but its update token never arrived: updates and end cannot be sent",
+                    "the activity runs on the device since \(Int(saturating: now - Double(confirmed))) s, but its update token never arrived: updates and end cannot be sent",
                     fix:
                         "observe Activity.activityUpdates and each activity's pushTokenUpdates at launch and in the background"
                 )
@@ -287,7 +288,7 @@ extension Doctor {
             guard now - Double(since) > limit else { return }
             r.warning(
                 "activity.domainTerminal",
-                "the order finished \(Int((now - Double(since)) / 60)) min ago and its activity was never ended; the card holds the Dynamic Island and a slot",
+                "the order finished \(Int(saturating: (now - Double(since)) / 60)) min ago and its activity was never ended; the card holds the Dynamic Island and a slot",
                 fix: "schedule an end with a chosen dismissal-date when the domain object finishes")
         },
     ]
