@@ -130,8 +130,10 @@ extension Dispatcher {
             // the timestamp is unchanged and the device keeps the newest).
             logger.error("dispatcher.flush_failed", ["error": "\(error)", "sends": String(batch.count)])
             metrics.increment("droptrack_store_errors_total", ["operation": "record_outcomes"])
+            writeHealth.writeFailed(operation: "record_outcomes", error: error, at: now)
             return
         }
+        writeHealth.writeCommitted()
         for app in Set(zip(batch, reaches).filter { $0.1.reopened }.map(\.0.work.entry.app)) {
             do { _ = try store.transaction { try $0.expediteUnsent(app: app, now: now) } } catch {
                 logger.error("dispatcher.expedite_failed", ["app": app, "error": "\(error)"])

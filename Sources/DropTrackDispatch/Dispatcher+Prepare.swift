@@ -167,6 +167,7 @@ extension Dispatcher {
         } catch {
             logger.error("dispatcher.claim_failed", ["app": appID, "error": "\(error)"])
             metrics.increment("droptrack_store_errors_total", ["operation": "claim"])
+            writeHealth.writeFailed(operation: "claim", error: error, at: now)
             return []
         }
     }
