@@ -31,6 +31,7 @@ TEST_PACKAGES=(
   dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
   libcurl4-openssl-dev                                                              # the package's release build (-static-stdlib links FoundationNetworking)
   curl                                                                              # the README's examples (checks/readme_examples.py)
+  faketime                                                                          # the server's clock moved while it runs (checks/clock_jump.py)
 )
 packages=("${BUILD_PACKAGES[@]}")
 [ "$build_only" -eq 1 ] || packages+=("${TEST_PACKAGES[@]}")

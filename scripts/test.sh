@@ -16,7 +16,9 @@
 #      place a caller's value reaches the server with the app schemas in hand (checks/schema_fuzz.py),
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice, and
 #      resets APNs connections during a start and takes APNs away for 150 s (no start twice, no
-#      dead letter, flat memory), and soaks it for 40 s with abusive clients (made-up methods, a
+#      dead letter, flat memory), fills the SQLite store's disk (/readyz 503 until space is freed), sends SIGHUP
+#      mid fan-out (a drain, no start in doubt), jumps the server's clock an hour both ways under
+#      libfaketime (every accepted update arrives), and soaks it for 40 s with abusive clients (made-up methods, a
 #      slowloris, one key flooding event streams) while another key's p99 stays under 100 ms;
 #   7. drives the demo's dashboard in headless Chromium (screenshot in .build/artifacts/);
 #   8. runs three replicas on one PostgreSQL database through a 20k-token fan-out, kill -9s one, and
@@ -77,6 +79,9 @@ timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack
 timeout 600 .venv/bin/python checks/schema_fuzz.py .build/debug/droptrack
 timeout 900 .venv/bin/python checks/crash_fanout.py .build/debug/droptrack 10000
 timeout 900 .venv/bin/python checks/transport_faults.py .build/debug/droptrack 150
+timeout 300 .venv/bin/python checks/full_disk.py .build/debug/droptrack
+timeout 300 .venv/bin/python checks/sighup_fanout.py .build/debug/droptrack 2000
+timeout 300 .venv/bin/python checks/clock_jump.py .build/debug/droptrack 8
 timeout 300 .venv/bin/python checks/soak.py .build/debug/droptrack 40
 timeout 300 .venv/bin/python checks/dashboard_browser.py .build/debug/droptrack
 timeout 300 .venv/bin/python checks/console_browser.py .build/debug/droptrack

@@ -34,6 +34,8 @@ public final class APIRouter: HTTPHandler {
     let rawPush: RawPush
     let doctor: DoctorEndpoint
     let readiness: @Sendable () -> Readiness
+    /// Told of each write the store refused, so that `/readyz` says so.
+    let writeHealth: StoreWriteHealth
     let clock: any WallClock
     let extensions: [any RouteExtension]
     let diagnosisSources: [any DiagnosisSource]
@@ -51,8 +53,9 @@ public final class APIRouter: HTTPHandler {
         registry: ActivityRegistry, configuration: ServerConfiguration, events: EventBus, metrics: MetricsRegistry,
         logger: Logger, transport: any PushTransport, clock: any WallClock, extensions: [any RouteExtension] = [],
         diagnosisSources: [any DiagnosisSource] = [], deviceCredentials: (any DeviceCredentialAuthority)? = nil,
-        readiness: @escaping @Sendable () -> Readiness
+        writeHealth: StoreWriteHealth = StoreWriteHealth(), readiness: @escaping @Sendable () -> Readiness
     ) {
+        self.writeHealth = writeHealth
         self.deviceCredentials = deviceCredentials ?? NoDeviceCredentials()
         self.userLimiter = RateLimiter(
             rate: configuration.requestsPerSecondPerUser, burst: configuration.requestsPerSecondPerUser * 4,
@@ -186,6 +189,7 @@ public final class APIRouter: HTTPHandler {
             }
             reply = try serve(scoped, template: template, parts: parts, caller: caller)
         } catch {
+            noteStoreFailure(error, method: request.method)
             reply = self.error(error)
         }
         return Outcome(reply: reply, route: template, app: caller.app)
@@ -385,6 +389,15 @@ public final class APIRouter: HTTPHandler {
     // MARK: Responses
 
     func json(_ status: Int, _ value: JSONValue) -> HTTPReply { .response(.json(status, value.serialized())) }
+
+    /// A request the store failed (503 `store_unavailable`) counts in `droptrack_store_errors_total`, as the
+    /// dispatcher's failures do, and a refused write makes `/readyz` answer 503 until the store takes one.
+    private func noteStoreFailure(_ error: any Error, method: String) {
+        guard let refusal = error as? APIError, refusal.code == "store_unavailable" else { return }
+        let isRead = method == "GET" || method == "HEAD"
+        metrics.increment("droptrack_store_errors_total", ["operation": isRead ? "api_read" : "api_write"])
+        if !isRead { writeHealth.markRefused(operation: "api_write", error: refusal.message, at: clock.now()) }
+    }
 
     func errorResponse(_ error: APIError) -> HTTPResponse { .json(error.status, error.body.serialized()) }
 

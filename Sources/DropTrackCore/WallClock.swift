@@ -40,3 +40,19 @@ public final class ManualWallClock: WallClock {
     /// Sets the clock to an exact time.
     public func set(_ date: Date) { current.withLock { $0 = date } }
 }
+
+/// A monotonic clock that only moves when told to: what `ContinuousClock` is to `SystemWallClock`,
+/// `ManualMonotonicClock` is to `ManualWallClock`. Pass `clock.now` where a `() -> ContinuousClock.Instant`
+/// is taken, and move it with `advance`.
+public final class ManualMonotonicClock: Sendable {
+    private let current = Mutex<ContinuousClock.Instant>(.now)
+
+    /// Creates a clock that reads the present instant until advanced.
+    public init() {}
+
+    /// The instant the clock was last moved to.
+    @Sendable public func now() -> ContinuousClock.Instant { current.withLock { $0 } }
+
+    /// Moves the clock forward (a monotonic clock never goes back).
+    public func advance(by duration: Duration) { current.withLock { $0 = $0.advanced(by: max(.zero, duration)) } }
+}

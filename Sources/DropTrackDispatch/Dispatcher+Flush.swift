@@ -130,14 +130,16 @@ extension Dispatcher {
             // the timestamp is unchanged and the device keeps the newest).
             logger.error("dispatcher.flush_failed", ["error": "\(error)", "sends": String(batch.count)])
             metrics.increment("droptrack_store_errors_total", ["operation": "record_outcomes"])
+            writeHealth.writeFailed(operation: "record_outcomes", error: error, at: now)
             return
         }
+        writeHealth.writeCommitted()
         for app in Set(zip(batch, reaches).filter { $0.1.reopened }.map(\.0.work.entry.app)) {
             do { _ = try store.transaction { try $0.expediteUnsent(app: app, now: now) } } catch {
                 logger.error("dispatcher.expedite_failed", ["app": app, "error": "\(error)"])
             }
         }
-        logFailures(written)
+        reportCommitted(written)
         observe(lags + rangeLags)
         for (app, payload) in published { events.publish(app: app, event: "send", payload: payload) }
         publish(rangePasses)
@@ -215,6 +217,15 @@ extension Dispatcher {
             remedy = .deadLetter
             note = why
         }
+    }
+
+    /// What a committed transaction wrote to the timeline that someone should know of: each start in doubt
+    /// counted once (counted inside the transaction, every rolled-back attempt counted the batch again:
+    /// 1,760 for 40 starts while the disk was full), and the warnings.
+    func reportCommitted(_ lines: [TimelineEntry]) {
+        let inDoubt = lines.filter { $0.remedy == .inDoubt }.count
+        if inDoubt > 0 { metrics.increment("droptrack_starts_in_doubt_total", by: Double(inDoubt)) }
+        logFailures(lines)
     }
 
     /// Every outcome that needs someone's attention gets a warning once it is committed: a dead letter, a token the

@@ -23,8 +23,11 @@ extension Dispatcher {
         guard let app = configuration.apps.first(where: { $0.id == appID }) else { return [] }
         let builder = PayloadBuilder(
             contracts: ContractBook(schemas: app.schemas ?? [:]), fcmTTLSeconds: configuration.fcmTTLSeconds)
+        // What the committed run of the transaction skipped (a store may run it more than once, and a run
+        // that rolls back counts nothing): warned about and counted only after the commit.
+        var committedSkips: [TimelineEntry] = []
         do {
-            return try store.transaction { tx in
+            let prepared = try store.transaction { tx -> [Prepared] in
                 let rows = try tx.claim(
                     app: appID, limit: limit, owner: owner, until: now.addingTimeInterval(configuration.leaseSeconds),
                     now: now)
@@ -44,15 +47,18 @@ extension Dispatcher {
                         activities[row.activityId] = try tx.activity(app: appID, id: row.activityId)
                     }
                     let activity = activities[row.activityId] ?? nil
-                    func skip(_ reason: String, _ note: String) throws {
+                    func skip(
+                        _ reason: String, _ note: String, event: String? = nil, provider: TimelineProvider = .server,
+                        remedy: TimelineRemedy = .none
+                    ) throws {
                         try tx.deleteOutbox(id: row.id, owner: owner)
                         skipped.append(
                             TimelineEntry(
                                 app: appID, activityId: row.activityId, at: now,
                                 destination: TimelineDestination(row.destination),
-                                provider: .server, event: activity?.event.rawValue ?? "-",
+                                provider: provider, event: event ?? activity?.event.rawValue ?? "-",
                                 version: activity?.version ?? 0,
-                                status: 0, reason: reason, remedy: .none, latencyMs: 0,
+                                status: 0, reason: reason, remedy: remedy, latencyMs: 0,
                                 priority: activity?.priority ?? 0,
                                 attempt: row.attempts, note: note))
                     }
@@ -104,11 +110,18 @@ extension Dispatcher {
                     if token.kind == .pushToStart && row.inDoubt {
                         // Updates are resent after a crash (the timestamp makes a duplicate harmless), but
                         // a second push-to-start would put a second Live Activity on the device.
+                        // A start, whatever the activity's event is by now; remedy in_doubt so that it is
+                        // warned about and counted (once, after the commit) like a start lost in flight.
                         try skip(
                             "outcome_unknown",
-                            "not sent again: the worker holding this start stopped before its outcome was written, so it may have reached the device"
-                        )
-                        metrics.increment("droptrack_starts_in_doubt_total")
+                            "not sent again: the worker holding this start stopped before its outcome was written, so it may have reached the device",
+                            event: "start", provider: .apns, remedy: .inDoubt)
+                        try webhooks.record(
+                            tx, app: appID, activityId: row.activityId, event: .startInDoubt,
+                            data: [
+                                "destination": .string(row.destination.stored), "reason": .string("outcome_unknown"),
+                                "version": .number(Double(activity.version)),
+                            ], at: now)
                         continue
                     }
                     if token.kind == .pushToStart && activity.state == .ended {
@@ -148,11 +161,15 @@ extension Dispatcher {
                     }
                 }
                 if !skipped.isEmpty { try tx.appendTimeline(skipped) }
+                committedSkips = skipped
                 return try admit(prepared, app: appID, now: now, tx)
             }
+            reportCommitted(committedSkips)
+            return prepared
         } catch {
             logger.error("dispatcher.claim_failed", ["app": appID, "error": "\(error)"])
             metrics.increment("droptrack_store_errors_total", ["operation": "claim"])
+            writeHealth.writeFailed(operation: "claim", error: error, at: now)
             return []
         }
     }

@@ -110,7 +110,7 @@ extension Dispatcher {
             let covered =
                 work.provider == .apns ? max(work.version, entry.requestedVersion) : work.version
             try tx.completeOutbox(ids: [entry.id], sentVersion: covered, owner: owner, now: now)
-            metrics.increment("droptrack_starts_in_doubt_total")
+            // Counted by `reportCommitted` from the timeline line, once the transaction commits.
             try webhooks.record(
                 tx, app: entry.app, activityId: entry.activityId, event: .startInDoubt,
                 data: [

@@ -72,6 +72,8 @@ public final class Dispatcher: Service {
     let retry: RetryPolicy
     /// Outcomes the app's webhooks hear about, queued with the outcome.
     let webhooks: WebhookOutcomes
+    /// Told of every write the dispatcher's transactions commit or the store refuses (readiness).
+    let writeHealth: StoreWriteHealth
     let state = Mutex(State())
     private let stoppedLatch = Latch<Void>()
     private let condition = NSCondition()
@@ -83,8 +85,9 @@ public final class Dispatcher: Service {
         clock: any WallClock,
         metrics: MetricsRegistry, events: EventBus, logger: Logger,
         owner: String = "\(ProcessInfo.processInfo.hostName)-\(getpid())-\(UUID().uuidString.prefix(8))",
-        webhookQueued: @escaping @Sendable () -> Void = {}
+        webhookQueued: @escaping @Sendable () -> Void = {}, writeHealth: StoreWriteHealth = StoreWriteHealth()
     ) {
+        self.writeHealth = writeHealth
         self.store = store
         self.configuration = configuration
         self.transport = transport
@@ -119,7 +122,9 @@ public final class Dispatcher: Service {
         metrics.declareCounter("droptrack_dead_letters_total", help: "Sends given up on.")
         metrics.declareCounter(
             "droptrack_store_errors_total",
-            help: "Dispatcher store transactions that failed (the database away, say), by operation; each is retried.")
+            help:
+                "Store transactions that failed (the database away, a full disk), by operation: the dispatcher's, each retried, and the API's (`api`), each refused with 503 store_unavailable."
+        )
         metrics.declareCounter(
             "droptrack_starts_in_doubt_total",
             help:

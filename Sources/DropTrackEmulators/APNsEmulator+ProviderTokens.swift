@@ -74,6 +74,8 @@ extension APNsEmulator {
 enum APNsLimitsForTokens {
     /// `iat` older than this gets ExpiredProviderToken.
     static let maximumAge: TimeInterval = 3600
+    /// An `iat` further ahead of the emulator's clock than this gets InvalidProviderToken.
+    static let maximumFutureSkew: TimeInterval = 300
     /// A new token sooner than this on one connection gets TooManyProviderTokenUpdates.
     static let minimumReuse: TimeInterval = 20 * 60
 }

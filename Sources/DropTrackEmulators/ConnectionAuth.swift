@@ -43,7 +43,8 @@ struct ConnectionAuth: Equatable {
         return (token, lastIssuedAt)
     }
 
-    /// Applies APNs' rules to one request at `now`: a token older than an hour is expired, and a new
+    /// Applies APNs' rules to one request at `now`: a token older than an hour is expired, one issued
+    /// more than 5 minutes ahead of `now` is invalid, and a new
     /// token within 20 minutes of the last change is one update too many. A refused request leaves
     /// the state as it was.
     mutating func handle(_ event: Event, now: Date) -> Decision {
@@ -53,6 +54,9 @@ struct ConnectionAuth: Equatable {
         case .verified(let header, let jwt, let issuedAt):
             let age = now.timeIntervalSince1970 - Double(issuedAt)
             if age > APNsLimitsForTokens.maximumAge { return .reject(.expiredProviderToken) }
+            // Judged by this side's clock, as APNs judges by its own: a token from a sender whose clock
+            // runs ahead is not valid yet.
+            if -age > APNsLimitsForTokens.maximumFutureSkew { return .reject(.invalidProviderToken) }
             if token != jwt {
                 if let tokenSince, now.timeIntervalSince(tokenSince) < APNsLimitsForTokens.minimumReuse {
                     return .reject(.tooManyProviderTokenUpdates)

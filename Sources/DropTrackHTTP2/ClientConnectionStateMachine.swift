@@ -212,6 +212,12 @@ struct ClientConnectionStateMachine {
         if !unsent.isEmpty { actions.append(.requeue(unsent)) }
     }
 
+    /// This side retires the connection: no new streams, and those in flight finish. As a GOAWAY
+    /// naming every stream: what waits goes to another connection, and the connection closes once drained.
+    mutating func retire(into actions: inout [Action]) {
+        goAwayReceived(lastStreamID: Int32.max, into: &actions)
+    }
+
     /// A write found the connection closed by the server. What it sent before closing is still
     /// read (a GOAWAY, responses), but nothing more is submitted: requests still waiting go to
     /// another connection when the close is reported.

@@ -133,6 +133,19 @@ public final class HTTP2Client: Sendable {
         return try result.get()
     }
 
+    /// Takes connection `id` (a response's `connection`) out of use: requests from now on go to
+    /// another, or a new, connection; those in flight on it finish, then it closes. For an answer that
+    /// spoils the connection for what follows (APNs allows one provider token change per connection
+    /// per 20 minutes). Returns false when it is gone or was retired already.
+    @discardableResult
+    public func retire(connection id: Int) -> Bool {
+        guard let handle = state.withLock({ $0.connections.first { $0.id == id } }), handle.retire() else {
+            return false
+        }
+        logger.info("http2.connection_retired", ["connection": String(id)])
+        return true
+    }
+
     /// Closes every connection; queued and later requests fail with `.shutdown`.
     public func shutdown() {
         let (handles, parked) = state.withLock { $0.shutdown() }

@@ -40,6 +40,8 @@ final class ClientConnectionHandle: Sendable {
     /// first valid token" does not make the pool open a connection per request at start-up.
     let capacity: Atomic<Int>
     private let phaseValue = Atomic<Int>(Phase.connecting.rawValue)
+    /// Set by `retire()`; the connection's thread takes it on its next turn.
+    private let retireRequested = Atomic<Bool>(false)
     /// The connection thread's id once it runs: work queued from that thread (a completion that
     /// sends the next request) needs no wake-up, which saves a system call per request.
     private let loopThreadID = Atomic<UInt>(0)
@@ -54,6 +56,21 @@ final class ClientConnectionHandle: Sendable {
 
     var phase: Phase { Phase(rawValue: phaseValue.load(ordering: .acquiring)) ?? .closed }
     func setPhase(_ phase: Phase) { phaseValue.store(phase.rawValue, ordering: .releasing) }
+
+    /// Stops new work from coming here, lets the streams in flight finish, then closes: for a connection
+    /// the peer spoiled for new requests (APNs' token rules). False when it was retired already.
+    func retire() -> Bool {
+        guard !retireRequested.exchange(true, ordering: .acquiringAndReleasing) else { return false }
+        if acceptsWork { setPhase(.draining) }
+        wakeup.signal()
+        return true
+    }
+
+    /// True once, the first time the connection's thread asks after `retire()`.
+    func takeRetireRequest() -> Bool {
+        retireRequested.load(ordering: .acquiring) && !retireTaken.exchange(true, ordering: .acquiringAndReleasing)
+    }
+    private let retireTaken = Atomic<Bool>(false)
 
     /// True while the pool may send new work here.
     var acceptsWork: Bool {
@@ -174,6 +191,10 @@ final class ClientSession: H2Connection {
     // MARK: Events in
 
     override func processCommands() {
+        if handle.takeRetireRequest() {
+            machine.retire(into: &actions)
+            executeActions()
+        }
         let incoming = handle.takeQueued()
         guard !incoming.isEmpty else { return }
         machine.requestsEnqueued(incoming, into: &actions)
@@ -278,8 +299,9 @@ final class ClientSession: H2Connection {
                     session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue))
         case .sendPing:
             submitted("nghttp2_submit_ping", nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil))
-        case .succeed(let pending, let response):
+        case .succeed(let pending, var response):
             handle.load.subtract(1, ordering: .relaxed)
+            response.connection = handle.id
             pending.completion(.success(response))
         case .fail(let pending, let error):
             handle.load.subtract(1, ordering: .relaxed)

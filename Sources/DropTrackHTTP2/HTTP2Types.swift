@@ -57,6 +57,9 @@ public struct HTTP2Response: Sendable {
     public var headers: [HTTPHeader]
     /// The body bytes.
     public var body: [UInt8]
+    /// The client connection it came on (0 for a response no client connection made): what
+    /// `HTTP2Client.retire(connection:)` takes when an answer says the connection is spoiled.
+    public internal(set) var connection: Int = 0
 
     /// Creates a response.
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {

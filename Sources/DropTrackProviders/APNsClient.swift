@@ -60,7 +60,7 @@ public struct APNsSendResult: Sendable {
     public var outcome: Outcome
     /// Time from send to answer.
     public var latency: Duration
-    /// Requests made (2 when an expired provider token was refreshed and the push resent).
+    /// Requests made (more than 1 when APNs refused the provider token and the push went again on a new connection).
     public var attempts: Int
 
     /// What to do next.
@@ -198,7 +198,8 @@ public final class APNsClient: Sendable {
     // MARK: Sending
 
     /// Sends a built push and calls `completion` on a connection thread. The fast path for fan-out.
-    /// An `ExpiredProviderToken` answer refreshes the token (when allowed) and resends once.
+    /// An `ExpiredProviderToken` or `TooManyProviderTokenUpdates` answer retires that connection and
+    /// sends again on another (with a new token after `ExpiredProviderToken`).
     public func send(_ push: APNsPush, completion: @escaping @Sendable (APNsSendResult) -> Void) {
         do throws(APNsRequestError) {
             try push.validate()
@@ -238,11 +239,12 @@ public final class APNsClient: Sendable {
                     status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body,
                     tokenEnvironment: push.tokenEnvironment, hostEnvironment: hostEnvironment,
                     topicHadSuffix: push.hasLiveActivityTopic)
-                if result.reason == .expiredProviderToken, number == 1,
-                    configuration.providerToken.refreshAfterExpired(rejected: token)
+                if let reason = result.reason, Self.spoilsConnection(reason),
+                    number <= configuration.maxConnections
                 {
-                    logger.notice("apns.provider_token_refreshed", ["reason": "ExpiredProviderToken"])
-                    attempt(push, number: 2, started: started, completion: completion)
+                    resendAfterTokenRefusal(
+                        reason, token: token, connection: connection, id: response.connection, push: push,
+                        number: number, started: started, completion: completion)
                     return
                 }
                 completion(APNsSendResult(outcome: .answered(result), latency: .now - started, attempts: number))
@@ -250,6 +252,34 @@ public final class APNsClient: Sendable {
                 completion(APNsSendResult(outcome: .transportFailure(error), latency: .now - started, attempts: number))
             }
         }
+    }
+
+    /// Whether APNs refused the provider token in a way that spoils the connection for what follows:
+    /// it allows one token change per connection per 20 minutes, so sending again on the same
+    /// connection (with a new token or the old) meets the same refusal until it is dead-lettered.
+    static func spoilsConnection(_ reason: APNsReason) -> Bool {
+        reason == .expiredProviderToken || reason == .tooManyProviderTokenUpdates
+    }
+
+    /// `ExpiredProviderToken` or `TooManyProviderTokenUpdates`: retire the connection, make a new token
+    /// when the old one expired, and send again. A new connection takes any token as its first, and
+    /// one connection per attempt is retired, so `maxConnections + 1` attempts reach a new one.
+    private func resendAfterTokenRefusal(
+        _ reason: APNsReason, token: String, connection: HTTP2Client, id: Int, push: APNsPush, number: Int,
+        started: ContinuousClock.Instant, completion: @escaping @Sendable (APNsSendResult) -> Void
+    ) {
+        let renewed = reason == .expiredProviderToken && configuration.providerToken.renew(rejected: token)
+        if connection.retire(connection: id) {
+            logger.notice(
+                "apns.connection_renewed",
+                [
+                    "reason": reason.rawValue, "connection": String(id),
+                    "action": renewed
+                        ? "a new provider token, sent on a new connection"
+                        : "the current provider token, sent on a new connection",
+                ])
+        }
+        attempt(push, number: number + 1, started: started, completion: completion)
     }
 
     /// A push's request headers. A device push with only the usual ones (topic, push type, priority)

@@ -8,11 +8,19 @@ import Synchronization
 /// Apple: refresh "no more than once every 20 minutes and no less than once every 60 minutes".
 /// One token serves every connection, so it also changes at most once per 20 minutes on any one
 /// connection (more often gives `TooManyProviderTokenUpdates`).
+///
+/// A token's age is measured on the monotonic clock and only its `iat` claim comes from the wall
+/// clock. Aged by the wall clock, a clock stepped 50 minutes forward, or back at all, made a new
+/// token on connections that had just had one: every send then got `TooManyProviderTokenUpdates`
+/// and 9 of 12 updates accepted by the API never arrived. A jump is logged once (`apns.clock_jump`).
 public final class APNsProviderToken: Sendable {
     /// Shortest allowed reuse.
     public static let minimumLifetime: TimeInterval = 20 * 60
     /// APNs refuses an `iat` older than this.
     public static let maximumLifetime: TimeInterval = 60 * 60
+    /// A token younger than this is not replaced after `ExpiredProviderToken`: a new one would carry the
+    /// same wrong `iat`, and a burst of refusals must not make a token per refusal.
+    static let minimumRenewalSpacing: Duration = .seconds(10)
 
     /// The key id (`kid`).
     public let keyID: String
@@ -22,16 +30,29 @@ public final class APNsProviderToken: Sendable {
     public let refreshInterval: TimeInterval
     private let key: PrivateKey
     private let clock: any WallClock
-    private let state = Mutex<(token: String, issuedAt: Date, header: String)?>(nil)
+    private let monotonic: @Sendable () -> ContinuousClock.Instant
+    private let logger: Logger
+
+    private struct Issued {
+        var token: String
+        var header: String
+        /// The monotonic instant it was made: its age for renewal.
+        var madeAt: ContinuousClock.Instant
+    }
+
+    private let state = Mutex<(issued: Issued?, jumps: WallClockJumpDetector)>((nil, WallClockJumpDetector()))
     private let mints = Atomic<Int>(0)
 
     /// Creates a token source.
     ///
     /// - Parameters:
     ///   - refreshInterval: Reuse period, clamped to 20–59 minutes; default 50.
+    ///   - clock: The wall clock, read only for the `iat` claim and to notice jumps.
+    ///   - monotonic: The clock a token's age is measured on (tests pass `ManualMonotonicClock.now`).
     public init(
         key: PrivateKey, keyID: String, teamID: String, refreshInterval: TimeInterval = 50 * 60,
-        clock: any WallClock = SystemWallClock()
+        clock: any WallClock = SystemWallClock(),
+        monotonic: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, logger: Logger = .disabled
     ) throws(APNsConfigurationError) {
         guard key.algorithm == .es256 else {
             throw APNsConfigurationError(field: "key", "APNs provider tokens need an EC P-256 key (.p8)")
@@ -50,6 +71,8 @@ public final class APNsProviderToken: Sendable {
         self.refreshInterval = min(
             max(refreshInterval, APNsProviderToken.minimumLifetime), APNsProviderToken.maximumLifetime - 60)
         self.clock = clock
+        self.monotonic = monotonic
+        self.logger = logger
     }
 
     /// How many tokens have been made (for tests and metrics).
@@ -60,39 +83,56 @@ public final class APNsProviderToken: Sendable {
 
     /// The token and its `authorization` value (`bearer <token>`), built once per token.
     public func currentWithHeader() throws -> (token: String, header: String) {
-        try state.withLock { state in
-            // The clock is read under the lock: read before it, a caller that waited for another's new
-            // token held an instant older than that token, took it for one from the future and made a
-            // second, and APNs answers two tokens on one connection within 20 minutes with 429
-            // TooManyProviderTokenUpdates (400 sends at start-up saw it).
-            let now = clock.now()
-            if let existing = state, now.timeIntervalSince(existing.issuedAt) < refreshInterval,
-                now >= existing.issuedAt
-            {
-                return (existing.token, existing.header)
+        let (issued, jump, age): (Issued, TimeInterval?, Duration) = try state.withLock { state in
+            // The clocks are read under the lock: read before it, a caller that waited for another's new
+            // token held an instant older than that token and could take it for one to replace.
+            let now = monotonic()
+            let jump = state.jumps.observe(wall: clock.now(), monotonic: now)
+            if let existing = state.issued, now - existing.madeAt < .seconds(refreshInterval) {
+                return (existing, jump, now - existing.madeAt)
             }
-            let token = try mint(at: now)
-            state = (token, now, "bearer " + token)
-            return (token, "bearer " + token)
+            let made = try make(now: now)
+            state.issued = made
+            return (made, jump, .zero)
+        }
+        if let jump { reportJump(jump, tokenAge: age) }
+        return (issued.token, issued.header)
+    }
+
+    /// Called after APNs refused `rejected` as expired. Makes a new token if the rejected one is still
+    /// current and at least 10 s old; the caller sends again on a new connection, which takes any
+    /// token as its first, so no connection sees two tokens within 20 minutes.
+    ///
+    /// - Returns: true when a token other than `rejected` is now current (so sending again is worthwhile).
+    public func renew(rejected: String) -> Bool {
+        state.withLock { state in
+            let now = monotonic()
+            guard let existing = state.issued else { return false }
+            if existing.token != rejected { return true }  // someone already renewed
+            guard now - existing.madeAt >= Self.minimumRenewalSpacing, let made = try? make(now: now) else {
+                return false
+            }
+            state.issued = made
+            return true
         }
     }
 
-    /// Called after `ExpiredProviderToken` for `rejected`. Makes a new token only if the rejected
-    /// one is still current and at least 20 minutes old; a younger token being called expired
-    /// means the clocks disagree, and minting again would only earn `TooManyProviderTokenUpdates`.
-    ///
-    /// - Returns: true when a new token was made (so sending again is worthwhile).
-    public func refreshAfterExpired(rejected: String) -> Bool {
-        state.withLock { state in
-            let now = clock.now()
-            guard let existing = state else { return false }
-            if existing.token != rejected { return true }  // someone already refreshed
-            guard now.timeIntervalSince(existing.issuedAt) >= APNsProviderToken.minimumLifetime,
-                let token = try? mint(at: now)
-            else { return false }
-            state = (token, now, "bearer " + token)
-            return true
-        }
+    private func make(now: ContinuousClock.Instant) throws -> Issued {
+        let token = try mint(at: clock.now())
+        return Issued(token: token, header: "bearer " + token, madeAt: now)
+    }
+
+    private func reportJump(_ jump: TimeInterval, tokenAge: Duration) {
+        let age = Int(tokenAge.components.seconds)
+        logger.warning(
+            "apns.clock_jump",
+            [
+                "jump_seconds": String(Int(jump.rounded())),
+                "token_age_seconds": String(age),
+                "effect":
+                    "the provider token in use is kept: its age is measured on the monotonic clock, so it is replaced in \(max(0, Int(refreshInterval) - age)) s as planned; the next token's iat is read from the wall clock, so if the clock is still wrong then, APNs refuses it and sends fail until the clock is fixed",
+                "fix": "keep the clock synchronized (chrony or systemd-timesyncd); no restart is needed",
+            ])
     }
 
     private func mint(at time: Date) throws -> String {

@@ -96,9 +96,10 @@ public final class DropTrackServer: Sendable {
                 pollInterval: webhookPollInterval)
         self.webhookWorker = webhookWorker
         let webhookQueued: @Sendable () -> Void = { webhookWorker?.wake() }
+        let writeHealth = StoreWriteHealth(logger: logger)
         let dispatcher = Dispatcher(
             store: store, configuration: configuration, transport: transport, clock: clock, metrics: metrics,
-            events: events, logger: logger, webhookQueued: webhookQueued)
+            events: events, logger: logger, webhookQueued: webhookQueued, writeHealth: writeHealth)
         self.dispatcher = dispatcher
         registry = ActivityRegistry(
             store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() },
@@ -123,12 +124,19 @@ public final class DropTrackServer: Sendable {
             registry: registry, configuration: configuration, events: events, metrics: metrics, logger: logger,
             transport: transport, clock: clock, extensions: routes, diagnosisSources: diagnosisSources,
             deviceCredentials: try ES256DeviceCredentials(apps: configuration.apps, clock: clock),
+            writeHealth: writeHealth,
             readiness: {
                 guard lifecycle.phase.withLock({ $0 }) == .running else { return .notReady("shutting down") }
                 do {
                     _ = try store.transaction { try $0.outboxStats() }
                 } catch {
                     return .notReady("the store does not answer")
+                }
+                // Reads pass on a full disk while every write is refused: ask the writes.
+                if let refusal = writeHealth.check(probe: { try store.transaction { try $0.probeWrite() } }) {
+                    return .notReady(
+                        "the store refuses writes since \(refusal.since.formatted(Date.ISO8601FormatStyle())) (\(refusal.operation): \(refusal.error)); free disk space or repair the database: readiness comes back by itself once a write succeeds"
+                    )
                 }
                 return .ready
             })

@@ -49,7 +49,9 @@ public final class ProviderTransport: PushTransport {
             if let settings = app.apns, let bundleId = app.bundleId {
                 do {
                     let key = try PrivateKey(pemFile: settings.keyFile, expected: .es256)
-                    let tokens = try APNsProviderToken(key: key, keyID: settings.keyId, teamID: settings.teamId)
+                    let tokens = try APNsProviderToken(
+                        key: key, keyID: settings.keyId, teamID: settings.teamId,
+                        logger: logger.with(["app": app.id]))
                     let environment = APNsEnvironment(name: settings.environment) ?? .sandbox
                     var endpoints: [APNsEnvironment: APNsEndpoint] = [:]
                     if let host = configuration.apnsHost {

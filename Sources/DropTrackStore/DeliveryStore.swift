@@ -136,6 +136,9 @@ public protocol StoreTransaction {
     /// large the fan-out).
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool
     func outboxStats() throws -> OutboxStats
+    /// Makes the engine write without keeping anything (SQLite rewrites its header page): the readiness
+    /// probe of a store that refused a write. It fails as writes fail, on a full disk say.
+    func probeWrite() throws
     /// `outboxStats().depth` by app (apps with nothing waiting are left out): the console plots its own app's.
     func outboxDepthByApp() throws -> [String: Int]
 

@@ -160,6 +160,9 @@ extension MemoryTransaction {
         return depths
     }
 
+    /// Memory always takes writes.
+    func probeWrite() throws {}
+
     func outboxStats() throws -> OutboxStats {
         OutboxStats(
             depth: data.outbox.count + data.fanout.count,

@@ -200,6 +200,16 @@ extension SQLTransaction {
         return depths
     }
 
+    func probeWrite() throws {
+        switch dialect {
+        // Setting the schema version it already has rewrites page 1: a write like any other, refused on
+        // a full disk ("database or disk is full").
+        case .sqlite: try execute("PRAGMA user_version = \(SQLSchema.version)")
+        // A transaction id makes the commit write a WAL record.
+        case .postgres: _ = try query("SELECT txid_current()")
+        }
+    }
+
     func outboxStats() throws -> OutboxStats {
         let row = try query("SELECT COUNT(*), MIN(first_queued_at) FROM outbox").first
         let dead = try query("SELECT COUNT(*) FROM dead_letters").first?.int(0) ?? 0

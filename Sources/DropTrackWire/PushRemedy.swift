@@ -65,8 +65,10 @@ extension APNsReason {
         switch self {
         case .badDeviceToken, .expiredToken, .unregistered: .deleteToken
         case .expiredProviderToken: .refreshProviderToken
-        case .unrelatedKeyIdInToken, .idleTimeout, .shutdown: .reconnect
-        case .tooManyRequests, .tooManyProviderTokenUpdates, .internalServerError, .serviceUnavailable:
+        // APNs allows one provider token change per connection per 20 minutes: after too many, only
+        // another connection takes the token.
+        case .unrelatedKeyIdInToken, .idleTimeout, .shutdown, .tooManyProviderTokenUpdates: .reconnect
+        case .tooManyRequests, .internalServerError, .serviceUnavailable:
             .retry(after: retryAfter)
         case .unknown:
             status >= 500 ? .retry(after: retryAfter) : .rejectRequest

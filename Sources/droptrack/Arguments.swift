@@ -1,5 +1,6 @@
 import DropTrackWire
 import Foundation
+import Synchronization
 
 /// A usage mistake: printed to stderr with the command's usage, exit code 2.
 struct UsageError: Error, CustomStringConvertible {
@@ -123,26 +124,48 @@ protocol Command {
     static func run(_ arguments: [String]) async throws -> Int32
 }
 
+/// The command line, program name first. Preloaded under libfaketime (`LD_PRELOAD`, as
+/// checks/clock_jump.py runs the server) the Swift runtime sees no arguments at all, and `droptrack
+/// serve` printed the usage; Linux keeps them in /proc/self/cmdline, NUL-terminated.
+func processArguments() -> [String] {
+    if !CommandLine.arguments.isEmpty { return CommandLine.arguments }
+    guard let bytes = FileManager.default.contents(atPath: "/proc/self/cmdline"), !bytes.isEmpty else { return [] }
+    var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    if bytes.last == 0 { parts.removeLast() }
+    return parts
+}
+
 /// Writes a line to standard error.
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// SIGINT and SIGTERM, caught from the moment this is created (create it before announcing that a
-/// server is up, so a signal sent right after the announcement is not lost).
+/// SIGINT, SIGTERM and SIGHUP, caught from the moment this is created (create it before announcing
+/// that a server is up, so a signal sent right after the announcement is not lost). SIGHUP ends the
+/// process like SIGTERM, after the same drain: left to its default it killed the server on the spot,
+/// leaving the starts in flight in doubt as a kill -9 does (a closed terminal or session sends it).
 final class TerminationSignal: Sendable {
     private let received = OnceFlag()
     private let semaphore = DispatchSemaphore(value: 0)
+    private let name = Mutex("")
+
+    /// The signals that end a long-running command, with their names for the log.
+    static let handled: [(number: Int32, name: String)] = [
+        (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"),
+    ]
 
     init() {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
+        for (number, _) in Self.handled { signal(number, SIG_IGN) }
         let queue = DispatchQueue(label: "signals")
         var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        for (number, signalName) in Self.handled {
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [received, semaphore] in
-                if received.claim() { semaphore.signal() }
+            // The sources live as long as the process, and so does this object.
+            source.setEventHandler { [self] in
+                if received.claim() {
+                    name.withLock { $0 = signalName }
+                    semaphore.signal()
+                }
             }
             source.resume()
             sources.append(source)
@@ -150,14 +173,16 @@ final class TerminationSignal: Sendable {
         SignalSourceKeeper.keep(sources)
     }
 
-    /// Returns once a signal has arrived.
-    func wait() async {
+    /// Returns once a signal has arrived, with its name (`SIGTERM`).
+    @discardableResult
+    func wait() async -> String {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { [semaphore] in
                 semaphore.wait()
                 continuation.resume()
             }
         }
+        return name.withLock { $0 }
     }
 }
 

@@ -18,9 +18,10 @@ enum ServeCommand: Command {
 
         Serves the HTTP API (see /openapi.json), sends through APNs and FCM with each app's own
         credentials, and keeps the outbox in the store so a crash loses nothing. Logs are JSON lines
-        on stderr. On SIGTERM or SIGINT it stops accepting requests, lets the sends in flight finish
-        (showing progress), and exits 0. HTTP handlers still running get 10 s more; one stuck past that
-        is abandoned. Should shutdown still not be over 15 s after the drain, it exits 1 anyway.
+        on stderr. On SIGTERM, SIGINT or SIGHUP it logs server.stopping, stops accepting requests, lets
+        the sends in flight finish (showing progress), and exits 0; SIGHUP does not reload the
+        configuration (restart to apply a change). HTTP handlers still running get 10 s more; one stuck
+        past that is abandoned. Should shutdown still not be over 15 s after the drain, it exits 1 anyway.
 
         OPTIONS:
           --config FILE        the configuration file (JSON; `droptrack apps add` writes apps into it)
@@ -69,8 +70,17 @@ enum ServeCommand: Command {
             "droptrack serving on http://\(parseListenAddress(configuration.listen)?.host ?? "127.0.0.1"):\(port)"
                 + " (store \(PostgresStore.redactingPassword(in: configuration.store)))")
         fflush(nil)
-        await termination.wait()
+        let signalName = await termination.wait()
         let drain = Double(args.value("drain-seconds") ?? "20") ?? 20
+        logger.notice(
+            "server.stopping",
+            [
+                "signal": signalName, "sends_in_flight": String(server.dispatcher.inFlight),
+                "drain_seconds": String(Int(drain)),
+                "note": signalName == "SIGHUP"
+                    ? "SIGHUP drains and exits like SIGTERM; it does not reload the configuration: start the server again to apply a change"
+                    : "draining the sends in flight, then exiting",
+            ])
         let finished = ShutdownWatchdog(after: .seconds(drain) + HTTPServerLimits().stopDeadline + .seconds(5))
         let inFlight = server.dispatcher.inFlight
         let drainProgress = inFlight > 0 ? DrainProgress(inFlight: inFlight) : nil

@@ -22,7 +22,7 @@ let overview = """
     \(commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.abstract }.joined(separator: "\n"))
     """
 
-let argv = Array(CommandLine.arguments.dropFirst())
+let argv = Array(processArguments().dropFirst())
 if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
     print(overview)
     exit(argv.isEmpty ? 2 : 0)

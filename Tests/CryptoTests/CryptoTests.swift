@@ -55,25 +55,70 @@ struct CryptoTests {
         #expect(!parts.verify(with: try PrivateKey.generate(.es256).publicKey))
     }
 
-    @Test("the provider token is reused for 50 minutes, then replaced; an early refresh needs 20 minutes of age")
+    @Test("the provider token is renewed at 50 minutes of monotonic age, whatever the wall clock does")
     func providerTokenTiming() throws {
-        let clock = ManualWallClock(unixSeconds: 1_796_000_000)
-        let tokens = try APNsProviderToken(key: try PrivateKey.generate(.es256), keyID: "K", teamID: "T", clock: clock)
+        let wall = ManualWallClock(unixSeconds: 1_796_000_000)
+        let monotonic = ManualMonotonicClock()
+        let tokens = try APNsProviderToken(
+            key: try PrivateKey.generate(.es256), keyID: "K", teamID: "T", clock: wall, monotonic: monotonic.now)
         let first = try tokens.current()
-        clock.advance(by: 49 * 60)
+        // The wall clock stepped an hour forward, then two back: the token stays (aged by the wall clock,
+        // each step made a new one, which APNs refused on connections that had just had one).
+        wall.advance(by: 3600)
         #expect(try tokens.current() == first)
-        clock.advance(by: 60)
+        wall.advance(by: -7200)
+        #expect(try tokens.current() == first)
+        monotonic.advance(by: .seconds(49 * 60))
+        #expect(try tokens.current() == first)
+        monotonic.advance(by: .seconds(60))
         let second = try tokens.current()
         #expect(second != first)
         #expect(tokens.tokensMinted == 2)
-        // ExpiredProviderToken on a 5-minute-old token is clock skew: no new token.
-        clock.advance(by: 5 * 60)
-        #expect(!tokens.refreshAfterExpired(rejected: second))
+        // Its iat is the wall clock's, the only thing the wall clock is read for.
+        let claims = try #require(JWS.parse(second)).claims
+        #expect(String(decoding: claims, as: UTF8.self) == #"{"iat":1795996400,"iss":"T"}"#)
+    }
+
+    @Test("each wall-clock jump is logged once, naming the jump and what the server does about it")
+    func providerTokenClockJump() throws {
+        let wall = ManualWallClock(unixSeconds: 1_796_000_000)
+        let monotonic = ManualMonotonicClock()
+        let logs = InMemoryLogHandler()
+        let tokens = try APNsProviderToken(
+            key: try PrivateKey.generate(.es256), keyID: "K", teamID: "T", clock: wall, monotonic: monotonic.now,
+            logger: Logger(handler: logs, minimumLevel: .info))
+        _ = try tokens.current()
+        // Both clocks moving together, and a step under a minute, are no jump.
+        wall.advance(by: 600)
+        monotonic.advance(by: .seconds(600))
+        wall.advance(by: 59)
+        _ = try tokens.current()
+        #expect(logs.entries.isEmpty)
+        wall.advance(by: 3600)
+        for _ in 0..<3 { _ = try tokens.current() }
+        wall.advance(by: -3600)
+        _ = try tokens.current()
+        let jumps = logs.entries.filter { $0.message == "apns.clock_jump" }
+        #expect(jumps.map(\.level) == [.warning, .warning])
+        #expect(jumps.map { $0.metadata["jump_seconds"] } == ["3659", "-3600"])
+        #expect(jumps.first?.metadata["effect"]?.contains("monotonic clock") == true)
+        #expect(jumps.first?.metadata["fix"]?.contains("chrony") == true)
+    }
+
+    @Test("after ExpiredProviderToken a token at least 10 s old is renewed once, however many sends saw it refused")
+    func providerTokenRenewal() throws {
+        let monotonic = ManualMonotonicClock()
+        let tokens = try APNsProviderToken(
+            key: try PrivateKey.generate(.es256), keyID: "K", teamID: "T", monotonic: monotonic.now)
+        let first = try tokens.current()
+        #expect(!tokens.renew(rejected: first), "a token 0 s old: a new one would carry the same iat")
+        monotonic.advance(by: .seconds(10))
+        #expect(tokens.renew(rejected: first))
+        let second = try tokens.current()
+        #expect(second != first)
+        #expect(tokens.renew(rejected: first), "another send refused with the old token: already renewed")
         #expect(try tokens.current() == second)
-        clock.advance(by: 15 * 60)
-        #expect(tokens.refreshAfterExpired(rejected: second))
-        #expect(try tokens.current() != second)
-        #expect(tokens.tokensMinted == 3)
+        #expect(tokens.tokensMinted == 2)
     }
 
     @Test("two callers at start-up get one token: the one that waited does not take the other's as from the future")

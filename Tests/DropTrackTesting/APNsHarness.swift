@@ -33,23 +33,28 @@ package final class APNsHarness: Sendable {
 
     package func stop() { emulator.stop() }
 
-    package func providerToken(clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil) throws
-        -> APNsProviderToken
-    {
-        try APNsProviderToken(key: key ?? self.key, keyID: APNsHarness.keyID, teamID: APNsHarness.teamID, clock: clock)
+    package func providerToken(
+        clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil,
+        monotonic: @escaping @Sendable () -> ContinuousClock.Instant = { .now }, logger: Logger = .disabled
+    ) throws -> APNsProviderToken {
+        try APNsProviderToken(
+            key: key ?? self.key, keyID: APNsHarness.keyID, teamID: APNsHarness.teamID, clock: clock,
+            monotonic: monotonic, logger: logger)
     }
 
     package func client(
         clock: any WallClock = SystemWallClock(), key: PrivateKey? = nil, timeout: Duration = .seconds(5),
-        maxConnections: Int = 4
+        maxConnections: Int = 4, monotonic: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+        logger: Logger = .disabled
     ) throws -> APNsClient {
         try APNsClient(
             configuration: APNsClientConfiguration(
-                bundleID: APNsHarness.bundleID, providerToken: try providerToken(clock: clock, key: key),
+                bundleID: APNsHarness.bundleID,
+                providerToken: try providerToken(clock: clock, key: key, monotonic: monotonic, logger: logger),
                 endpoint: .custom(host: "127.0.0.1", port: port), caFile: TestPKI.shared.caFile,
                 requestTimeout: timeout,
                 maxConnections: maxConnections),
-            clock: clock)
+            clock: clock, logger: logger)
     }
 
     /// A bare HTTP/2 client for requests no well-behaved client would make.

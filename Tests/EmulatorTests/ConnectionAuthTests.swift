@@ -87,4 +87,16 @@ struct ConnectionAuthTests {
         _ = auth.handle(Self.jwt("old", issuedAt: Self.issued - 4000), now: Self.start)
         #expect(auth.handle(Self.jwt("A"), now: Self.start) == .accept(firstValidToken: true))
     }
+
+    @Test("a token issued more than 5 minutes ahead of the emulator's clock is InvalidProviderToken; 5 minutes is skew")
+    func futureIssuedAt() {
+        var auth = ConnectionAuth()
+        #expect(
+            auth.handle(Self.jwt("ahead", issuedAt: Self.issued + 301), now: Self.start)
+                == .reject(.invalidProviderToken))
+        #expect(auth == ConnectionAuth())
+        #expect(
+            auth.handle(Self.jwt("skewed", issuedAt: Self.issued + 300), now: Self.start)
+                == .accept(firstValidToken: true))
+    }
 }

@@ -304,33 +304,4 @@ struct APNsEndToEndTests {
             input + "." + Base64URL.encode(try ECDSASignature.derFromRaw(try strict.key.sign(Array(input.utf8))))
         #expect(try await send(derJWT, on: strictRaw) == (403, "InvalidProviderToken"))
     }
-
-    @Test("ExpiredProviderToken: the client refreshes a token at least 20 minutes old and resends once")
-    func expiredRefresh() async throws {
-        let start = Date()
-        let clientClock = ManualWallClock(start)
-        let emulatorClock = ManualWallClock(start)
-        let harness = try APNsHarness(clock: emulatorClock)
-        defer { harness.stop() }
-        let client = try harness.client(clock: clientClock)
-        defer { client.shutdown() }
-        let token = APNsHarness.randomToken()
-        let state = ["n": 1]
-        let first = try await client.sendLiveActivity(to: DeviceToken(token), event: .update, contentState: state)
-        #expect(first.status == 200 && first.attempts == 1)
-
-        clientClock.advance(by: 25 * 60)
-        emulatorClock.advance(by: 65 * 60)
-        let second = try await client.sendLiveActivity(to: DeviceToken(token), event: .update, contentState: state)
-        #expect(second.status == 200)
-        #expect(second.attempts == 2)
-        #expect(client.configuration.providerToken.tokensMinted == 2)
-
-        // Skew with a young token: the client does not mint again, and says what to do.
-        emulatorClock.advance(by: 61 * 60)
-        let third = try await client.sendLiveActivity(to: DeviceToken(token), event: .update, contentState: state)
-        #expect(third.result?.reason == .expiredProviderToken)
-        #expect(third.remedy == .refreshProviderToken)
-        #expect(client.configuration.providerToken.tokensMinted == 2)
-    }
 }

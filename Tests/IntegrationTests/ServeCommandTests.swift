@@ -166,6 +166,37 @@ struct ServeCommandTests {
         #expect(!logs.contains(key))
     }
 
+    @Test("SIGHUP drains and exits 0 like SIGTERM, logging server.stopping with the signal; --help says so")
+    func sighup() throws {
+        let directory = makeTemporaryDirectory("hup")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/droptrack.json"
+        _ = try runDropTrack(["apps", "add", "--config", config, "--id", "shop", "--bundle-id", "com.x"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: repositoryRoot + "/.build/debug/droptrack")
+        process.arguments = [
+            "serve", "--config", config, "--listen", "127.0.0.1:\(try freePort())", "--store", "memory",
+        ]
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        #expect(
+            String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).contains("droptrack serving on"))
+        kill(process.processIdentifier, SIGHUP)
+        process.waitUntilExit()
+        // Left to its default, SIGHUP killed the process (terminationReason .uncaughtSignal), no drain, no line.
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let logs = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logs.contains(#""msg":"server.stopping""#) && logs.contains(#""signal":"SIGHUP""#))
+        #expect(logs.contains("\"msg\":\"server.stopped\""))
+        let help = try runDropTrack(["serve", "--help"])
+        #expect(help.out.contains("SIGHUP"))
+    }
+
     @Test("tokens import checks every line first and writes nothing when one is wrong")
     func tokenImport() throws {
         let directory = makeTemporaryDirectory("import")

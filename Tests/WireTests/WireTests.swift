@@ -188,7 +188,7 @@ struct ReasonTests {
         "Forbidden": .rejectRequest, "InvalidProviderToken": .rejectRequest, "MissingProviderToken": .rejectRequest,
         "UnrelatedKeyIdInToken": .reconnect, "BadEnvironmentKeyIdInToken": .rejectRequest, "BadPath": .rejectRequest,
         "MethodNotAllowed": .rejectRequest, "ExpiredToken": .deleteToken, "Unregistered": .deleteToken,
-        "PayloadTooLarge": .rejectRequest, "TooManyProviderTokenUpdates": .retry(after: nil),
+        "PayloadTooLarge": .rejectRequest, "TooManyProviderTokenUpdates": .reconnect,
         "TooManyRequests": .retry(after: nil), "InternalServerError": .retry(after: nil),
         "ServiceUnavailable": .retry(after: nil), "Shutdown": .reconnect, "FeatureNotEnabled": .rejectRequest,
         "MissingChannelId": .rejectRequest, "BadChannelId": .rejectRequest, "ChannelNotRegistered": .rejectRequest,
