@@ -277,8 +277,10 @@ public final class APIRouter: HTTPHandler {
                 default: .fcm
                 }
             let body = try body(request)
+            var user: String? = nil
+            if case .device(let device) = caller { user = device.userId }
             let (token, created) = try domain { () throws(ActivityError) in
-                try registry.registerToken(app: app, RegisterToken(kind: kind, json: body))
+                try registry.registerToken(app: app, RegisterToken(kind: kind, json: body), by: user)
             }
             return json(
                 created ? 201 : 200,
@@ -299,10 +301,12 @@ public final class APIRouter: HTTPHandler {
         case "/v1/activities/{id}":
             if request.method == "GET" {
                 let limit = try Self.limit(request.query["timelineLimit"])
+                var viewer: String? = nil
+                if case .device(let device) = caller { viewer = device.userId }
                 return json(
                     200,
                     try domain { () throws(ActivityError) in
-                        try registry.describe(app: app, activityId: parts[2], timelineLimit: limit)
+                        try registry.describe(app: app, activityId: parts[2], timelineLimit: limit, viewer: viewer)
                     }.json)
             }
             let body = try body(request)

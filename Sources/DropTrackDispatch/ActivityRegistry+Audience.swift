@@ -91,7 +91,7 @@ extension ActivityRegistry {
         case .users(let ids): members = Array(Set(ids)).sorted()
         case .everyone:
             // One past the cap is enough to refuse: an app with millions of users is not read whole for it.
-            members = try tx.userIds(app: appID, limit: configuration.maxAudienceMembers + 1)
+            members = try tx.userIds(app: appID, after: nil, limit: configuration.maxAudienceMembers + 1)
         case .tags(let all, let any):
             var byUser: [String: Set<String>] = [:]
             var byDevice: [String: Set<String>] = [:]
@@ -101,10 +101,16 @@ extension ActivityRegistry {
                 case .device(let id): byDevice[id, default: []].insert(row.tag)
                 }
             }
-            // A device's tags count for the user whose tokens it holds.
+            // A device's tags count for the user whose tokens it holds, and only when it holds one user's:
+            // a device id another user registered tokens under must not hand that user the owner's tags.
             if !byDevice.isEmpty {
+                var owners: [String: Set<String>] = [:]
                 for token in try tx.validTokens(app: appID, deviceIds: Array(byDevice.keys)) {
-                    guard let user = token.userId, let tags = byDevice[token.deviceId] else { continue }
+                    guard let user = token.userId else { continue }
+                    owners[token.deviceId, default: []].insert(user)
+                }
+                for (device, users) in owners where users.count == 1 {
+                    guard let user = users.first, let tags = byDevice[device] else { continue }
                     byUser[user, default: []].formUnion(tags)
                 }
             }
@@ -115,47 +121,6 @@ extension ActivityRegistry {
             }.keys.sorted()
         }
         return members
-    }
-
-    /// Matches a shared activity's audience again and makes the users who match now and were not
-    /// members members, queueing the current version for their devices (a start for iPhones). Asked
-    /// for explicitly, so an activity never grows behind its caller's back.
-    public func refreshAudience(app appID: String, activityId: String) throws(ActivityError) -> AudienceRefreshed {
-        let contracts = contracts(try app(appID))
-        let now = clock.now()
-        let result = try transact { tx in
-            guard let activity = try tx.activityForUpdate(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
-            }
-            try self.requireOpen(activity)
-            guard activity.isShared else {
-                throw ActivityError.conflict(
-                    code: "not_shared", message: "activity '\(activityId)' is one user's; only audience starts refresh",
-                    field: "activityId")
-            }
-            let members = try tx.members(app: appID, activityId: activityId)
-            guard let audience = activity.audienceSummary.flatMap(Audience.init(summary:)) else {
-                // A list of users matches no one new: its members are the list.
-                return AudienceRefreshed(activityId: activityId, joined: 0, members: members.count, destinations: 0)
-            }
-            let known = Set(members)
-            let joiners = try self.matching(audience, app: appID, tx: tx).filter { !known.contains($0) }
-            try self.checkCap(members.count + joiners.count)
-            try tx.addMembers(app: appID, activityId: activityId, userIds: joiners)
-            let destinations = try tx.tokens(app: appID, userIds: joiners, kinds: [.pushToStart, .fcm]).filter {
-                $0.isValid
-                    && ($0.kind == .fcm
-                        || contracts.pushToStartMatches(tokenType: $0.attributesType, type: activity.attributesType))
-            }
-            try tx.enqueue(
-                app: appID, activityId: activityId, fingerprints: destinations.map(\.fingerprint),
-                version: activity.version, availableAt: max(activity.startAt ?? now, now), now: now)
-            return AudienceRefreshed(
-                activityId: activityId, joined: joiners.count, members: members.count + joiners.count,
-                destinations: destinations.count)
-        }
-        wake()
-        return result
     }
 
     // MARK: After the start

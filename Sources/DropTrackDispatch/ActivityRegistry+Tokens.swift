@@ -20,14 +20,19 @@ extension ActivityRegistry {
         var environment: TokenEnvironment?
         /// The device facts the app sent, checked, as the store keeps them (JSON text, sorted keys).
         var device: String?
+        /// The user whose device credential registers it; nil for the app's backend (its API key).
+        var registeredBy: String? = nil
     }
 
     /// Registers (or re-registers) a token. The same token again only refreshes `lastSeenAt`; a new
     /// token for the same device supersedes the old one (per attributes type, activity, or app).
+    /// `user` is the device credential's user: it may register under a device id that holds no other
+    /// user's valid token, and its facts reach its own tokens only.
     public func registerToken(
-        app appID: String, _ command: RegisterToken
+        app appID: String, _ command: RegisterToken, by user: String? = nil
     ) throws(ActivityError) -> (token: TokenRecord, created: Bool) {
-        let registration = try checkToken(app: appID, command)
+        var registration = try checkToken(app: appID, command)
+        registration.registeredBy = user
         let now = clock.now()
         return try transact { tx in try self.save([registration], app: appID, tx: tx, now: now)[0] }
     }
@@ -146,6 +151,12 @@ extension ActivityRegistry {
             byFingerprint[token.fingerprint] = token
             byDevice[token.deviceId, default: []].append(token.fingerprint)
         }
+        for registration in registrations {
+            guard let user = registration.registeredBy else { continue }
+            try Self.refuseTakenDevice(
+                registration, user: user,
+                tokens: byDevice[registration.deviceId, default: []].compactMap { byFingerprint[$0] })
+        }
         var changed: [Fingerprint] = []
         var invalidated: [InvalidationReason: [Fingerprint]] = [:]
         var results: [(token: TokenRecord, created: Bool)] = []
@@ -218,9 +229,11 @@ extension ActivityRegistry {
         // switch reported with one token does not leave another telling the old story.
         for registration in registrations where !registration.deviceId.isEmpty {
             guard let device = registration.device else { continue }
+            // They describe the device for its user, though: never another user's tokens.
+            let user = registration.registeredBy ?? registration.userId
             for fingerprint in byDevice[registration.deviceId, default: []] {
                 guard var other = byFingerprint[fingerprint], other.isValid, other.deviceId == registration.deviceId,
-                    other.deviceText != device
+                    other.deviceText != device, other.userId == nil || user == nil || other.userId == user
                 else { continue }
                 other.deviceText = device
                 byFingerprint[fingerprint] = other
@@ -280,5 +293,25 @@ extension ActivityRegistry {
             }
             try tx.invalidateTokens(app: appID, fingerprints: [fingerprint], reason: .deleted, at: clock.now())
         }
+    }
+}
+
+extension ActivityRegistry {
+    /// A device credential may not register under a device id that holds another user's valid tokens:
+    /// its tokens would make the device look shared, so the owner would be refused its own update
+    /// tokens, reports and tags, and the newcomer would inherit the device's tags. Registering one of
+    /// those very tokens is allowed: whoever holds the token is that device (a phone whose user changed).
+    static func refuseTakenDevice(_ registration: TokenRegistration, user: String, tokens: [TokenRecord])
+        throws(ActivityError)
+    {
+        let others = tokens.filter {
+            $0.isValid && $0.userId != nil && $0.userId != user && $0.fingerprint != registration.fingerprint
+        }
+        guard !others.isEmpty else { return }
+        throw ActivityError.conflict(
+            code: "device_taken",
+            message:
+                "device '\(registration.deviceId)' holds another user's tokens; a device id names one installation (a UUID the app makes at first launch and keeps), so send this device's own id, or, if this phone changed user, have the backend unregister the previous user's tokens first",
+            field: "deviceId")
     }
 }

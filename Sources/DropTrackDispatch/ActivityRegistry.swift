@@ -4,6 +4,7 @@ import DropTrackDoctor
 import DropTrackStore
 import DropTrackWire
 import Foundation
+import Synchronization
 
 /// The server's business operations: tokens, the activity lifecycle and its versions, each in one
 /// store transaction, so a request is applied whole or not at all. Sending is the dispatcher's job;
@@ -17,6 +18,8 @@ public final class ActivityRegistry: Sendable {
     let channels: (any PushTransport)?
     /// Outcomes the app's webhooks hear about, queued with the outcome.
     let webhooks: WebhookOutcomes
+    /// The shared activities (app and id) whose audience this process is refreshing now.
+    let refreshing = Mutex<Set<String>>([])
 
     /// Creates a registry; `wake` nudges the dispatcher when work is queued, and `webhookQueued` the
     /// webhook worker when deliveries are (each after the transaction commits); `channels` manages

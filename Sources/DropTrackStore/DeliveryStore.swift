@@ -132,6 +132,8 @@ public protocol StoreTransaction {
     func deleteOutbox(id: Int64, owner: String) throws
     /// Rows still waiting for an activity: per-destination rows plus fan-out range rows.
     func pendingOutbox(app: String, activityId: String) throws -> Int
+    /// Per-destination rows still waiting for an activity, to any of `fingerprints` (one member's devices).
+    func pendingOutbox(app: String, activityId: String, fingerprints: [Fingerprint]) throws -> Int
     /// Whether any row (per destination or fan-out range) still waits for an activity (cheap, however
     /// large the fan-out).
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool
@@ -184,9 +186,9 @@ public protocol StoreTransaction {
     func setTags(app: String, subject: TagSubject, tags: [String]) throws
     /// The users and devices that carry any of `tags`, one row per (subject, tag).
     func subjects(app: String, taggedWithAny tags: [String]) throws -> [SubjectTag]
-    /// The users with a valid push-to-start or FCM token, sorted, at most `limit` of them: the `everyone`
-    /// audience, read no further than one past its cap.
-    func userIds(app: String, limit: Int) throws -> [String]
+    /// The users with a valid push-to-start or FCM token, sorted, after `after` (from the first when
+    /// nil), at most `limit` of them: the `everyone` audience, read a page at a time.
+    func userIds(app: String, after: String?, limit: Int) throws -> [String]
     /// The tokens of several users, of the given kinds (valid or not), a run of users per statement.
     func tokens(app: String, userIds: [String], kinds: [TokenKind]) throws -> [TokenRecord]
     /// Records users as members of a shared activity (a member already there stays once).
@@ -195,6 +197,10 @@ public protocol StoreTransaction {
     func members(app: String, activityId: String) throws -> [String]
     /// Whether the user is a member of the shared activity.
     func isMember(app: String, activityId: String, userId: String) throws -> Bool
+    /// Which of `userIds` are members of the shared activity, a run of users per statement.
+    func members(app: String, activityId: String, among userIds: [String]) throws -> Set<String>
+    /// How many members the shared activity has.
+    func memberCount(app: String, activityId: String) throws -> Int
     /// An activity's timeline entries of one event (`start`), oldest first: what a start's progress is
     /// counted from, without reading the updates' entries.
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry]
@@ -238,6 +244,10 @@ public protocol StoreTransaction {
     func appendTimeline(_ entries: [TimelineEntry]) throws
     /// The newest `limit` entries of an activity, oldest first.
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry]
+    /// The newest `limit` entries of an activity about any of `destinations`, oldest first: one member's
+    /// view of a shared activity, read through its own entries and no one else's.
+    func timeline(app: String, activityId: String, destinations: [TimelineDestination], limit: Int) throws
+        -> [TimelineEntry]
     /// Deletes up to `limit` of the oldest timeline rows written before `before`; returns how many.
     /// Bounded, so a scheduler tick never holds the store for long.
     func pruneTimeline(before: Date, limit: Int) throws -> Int

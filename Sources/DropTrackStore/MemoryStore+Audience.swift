@@ -26,11 +26,12 @@ extension MemoryTransaction {
         return found
     }
 
-    func userIds(app: String, limit: Int) throws -> [String] {
+    func userIds(app: String, after: String?, limit: Int) throws -> [String] {
         Array(
             Set(
                 data.tokens.values.compactMap { token in
                     token.app == app && token.isValid && (token.kind == .pushToStart || token.kind == .fcm)
+                        && after.map { token.userId ?? "" > $0 } ?? true
                         ? token.userId : nil
                 }
             ).sorted().prefix(max(0, limit)))
@@ -55,6 +56,14 @@ extension MemoryTransaction {
 
     func isMember(app: String, activityId: String, userId: String) throws -> Bool {
         data.members[Self.key(app, activityId)]?.contains(userId) == true
+    }
+
+    func members(app: String, activityId: String, among userIds: [String]) throws -> Set<String> {
+        (data.members[Self.key(app, activityId)] ?? []).intersection(userIds)
+    }
+
+    func memberCount(app: String, activityId: String) throws -> Int {
+        data.members[Self.key(app, activityId)]?.count ?? 0
     }
 
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry] {

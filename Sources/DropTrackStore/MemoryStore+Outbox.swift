@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// The outbox in memory, with the SQL engines' semantics: rows, claims (leases), outcomes and dead letters.
@@ -147,6 +148,13 @@ extension MemoryTransaction {
     func pendingOutbox(app: String, activityId: String) throws -> Int {
         data.outbox.values.filter { $0.app == app && $0.activityId == activityId }.count
             + (try fanoutJobs(app: app, activityId: activityId)).count
+    }
+
+    func pendingOutbox(app: String, activityId: String, fingerprints: [Fingerprint]) throws -> Int {
+        let wanted = Set(fingerprints.map(\.value))
+        return data.outbox.values.filter {
+            $0.app == app && $0.activityId == activityId && wanted.contains($0.destination.stored)
+        }.count
     }
 
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool {

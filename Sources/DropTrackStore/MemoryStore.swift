@@ -261,6 +261,15 @@ final class MemoryTransaction: StoreTransaction {
         Array((data.timeline[Self.key(app, activityId)] ?? []).suffix(limit))
     }
 
+    func timeline(app: String, activityId: String, destinations: [TimelineDestination], limit: Int) throws
+        -> [TimelineEntry]
+    {
+        let wanted = Set(destinations)
+        return Array(
+            (data.timeline[Self.key(app, activityId)] ?? []).filter { wanted.contains($0.destination) }
+                .suffix(limit))
+    }
+
     func pruneTokens(invalidatedBefore before: Date, limit: Int) throws -> Int {
         let old = data.tokens.compactMap { key, token in
             token.invalidatedAt.flatMap { $0 < before ? (at: $0, key: key) : nil }

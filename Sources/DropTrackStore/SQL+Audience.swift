@@ -58,12 +58,12 @@ extension SQLTransaction {
         return found
     }
 
-    func userIds(app: String, limit: Int) throws -> [String] {
+    func userIds(app: String, after: String?, limit: Int) throws -> [String] {
         try run(
             """
-            SELECT DISTINCT user_id FROM tokens WHERE app = ? AND user_id IS NOT NULL AND invalidated_at IS NULL
-              AND kind IN ('push_to_start', 'fcm') ORDER BY user_id LIMIT ?
-            """, [.text(app), .int(Int64(max(0, limit)))]
+            SELECT DISTINCT user_id FROM tokens WHERE app = ? AND user_id IS NOT NULL AND user_id > ?
+              AND invalidated_at IS NULL AND kind IN ('push_to_start', 'fcm') ORDER BY user_id LIMIT ?
+            """, [.text(app), .text(after ?? ""), .int(Int64(max(0, limit)))]
         ).map { row throws(StoreError) in
             try RowReader(row: row, table: "tokens", columns: ["user_id"], keyColumns: [0]).text(0)
         }
@@ -107,6 +107,29 @@ extension SQLTransaction {
         !(try run(
             "SELECT 1 FROM activity_members WHERE app = ? AND activity_id = ? AND user_id = ?",
             [.text(app), .text(activityId), .text(userId)])).isEmpty
+    }
+
+    func members(app: String, activityId: String, among userIds: [String]) throws -> Set<String> {
+        var found = Set<String>()
+        for (marks, values) in runs(of: userIds) {
+            for row in try run(
+                "SELECT \(Self.memberColumns.joined(separator: ", ")) FROM activity_members WHERE app = ? AND activity_id = ? AND user_id IN (\(marks))",
+                [.text(app), .text(activityId)] + values)
+            {
+                found.insert(
+                    try RowReader(
+                        row: row, table: "activity_members", columns: Self.memberColumns, keyColumns: [0, 1, 2]
+                    )
+                    .text(2))
+            }
+        }
+        return found
+    }
+
+    func memberCount(app: String, activityId: String) throws -> Int {
+        let row = try run(
+            "SELECT COUNT(*) FROM activity_members WHERE app = ? AND activity_id = ?", [.text(app), .text(activityId)])
+        return try Int(RowReader(row: row[0], table: "activity_members", columns: ["count"], keyColumns: []).int(0))
     }
 
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry] {

@@ -182,6 +182,19 @@ extension SQLTransaction {
                 .first?.int(0) ?? 0) + (try fanoutCount(app: app, activityId: activityId))
     }
 
+    func pendingOutbox(app: String, activityId: String, fingerprints: [Fingerprint]) throws -> Int {
+        var count = 0
+        for run in Self.runs(fingerprints.count) {
+            let marks = Array(repeating: "?", count: run.count).joined(separator: ", ")
+            count += Int(
+                try query(
+                    "SELECT COUNT(*) FROM outbox WHERE app = ? AND activity_id = ? AND token_fingerprint IN (\(marks))",
+                    [.text(app), .text(activityId)] + fingerprints[run].map { .text($0.value) }
+                ).first?.int(0) ?? 0)
+        }
+        return count
+    }
+
     func hasPendingOutbox(app: String, activityId: String) throws -> Bool {
         try fanoutCount(app: app, activityId: activityId) > 0
             || !(try query(

@@ -47,6 +47,27 @@ extension SQLTransaction {
             [.int(Int64(limit)), SQLValue(before)])
     }
 
+    func timeline(app: String, activityId: String, destinations: [TimelineDestination], limit: Int) throws
+        -> [TimelineEntry]
+    {
+        // Each destination's newest entries through the (app, activity_id, destination, id) index, so one
+        // member's read never walks the other members' entries.
+        var found: [(id: Int64, entry: TimelineEntry)] = []
+        for destination in Set(destinations.map(\.stored)).sorted() {
+            found += try query(
+                """
+                SELECT \(Self.timelineColumnList) FROM timeline WHERE app = ? AND activity_id = ? AND destination = ?
+                  ORDER BY id DESC LIMIT ?
+                """, [.text(app), .text(activityId), .text(destination), .int(Int64(limit))]
+            ).map { row throws(StoreError) in
+                let id = try RowReader(row: row, table: "timeline", columns: Self.timelineColumns, keyColumns: [14])
+                    .int(14)
+                return (id, try Self.timelineEntry(row))
+            }
+        }
+        return found.sorted { $0.id < $1.id }.suffix(limit).map(\.entry)
+    }
+
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry] {
         try query(
             """

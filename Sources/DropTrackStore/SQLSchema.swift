@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 14
+    static let version = 15
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -63,6 +63,9 @@ enum SQLSchema {
                 "CREATE INDEX IF NOT EXISTS activity_members_user ON activity_members (app, user_id)",
             ]
         ),
+        // A member reads a shared activity's timeline through its own devices' entries: by activity and id
+        // alone, a member with one entry among 95,000 others' would walk them all, holding the store.
+        (15, ["CREATE INDEX IF NOT EXISTS timeline_destination ON timeline (app, activity_id, destination, id)"]),
     ]
 
     /// Changes that differ by dialect, by the version they bring a store to.

@@ -371,7 +371,8 @@ struct AudienceTests {
         #expect(start.status == 201, "\(start.text)")
         let seen = try server.call("GET", "/v1/activities/order-9", key: credential)
         #expect(seen.status == 200 && seen.body["audience"]?["kind"] == .string("users"), "\(seen.text)")
-        #expect(seen.body["progress"]?["members"]?.numberValue == 2)
+        // A member's view is its own devices': the audience's totals are the backend's.
+        #expect(seen.body["progress"] == nil || seen.body["progress"] == .null, "\(seen.text)")
         let stranger = try server.credential(user: "uC")
         #expect(try server.call("GET", "/v1/activities/order-9", key: stranger).status == 404)
         let report = try server.call(

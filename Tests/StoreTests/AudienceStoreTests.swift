@@ -78,10 +78,17 @@ struct AudienceStoreTests {
         tokens.append(gone)
         try store.transaction { try $0.saveTokens(tokens) }
         try store.transaction { (tx) throws in
-            let everyone = try tx.userIds(app: "app", limit: 1000)
+            let everyone = try tx.userIds(app: "app", after: nil, limit: 1000)
             #expect(everyone.count == 300 && !everyone.contains("left"), "valid start tokens only")
-            #expect(try tx.userIds(app: "app", limit: 7) == Array(everyone.prefix(7)), "the first 7, in order")
-            #expect(try tx.userIds(app: "other", limit: 1000).isEmpty)
+            #expect(
+                try tx.userIds(app: "app", after: nil, limit: 7) == Array(everyone.prefix(7)), "the first 7, in order")
+            #expect(try tx.userIds(app: "other", after: nil, limit: 1000).isEmpty)
+            // Page by page, every user once, in order.
+            var paged: [String] = []
+            while let page = Optional(try tx.userIds(app: "app", after: paged.last, limit: 64)), !page.isEmpty {
+                paged += page
+            }
+            #expect(paged == everyone)
             let some = try tx.tokens(app: "app", userIds: (0..<290).map { "u\($0)" } + ["left"], kinds: [.fcm])
             #expect(some.count == 145 + 1 && some.allSatisfy { $0.kind == .fcm })
         }
@@ -96,6 +103,32 @@ struct AudienceStoreTests {
         }
         let starts = try store.transaction { try $0.timeline(app: "app", activityId: "a1", event: "start") }
         #expect(starts.map(\.destination) == [.token(fingerprint("f1")), .token(fingerprint("f2"))])
+        // One member's entries, through its own destinations, oldest first and the newest `limit`.
+        let own = try store.transaction {
+            try $0.timeline(app: "app", activityId: "a1", destinations: [.token(fingerprint("f1"))], limit: 10)
+        }
+        #expect(
+            own.map(\.event) == ["start", "update"] && own.allSatisfy { $0.destination == .token(fingerprint("f1")) })
+        let newest = try store.transaction {
+            try $0.timeline(
+                app: "app", activityId: "a1", destinations: [.token(fingerprint("f1")), .token(fingerprint("f2"))],
+                limit: 2)
+        }
+        #expect(newest.map(\.event) == ["update", "start"] && newest.last?.destination == .token(fingerprint("f2")))
+    }
+
+    @Test("which of some users are members, and how many there are", arguments: StoreEngine.allCases)
+    func membersAmong(engine: StoreEngine) throws {
+        let store = try engine.make()
+        try store.transaction { (tx) throws in
+            try tx.addMembers(app: "app", activityId: "shared", userIds: (0..<600).map { "user-\($0)" })
+            try tx.addMembers(app: "app", activityId: "other", userIds: ["user-700"])
+            let asked = (590..<710).map { "user-\($0)" }
+            #expect(
+                try tx.members(app: "app", activityId: "shared", among: asked) == Set((590..<600).map { "user-\($0)" }))
+            #expect(try tx.memberCount(app: "app", activityId: "shared") == 600)
+            #expect(try tx.memberCount(app: "app", activityId: "none") == 0)
+        }
     }
 }
 
