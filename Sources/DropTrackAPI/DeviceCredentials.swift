@@ -25,6 +25,8 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
     case unknownKey
     /// The signature does not verify with the key its `kid` names.
     case badSignature
+    /// The signature verifies but is the high-s twin (r, n−s) of another: only low s (s ≤ n/2) is taken.
+    case highS
     /// `aud` is not an app of this server, or the key that signed it is another app's.
     case wrongAudience
     /// `exp` has passed.
@@ -42,6 +44,7 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
         case .algorithm: "credential_algorithm"
         case .unknownKey: "credential_unknown_key"
         case .badSignature: "credential_bad_signature"
+        case .highS: "credential_high_s"
         case .wrongAudience: "credential_wrong_audience"
         case .expired: "credential_expired"
         case .notYetValid: "credential_not_yet_valid"
@@ -61,6 +64,8 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
             "no device key of the app has this kid; register it with 'droptrack apps device-key add' or fix the kid"
         case .badSignature:
             "the credential's signature does not verify with the key its kid names; sign with that key's private half"
+        case .highS:
+            "the credential's ES256 signature has a high s (s > n/2), the malleable twin of a valid one; only low s is accepted: have the minting code replace s with n − s when s > n/2 (many JWT libraries do not)"
         case .wrongAudience: "the credential's aud is not an app of this server; set aud to your DropTrack app id"
         case .expired(let at):
             "the credential expired at \(ISO8601DateFormatter().string(from: at)); get a fresh one from your backend"

@@ -5,7 +5,7 @@ import DropTrackCrypto
 import DropTrackDispatch
 import Foundation
 
-/// Device credentials as docs/device-api.md defines them: compact JWS, ES256, `sub`/`aud`/`exp`
+/// Device credentials as docs/device-api.md defines them: compact JWS, ES256 with a low s, `sub`/`aud`/`exp`
 /// (`iat`/`nbf` honoured), at most 7 days. Keys are read once, at startup; times come from the
 /// injected clock.
 public struct ES256DeviceCredentials: DeviceCredentialAuthority {
@@ -69,6 +69,8 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
             throw .unknownKey
         }
         guard parts.signature.count == 64, parts.verify(with: key) else { throw .badSignature }
+        // Its twin (r, n−s) verifies too: taking only the low one leaves each credential one encoding.
+        guard ECDSASignature.isLowS(parts.signature) else { throw .highS }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 200,
             let expiry = Self.seconds(claims["exp"])
         else { throw .malformed }
