@@ -40,6 +40,13 @@ public struct APIKeyring: Sendable {
         return found
     }
 
+    /// True when `app` still has the key whose fingerprint (``Fingerprint``: the first 16 hex digits of
+    /// its SHA-256) this is: what a console session or a device credential minted under a key is
+    /// checked against, so `apps rotate-key` and `apps remove` end them.
+    public func holds(app: String, keyFingerprint: String) -> Bool {
+        entries.contains { $0.app == app && String(hexEncoding: $0.digest.prefix(8)) == keyFingerprint }
+    }
+
     /// The app named by an `Authorization: Bearer <key>` header value.
     public func app(forAuthorization header: String?) -> (app: String, keyFingerprint: String)? {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
