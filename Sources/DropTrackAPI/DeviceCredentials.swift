@@ -7,9 +7,13 @@ public struct DeviceCaller: Sendable, Equatable {
     public var app: String
     /// The user (the credential's `sub`).
     public var userId: String
-    public init(app: String, userId: String) {
+    /// When it was issued (its `iat`, Unix seconds), if it says: what a revocation of the user's
+    /// credentials is checked against.
+    public var issuedAt: Int64?
+    public init(app: String, userId: String, issuedAt: Int64? = nil) {
         self.app = app
         self.userId = userId
+        self.issuedAt = issuedAt
     }
 }
 
@@ -35,6 +39,15 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
     case notYetValid
     /// `exp` is more than 7 days ahead.
     case tooLong
+    /// `kfp` is not a key fingerprint.
+    case malformedKeyClaim
+    /// `kfp` names an API key the app no longer has: `apps rotate-key` replaced it, or the app was removed.
+    case keyRotated
+    /// Signed by a DropTrack-held key but naming no API key (`kfp`): minted before credentials recorded
+    /// one, so a key rotation could not reach it.
+    case keyUnnamed
+    /// The user's credentials issued before this time were revoked (`apps revoke-user`).
+    case revoked(notBefore: Date)
 
     /// The contract's code.
     public var code: String {
@@ -49,6 +62,10 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
         case .expired: "credential_expired"
         case .notYetValid: "credential_not_yet_valid"
         case .tooLong: "credential_too_long"
+        case .malformedKeyClaim: "credential_malformed"
+        case .keyRotated: "credential_key_rotated"
+        case .keyUnnamed: "credential_key_unnamed"
+        case .revoked: "credential_revoked"
         }
     }
 
@@ -72,6 +89,14 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
         case .notYetValid:
             "the credential's nbf or iat is in the future; check the minting server's clock"
         case .tooLong: "the credential is valid for more than 7 days; mint it with exp at most 7 days ahead"
+        case .malformedKeyClaim:
+            "the credential's kfp claim is not a key fingerprint (16 lowercase hex digits, the first 16 of the API key's SHA-256); fix the minting code, or leave kfp out of credentials your backend signs with its own key"
+        case .keyRotated:
+            "the credential was minted under an API key its app no longer has (droptrack apps rotate-key replaced it, or the app was removed); mint a new one with the app's current API key"
+        case .keyUnnamed:
+            "the credential names no API key (claim kfp), so a key rotation could not revoke it: DropTrack minted it before it recorded one; mint a new one with POST /v1/device-credentials"
+        case .revoked(let notBefore):
+            "the user's device credentials issued before \(ISO8601DateFormatter().string(from: notBefore)) were revoked (droptrack apps revoke-user); mint a new one"
         }
     }
 }
@@ -81,9 +106,11 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
 public protocol DeviceCredentialAuthority: Sendable {
     /// The caller a credential speaks for, or why it is refused.
     func verify(_ credential: String) throws(DeviceCredentialError) -> DeviceCaller
-    /// A new credential for `userId` of `app` valid `ttl` seconds, with its expiry; nil when the app
-    /// has no DropTrack-held signing key.
-    func mint(app: String, userId: String, ttl: Int) throws -> (credential: String, expiresAt: Int64)?
+    /// A new credential for `userId` of `app` valid `ttl` seconds, naming (claim `kfp`) the fingerprint of
+    /// the API key it is minted under and issued no earlier than `notBefore` (the user's revocation, if
+    /// any), with its expiry; nil when the app has no DropTrack-held signing key.
+    func mint(app: String, userId: String, ttl: Int, mintedUnder keyFingerprint: String, notBefore: Int64?) throws
+        -> (credential: String, expiresAt: Int64)?
 }
 
 /// Longest validity of a device credential, by the contract.

@@ -8,7 +8,8 @@ import Testing
 
 /// A configuration file that the real `droptrack apps` commands edit, and servers started from it:
 /// each `replica` is a restart (or another replica on the same store) that reads app1's API keys and
-/// device keys as the file has them at that moment. app2 stays as `ServerHarness` makes it.
+/// DropTrack-held device keys as the file has them at that moment. app2, and app1's backend key
+/// (`<app>-backend`, a new one per replica), stay as `ServerHarness` makes them.
 struct ConfigReplicas {
     let directory = makeTemporaryDirectory("replicas")
     var config: String { directory + "/droptrack.json" }
@@ -33,7 +34,13 @@ struct ConfigReplicas {
                 return
             }
             configuration.apps[index].apiKeyHashes = file.apiKeyHashes
-            if deviceKeys { configuration.apps[index].deviceKeys = file.deviceKeys }
+            // The harness's backend key (its public half) stays; the DropTrack-held keys are the file's,
+            // so every replica signs and verifies with the same one.
+            if deviceKeys {
+                configuration.apps[index].deviceKeys =
+                    (configuration.apps[index].deviceKeys ?? []).filter { $0.privateKeyFile == nil }
+                    + (file.deviceKeys ?? [])
+            }
         }
     }
 
