@@ -69,6 +69,22 @@ struct FileModeTests {
         // Adding a key to an existing app rewrites the file: still 0600.
         #expect(try runDropTrackUnderUmask0(["apps", "add", "--config", config, "--id", "shop"]) == 0)
         #expect(fileMode(config) == 0o600)
+        // The other apps commands that write secrets: a device signing key and a webhook secret.
+        #expect(
+            try runDropTrackUnderUmask0(["apps", "device-key", "rotate", "--config", config, "--app", "shop"]) == 0)
+        #expect(
+            try runDropTrackUnderUmask0([
+                "apps", "webhook", "add", "--config", config, "--app", "shop", "--url", "https://hooks.example/dt",
+                "--id", "h1",
+            ]) == 0)
+        let secrets = (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0 != "droptrack.json" }
+        #expect(secrets.count == 2, "\(secrets)")
+        for name in secrets {
+            #expect(
+                fileMode(directory + "/" + name) == 0o600,
+                "\(name): \(String(fileMode(directory + "/" + name) ?? 0, radix: 8))")
+        }
+        #expect(fileMode(config) == 0o600)
 
         let keys = directory + "/keys"
         #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys]) == 0)
