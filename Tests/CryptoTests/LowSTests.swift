@@ -44,13 +44,13 @@ struct LowSTests {
 
     @Test("the APNs provider tokens the server mints are low-s too")
     func providerTokensLowS() throws {
+        let key = try PrivateKey.generate(.es256)
         let clock = ManualWallClock(unixSeconds: 1_796_000_000)
-        let tokens = try APNsProviderToken(
-            key: try PrivateKey.generate(.es256), keyID: "ABC123DEFG", teamID: "TEAM123456", clock: clock)
-        for hour in 0..<64 {
+        for index in 0..<64 {
+            // A new minter each time: each makes its first token, signed afresh (ECDSA's nonce is random).
+            let tokens = try APNsProviderToken(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456", clock: clock)
             let parts = try #require(JWS.parse(try tokens.current()))
-            #expect(ECDSASignature.isLowS(parts.signature), "token \(hour)")
-            clock.advance(by: 3600)
+            #expect(ECDSASignature.isLowS(parts.signature), "token \(index)")
         }
     }
 }
