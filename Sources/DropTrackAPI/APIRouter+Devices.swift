@@ -46,11 +46,18 @@ extension APIRouter {
     func authenticate(_ request: HTTPRequest) -> Result<Caller, APIError> {
         let header = request.headers["authorization"]
         if let bearer = Self.bearer(header), Self.looksLikeCredential(bearer) {
+            let device: DeviceCaller
             do {
-                return .success(.device(try deviceCredentials.verify(bearer)))
+                device = try deviceCredentials.verify(bearer)
             } catch {
                 return .failure(APIError(401, error.code, error.message))
             }
+            do {
+                try checkNotRevoked(device)
+            } catch {
+                return .failure(error)
+            }
+            return .success(.device(device))
         }
         guard let found = keyring.app(forAuthorization: header) else {
             return .failure(
@@ -59,6 +66,17 @@ extension APIRouter {
                     "send 'Authorization: Bearer <API key>' with a key of your app (droptrack apps add prints one)"))
         }
         return .success(.backend(app: found.app, keyFingerprint: found.keyFingerprint))
+    }
+
+    /// Refuses a credential issued before its user's revocation (`apps revoke-user`), kept in the store
+    /// so that every replica refuses it; one without `iat` cannot show it is newer and is refused too.
+    func checkNotRevoked(_ device: DeviceCaller) throws(APIError) {
+        let notBefore = try domain { () throws(ActivityError) in
+            try registry.deviceCredentialsNotBefore(app: device.app, userId: device.userId)
+        }
+        guard let notBefore, (device.issuedAt ?? .min) < notBefore else { return }
+        let refusal = DeviceCredentialError.revoked(notBefore: Date(timeIntervalSince1970: TimeInterval(notBefore)))
+        throw APIError(401, refusal.code, refusal.message)
     }
 
     /// The 401 answer: device-credential refusals say `error="invalid_token"`, as RFC 6750 asks.
@@ -177,12 +195,26 @@ extension APIRouter {
                     app: caller.app, activityId: parts[2], ReportLifecycle(json: body), user: user)
             }
             return json(200, reported.json)
+        case "/v1/users/{userId}/revoke-credentials":
+            let notBefore = try domain { () throws(ActivityError) in
+                try registry.revokeDeviceCredentials(app: caller.app, userId: parts[2])
+            }
+            return json(200, .object(["userId": .string(parts[2]), "notBefore": .number(Double(notBefore))]))
         default:
+            // Only the API key reaches this route: devices are held to `deviceRoutes`.
+            guard case .backend(_, let keyFingerprint) = caller else {
+                throw APIError(403, "device_not_allowed", "mint credentials from your backend with the API key")
+            }
             let body = try body(request)
             let mint = try domain { () throws(ActivityError) in try MintDeviceCredential(json: body) }
+            let notBefore = try domain { () throws(ActivityError) in
+                try registry.deviceCredentialsNotBefore(app: caller.app, userId: mint.userId)
+            }
             let minted: (credential: String, expiresAt: Int64)?
             do {
-                minted = try deviceCredentials.mint(app: caller.app, userId: mint.userId, ttl: mint.ttlSeconds)
+                minted = try deviceCredentials.mint(
+                    app: caller.app, userId: mint.userId, ttl: mint.ttlSeconds, mintedUnder: keyFingerprint,
+                    notBefore: notBefore)
             } catch {
                 throw APIError(500, "signing_failed", "the device signing key could not sign; see the server log")
             }
@@ -205,5 +237,7 @@ extension APIRouter {
 /// Used when the server is given no authority: no app accepts device credentials.
 struct NoDeviceCredentials: DeviceCredentialAuthority {
     func verify(_ credential: String) throws(DeviceCredentialError) -> DeviceCaller { throw .wrongAudience }
-    func mint(app: String, userId: String, ttl: Int) throws -> (credential: String, expiresAt: Int64)? { nil }
+    func mint(app: String, userId: String, ttl: Int, mintedUnder keyFingerprint: String, notBefore: Int64?) throws
+        -> (credential: String, expiresAt: Int64)?
+    { nil }
 }

@@ -178,7 +178,9 @@ public final class APIRouter: HTTPHandler {
         let caller: Caller
         switch authenticate(request) {
         case .success(let found): caller = found
-        case .failure(let refusal): return Outcome(reply: unauthorized(refusal), route: template)
+        case .failure(let refusal):
+            // A store that cannot say whether a credential was revoked is a 503, not a 401.
+            return Outcome(reply: refusal.status == 401 ? unauthorized(refusal) : error(refusal), route: template)
         }
         if let refusal = rateLimit(caller) { return Outcome(reply: refusal, route: template, app: caller.app) }
         let reply: HTTPReply
@@ -247,6 +249,8 @@ public final class APIRouter: HTTPHandler {
         case let p where p.count == 4 && p[1] == "devices" && p[3] == "tags":
             ("/v1/devices/{deviceId}/tags", ["GET", "PUT"])
         case let p where p.count == 4 && p[1] == "users" && p[3] == "tags": ("/v1/users/{userId}/tags", ["GET", "PUT"])
+        case let p where p.count == 4 && p[1] == "users" && p[3] == "revoke-credentials":
+            ("/v1/users/{userId}/revoke-credentials", ["POST"])
         case ["v1", "device-credentials"]: ("/v1/device-credentials", ["POST"])
         case ["v1", "push"]: ("/v1/push", ["POST"])
         case ["v1", "doctor"]: ("/v1/doctor", ["POST"])
@@ -264,7 +268,8 @@ public final class APIRouter: HTTPHandler {
             try domain { () throws(ActivityError) in try Identifier.check(parts[2], field: "id") }
         }
         switch template {
-        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials":
+        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials",
+            "/v1/users/{userId}/revoke-credentials":
             return try serveDeviceRoute(request, template: template, parts: parts, caller: caller)
         case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
             return try serveTags(request, template: template, parts: parts, app: app)

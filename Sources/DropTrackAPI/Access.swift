@@ -2,7 +2,6 @@ import DropTrackCore
 import DropTrackDispatch
 import DropTrackSHA256
 import Foundation
-import Synchronization
 
 /// Finds the app an API key belongs to. Only SHA-256 hashes of keys are held, and every stored
 /// hash is compared in full, so neither the answer time nor an early exit tells how close a guess
@@ -41,6 +40,13 @@ public struct APIKeyring: Sendable {
         return found
     }
 
+    /// True when `app` still has the key whose fingerprint (``Fingerprint``: the first 16 hex digits of
+    /// its SHA-256) this is: what a console session or a device credential minted under a key is
+    /// checked against, so `apps rotate-key` and `apps remove` end them.
+    public func holds(app: String, keyFingerprint: String) -> Bool {
+        entries.contains { $0.app == app && String(hexEncoding: $0.digest.prefix(8)) == keyFingerprint }
+    }
+
     /// The app named by an `Authorization: Bearer <key>` header value.
     public func app(forAuthorization header: String?) -> (app: String, keyFingerprint: String)? {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
@@ -69,42 +75,6 @@ public struct APIKeyring: Sendable {
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
         default: nil
-        }
-    }
-}
-
-/// A token bucket per API key: `rate` requests per second on average, bursts up to `burst`.
-/// Buckets are per process; with several replicas each enforces its own share.
-public final class RateLimiter: Sendable {
-    struct Bucket {
-        var tokens: Double
-        var updated: Date
-    }
-
-    let rate: Double
-    let burst: Double
-    let clock: any WallClock
-    private let buckets = Mutex<[String: Bucket]>([:])
-
-    /// `rate` ≤ 0 turns limiting off.
-    public init(rate: Double, burst: Double? = nil, clock: any WallClock) {
-        self.rate = rate
-        self.burst = burst ?? max(10, rate * 2)
-        self.clock = clock
-    }
-
-    /// Takes one request from the key's bucket; nil if allowed, else the seconds until one is.
-    public func take(_ key: String) -> Double? {
-        guard rate > 0 else { return nil }
-        let now = clock.now()
-        return buckets.withLock { buckets -> Double? in
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * rate)
-            bucket.updated = now
-            defer { buckets[key] = bucket }
-            guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / rate }
-            bucket.tokens -= 1
-            return nil
         }
     }
 }

@@ -14,7 +14,7 @@ extension APIRouter {
         "/v1/tokens/{fingerprint}", "/v1/activities", "/v1/activities/{id}", "/v1/activities/{id}/events",
         "/v1/activities/{id}/end", "/v1/activities/{id}/diagnosis", "/v1/push", "/v1/doctor", "/v1/events",
         "/v1/activities/{id}/lifecycle", "/v1/devices/{deviceId}/activities", "/v1/device-credentials",
-        "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags",
+        "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags", "/v1/users/{userId}/revoke-credentials",
         "/v1/activities/{id}/audience/refresh", "/healthz", "/readyz", "/metrics", "/openapi.json",
         "unmatched",
     ]

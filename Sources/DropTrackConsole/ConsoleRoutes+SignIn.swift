@@ -26,15 +26,16 @@ extension ConsoleRoutes {
             return ConsoleHTTP.page(
                 415, ConsolePages.refusal("send the sign-in form (application/x-www-form-urlencoded)"))
         }
-        if let wait = signInAttempts.take("sign-in") {
-            let seconds = Int(wait.rounded(.up))
-            return ConsoleHTTP.page(
-                429, ConsolePages.refusal("too many sign-in attempts; try again in \(seconds) s"),
-                extra: [("Retry-After", String(seconds))])
-        }
+        // The CSRF pair first: a post without it costs no attempt, so junk cannot spend the buckets.
         let expected = ConsoleHTTP.cookies(request)[ConsoleHTTP.loginCookie] ?? ""
         guard !expected.isEmpty, ConsoleSessions.constantTimeEqual(form["csrf"] ?? "", expected) else {
             return loginForm(request, status: 403, problem: "the form expired; sign in again")
+        }
+        if let wait = signInAttempts.take(from: request.clientAddress) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            return ConsoleHTTP.page(
+                429, ConsolePages.refusal("too many sign-in attempts; try again in \(seconds) s"),
+                extra: [("Retry-After", String(seconds))])
         }
         let key = (form["key"] ?? "").trimmingCharacters(in: .whitespaces)
         guard !key.isEmpty, let app = keyring.app(forKey: key) else {
@@ -92,5 +93,25 @@ extension ConsoleRoutes {
                 ConsoleHTTP.cookie(
                     ConsoleHTTP.sessionCookie, "", path: "/console", maxAge: 0, secure: ConsoleHTTP.isHTTPS(request))
             ])
+    }
+}
+
+/// Sign-in attempts that carried the form's CSRF pair: a bucket per client address (1 a second,
+/// bursts of 20), and above them one for every address together (10 a second, bursts of 100), so
+/// many addresses together cannot make the server check keys without end. Keys are long and random:
+/// this keeps a guessing loop from costing the server, not from finding a key.
+struct SignInAttempts: Sendable {
+    let perAddress: RateLimiter
+    let overall: RateLimiter
+
+    init(clock: any WallClock) {
+        perAddress = RateLimiter(rate: 1, burst: 20, capacity: 10_000, clock: clock)
+        overall = RateLimiter(rate: 10, burst: 100, clock: clock)
+    }
+
+    /// Takes an attempt for `address`; nil if allowed, else the seconds until one is.
+    func take(from address: String) -> Double? {
+        if let wait = perAddress.take(address) { return wait }
+        return overall.take("all")
     }
 }

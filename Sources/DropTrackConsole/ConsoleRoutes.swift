@@ -20,9 +20,8 @@ public struct ConsoleRoutes: RouteExtension {
     let sampler: MetricSampler
     let clock: any WallClock
     let logger: Logger
-    /// Sign-in attempts, all clients together (the server does not see addresses): 1 a second, bursts
-    /// of 20. Keys are long and random, so this only keeps a guessing loop from costing the server.
-    let signInAttempts: RateLimiter
+    /// Sign-in attempts, per client address and in all.
+    let signInAttempts: SignInAttempts
 
     /// Rows a list shows at most.
     static let listLimit = 100
@@ -37,7 +36,7 @@ public struct ConsoleRoutes: RouteExtension {
         self.events = events
         self.keyring = APIKeyring(apps: apps)
         self.sessions = sessions
-        self.signInAttempts = RateLimiter(rate: 1, burst: 20, clock: clock)
+        self.signInAttempts = SignInAttempts(clock: clock)
         self.sampler = sampler
         self.clock = clock
         self.logger = logger.with(["component": "console"])

@@ -1,3 +1,4 @@
+import DropTrackAPI
 import DropTrackCore
 import DropTrackSHA256
 import DropTrackStore
@@ -24,10 +25,10 @@ public struct ConsoleSessionLimits: Sendable, Equatable {
     public var lifetime: TimeInterval
     /// A session ends after this long without a request.
     public var idleTimeout: TimeInterval
-    /// Sessions kept at most; signing in past it ends the least recently used one.
+    /// Sessions kept at most per app; signing in past it ends that app's least recently used one.
     public var capacity: Int
 
-    /// 12 hours, 1 hour idle, 256 sessions.
+    /// 12 hours, 1 hour idle, 256 sessions per app.
     public init(lifetime: TimeInterval = 12 * 3600, idleTimeout: TimeInterval = 3600, capacity: Int = 256) {
         self.lifetime = lifetime
         self.idleTimeout = idleTimeout
@@ -37,21 +38,31 @@ public struct ConsoleSessionLimits: Sendable, Equatable {
 
 /// The console's sessions, kept in the store: any replica behind a load balancer, or one restarted,
 /// knows a session another made, and a sign-out ends it everywhere. The store holds only the SHA-256
-/// of each id. Bounded by `ConsoleSessionLimits.capacity`: expired sessions, then the least recently
-/// used beyond it, are dropped whenever one is created.
+/// of each id. Bounded by `ConsoleSessionLimits.capacity` per app: expired sessions, then the app's
+/// least recently used beyond it, are dropped whenever one is created, so another tenant's sign-ins
+/// never sign this one's operators out.
 public final class ConsoleSessions: Sendable {
     let limits: ConsoleSessionLimits
     let clock: any WallClock
     let store: any DeliveryStore
+    /// The apps' keys as this replica's configuration has them: a session lives only while its app still
+    /// has the key it signed in with.
+    let keyring: APIKeyring
+    let logger: Logger
 
-    /// Sessions in `store`, timed by `clock`.
-    public init(limits: ConsoleSessionLimits = ConsoleSessionLimits(), store: any DeliveryStore, clock: any WallClock) {
+    /// Sessions in `store`, timed by `clock`, each alive while `keyring` holds its key for its app.
+    public init(
+        limits: ConsoleSessionLimits = ConsoleSessionLimits(), store: any DeliveryStore, clock: any WallClock,
+        keyring: APIKeyring, logger: Logger = .disabled
+    ) {
         self.limits = limits
         self.store = store
         self.clock = clock
+        self.keyring = keyring
+        self.logger = logger.with(["component": "console"])
     }
 
-    /// Starts a session for `app`, ending the least recently used one when full.
+    /// Starts a session for `app`, ending that app's least recently used one when it has `capacity`.
     public func create(app: String, keyFingerprint: String) throws -> ConsoleSession {
         let now = clock.now()
         let session = ConsoleSession(
@@ -59,7 +70,7 @@ public final class ConsoleSessions: Sendable {
             createdAt: now, lastSeenAt: now)
         try store.transaction { tx in
             try tx.trimConsoleSessions(
-                createdBefore: now - limits.lifetime, lastSeenBefore: now - limits.idleTimeout,
+                app: app, createdBefore: now - limits.lifetime, lastSeenBefore: now - limits.idleTimeout,
                 keeping: limits.capacity - 1)
             try tx.saveConsoleSession(
                 ConsoleSessionRecord(
@@ -69,7 +80,9 @@ public final class ConsoleSessions: Sendable {
         return session
     }
 
-    /// The live session with this id, marked as used now; nil when unknown or expired (and then forgotten).
+    /// The live session with this id, marked as used now; nil when unknown, expired, or signed in with a
+    /// key its app no longer has (rotated, or the app removed, even if added again since), and then
+    /// forgotten. Checked at each request, so every replica ends it once its configuration has the change.
     public func session(id: String) throws -> ConsoleSession? {
         let now = clock.now()
         let digest = Self.digest(id)
@@ -77,6 +90,13 @@ public final class ConsoleSessions: Sendable {
             guard var record = try tx.consoleSession(idDigest: digest) else { return nil }
             guard isLive(record, at: now) else {
                 try tx.deleteConsoleSession(idDigest: digest)
+                return nil
+            }
+            guard keyring.holds(app: record.app, keyFingerprint: record.keyFingerprint) else {
+                try tx.deleteConsoleSession(idDigest: digest)
+                logger.notice(
+                    "console.session_ended",
+                    ["app": record.app, "keyFingerprint": record.keyFingerprint, "reason": "key_revoked"])
                 return nil
             }
             record.lastSeenAt = now

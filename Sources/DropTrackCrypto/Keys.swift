@@ -137,7 +137,7 @@ public struct PrivateKey: Sendable {
     public var publicKey: PublicKey { try! PublicKey(pem: Data(publicKeyPEM.utf8)) }
 
     /// Signs `message` with SHA-256. ES256 signatures come back as the raw 64-byte r‖s that JWS
-    /// requires (OpenSSL makes DER); RS256 signatures as PKCS#1 v1.5.
+    /// requires (OpenSSL makes DER), with a low s (at most n/2); RS256 signatures as PKCS#1 v1.5.
     public func sign(_ message: some Collection<UInt8>) throws -> [UInt8] {
         guard let ctx = EVP_MD_CTX_new() else { throw CryptoError(.signingFailed, "cannot allocate a digest") }
         defer { EVP_MD_CTX_free(ctx) }
@@ -154,7 +154,9 @@ public struct PrivateKey: Sendable {
             throw CryptoError(.signingFailed, "signing failed: \(CryptoError.openSSLQueue())")
         }
         signature.removeSubrange(length...)
-        return algorithm == .es256 ? try ECDSASignature.rawFromDER(signature) : signature
+        // OpenSSL returns whichever of (r, s) and (r, n−s) it computed: keep the low one, the only one
+        // device credentials accept (and what APNs, which takes both, gets as well).
+        return algorithm == .es256 ? ECDSASignature.lowS(try ECDSASignature.rawFromDER(signature)) : signature
     }
 }
 

@@ -55,9 +55,10 @@ public final class DemoStack: Sendable {
         temporary = data == nil
         dataDirectory = data ?? NSTemporaryDirectory() + "droptrack-demo-\(UUID().uuidString.prefix(8))"
         do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+            // It holds the store and the keys: owner-only, whatever the umask.
+            try PrivateFile.makeDirectory(dataDirectory, mode: 0o700)
         } catch {
-            throw DemoError("cannot create \(dataDirectory): \(error.localizedDescription)")
+            throw DemoError("cannot create \(dataDirectory): \(error)")
         }
         let keys = try DevelopmentKeys.write(
             to: dataDirectory + "/keys", bundleID: "com.droptrack.demo", overwrite: true)

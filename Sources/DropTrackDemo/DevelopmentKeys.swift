@@ -40,15 +40,16 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
         to directory: String, bundleID: String, projectID: String = "droptrack-demo",
         fcmTokenURI: String = "https://localhost:4443/token", overwrite: Bool
     ) throws -> DevelopmentKeys {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: directory + "/ca.pem") && !overwrite {
+        if FileManager.default.fileExists(atPath: directory + "/ca.pem") && !overwrite {
             throw DevelopmentKeysError("\(directory) already holds development keys; pass --force to replace them")
         }
         do {
-            try manager.createDirectory(atPath: directory + "/apns", withIntermediateDirectories: true)
-            try manager.createDirectory(atPath: directory + "/fcm", withIntermediateDirectories: true)
+            // Each folder holds a private key: owner-only, whatever the umask.
+            for folder in [directory, directory + "/apns", directory + "/fcm"] {
+                try PrivateFile.makeDirectory(folder, mode: 0o700)
+            }
         } catch {
-            throw DevelopmentKeysError("cannot create \(directory): \(error.localizedDescription)")
+            throw DevelopmentKeysError("cannot create \(directory): \(error)")
         }
         var keys = DevelopmentKeys(directory: directory, keyID: randomID(10), teamID: randomID(10), bundleID: bundleID)
         keys.projectID = projectID
@@ -75,16 +76,15 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
 
     private static func save(_ text: String, _ path: String, secret: Bool = false) throws {
         do {
-            // A private key is created 0600 (not chmod-ed after being written under the umask).
+            // The mode is set explicitly, never left to the umask: private keys 0600 (set before the
+            // first byte is written), certificates and public keys 0644.
             if secret {
                 try PrivateFile.write(text, to: path)
             } else {
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                try PrivateFile.writePublic(text, to: path)
             }
-        } catch let error as PrivateFileError {
-            throw DevelopmentKeysError(error.description)
         } catch {
-            throw DevelopmentKeysError("cannot write \(path): \(error.localizedDescription)")
+            throw DevelopmentKeysError(error.description)
         }
     }
 

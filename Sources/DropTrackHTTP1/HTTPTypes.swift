@@ -10,17 +10,21 @@ public struct HTTPRequest: Sendable {
     public var headers: [String: String]
     /// The request body.
     public var body: [UInt8]
+    /// The client's IPv4 address as text (`127.0.0.1`), as the socket says, never a header; empty when
+    /// unknown. Behind a reverse proxy on the same host it is the proxy's.
+    public var clientAddress: String
 
     /// Creates a request (tests build these to call handlers directly).
     public init(
         method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
-        body: [UInt8] = []
+        body: [UInt8] = [], clientAddress: String = ""
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.clientAddress = clientAddress
     }
 }
 

@@ -81,6 +81,7 @@ extension ServerCore {
             }
         }
         request.body = context.body
+        request.clientAddress = Self.text(ipv4: cmhd_client_ipv4(connection))
         context.body = []
         switch handler.handle(request) {
         case .response(let response):
@@ -88,6 +89,12 @@ extension ServerCore {
         case .eventStream(let start):
             return startEventStream(start, on: connection)
         }
+    }
+
+    /// Dotted-quad text of an IPv4 address in network byte order; empty for 0 (not IPv4, or unknown).
+    static func text(ipv4 address: UInt32) -> String {
+        guard address != 0 else { return "" }
+        return withUnsafeBytes(of: address) { $0.map(String.init).joined(separator: ".") }
     }
 
     private func declaredBodyTooLarge(_ connection: OpaquePointer) -> Bool {

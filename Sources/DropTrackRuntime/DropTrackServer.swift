@@ -109,7 +109,8 @@ public final class DropTrackServer: Sendable {
         var routes = extensions
         if configuration.console {
             let console = (
-                sessions: ConsoleSessions(store: store, clock: clock),
+                sessions: ConsoleSessions(
+                    store: store, clock: clock, keyring: APIKeyring(apps: configuration.apps), logger: logger),
                 sampler: MetricSampler(metrics: metrics, store: store, clock: clock)
             )
             routes.append(

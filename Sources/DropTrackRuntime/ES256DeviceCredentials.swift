@@ -5,17 +5,22 @@ import DropTrackCrypto
 import DropTrackDispatch
 import Foundation
 
-/// Device credentials as docs/device-api.md defines them: compact JWS, ES256, `sub`/`aud`/`exp`
-/// (`iat`/`nbf` honoured), at most 7 days. Keys are read once, at startup; times come from the
+/// Device credentials as docs/device-api.md defines them: compact JWS, ES256 with a low s, `sub`/`aud`/`exp`
+/// (`iat`/`nbf` honoured), at most 7 days, and `kfp` naming the API key they were minted under (a key
+/// the app must still have). Keys are read once, at startup; times come from the
 /// injected clock.
 public struct ES256DeviceCredentials: DeviceCredentialAuthority {
     struct AppKeys: Sendable {
         var verifying: [String: PublicKey]
         /// The newest DropTrack-held key, which mints.
         var signing: (kid: String, key: PrivateKey)?
+        /// The kids of every DropTrack-held key: what they sign always names its API key (`kfp`).
+        var held: Set<String> = []
     }
 
     let apps: [String: AppKeys]
+    /// The apps' API keys: a credential naming one (`kfp`) lives while its app has it.
+    let keyring: APIKeyring
     let clock: any WallClock
 
     /// Reads every app's `deviceKeys`. A configuration file's relative paths arrive already resolved
@@ -31,6 +36,7 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
                         let key = try PrivateKey(pemFile: file, expected: .es256)
                         keys.verifying[entry.kid] = key.publicKey
                         keys.signing = (entry.kid, key)
+                        keys.held.insert(entry.kid)
                     } else if let file = entry.publicKeyFile {
                         let key = try PublicKey(pemFile: file)
                         guard key.algorithm == .es256 else {
@@ -47,6 +53,7 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
             apps[app.id] = keys
         }
         self.apps = apps
+        keyring = APIKeyring(apps: configurations)
         self.clock = clock
     }
 
@@ -69,6 +76,8 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
             throw .unknownKey
         }
         guard parts.signature.count == 64, parts.verify(with: key) else { throw .badSignature }
+        // Its twin (r, n−s) verifies too: taking only the low one leaves each credential one encoding.
+        guard ECDSASignature.isLowS(parts.signature) else { throw .highS }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 200,
             let expiry = Self.seconds(claims["exp"])
         else { throw .malformed }
@@ -81,18 +90,39 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
             guard seconds <= now + 60 else { throw .notYetValid }
         }
         guard expiry - now <= deviceCredentialMaximumSeconds else { throw .tooLong }
-        return DeviceCaller(app: audience, userId: subject)
+        try checkMintedUnder(claims["kfp"], app: audience, heldKey: keys.held.contains(kid))
+        return DeviceCaller(app: audience, userId: subject, issuedAt: Self.seconds(claims["iat"]))
     }
 
-    public func mint(app: String, userId: String, ttl: Int) throws -> (credential: String, expiresAt: Int64)? {
+    /// `kfp`, the fingerprint of the API key the credential was minted under, must name a key the app
+    /// still has. DropTrack's own keys sign only credentials that name one, so one of theirs without it
+    /// predates the claim; a backend's own key may leave it out (the API key does not mint those).
+    func checkMintedUnder(_ claim: JSONValue?, app: String, heldKey: Bool) throws(DeviceCredentialError) {
+        guard let claim else {
+            if heldKey { throw .keyUnnamed }
+            return
+        }
+        guard let fingerprint = claim.stringValue, (try? Fingerprint(validating: fingerprint)) != nil else {
+            throw .malformedKeyClaim
+        }
+        guard keyring.holds(app: app, keyFingerprint: fingerprint) else { throw .keyRotated }
+    }
+
+    public func mint(app: String, userId: String, ttl: Int, mintedUnder keyFingerprint: String, notBefore: Int64?)
+        throws -> (credential: String, expiresAt: Int64)?
+    {
         guard let signing = apps[app]?.signing else { return nil }
         let now = clock.unixSeconds()
         let expiry = now + Int64(ttl)
+        // After a revocation in this very second, the new credential must not fall before it (a second
+        // ahead is inside the minute of clock skew every verifier allows).
+        let issuedAt = max(now, notBefore ?? now)
         let header = JSONValue.object([
             "alg": .string("ES256"), "typ": .string("JWT"), "kid": .string(signing.kid),
         ])
         let claims = JSONValue.object([
-            "sub": .string(userId), "aud": .string(app), "iat": .number(Double(now)), "exp": .number(Double(expiry)),
+            "sub": .string(userId), "aud": .string(app), "iat": .number(Double(issuedAt)),
+            "exp": .number(Double(expiry)), "kfp": .string(keyFingerprint),
         ])
         let credential = try JWS.sign(
             header: Data(header.serialized()), claims: Data(claims.serialized()), with: signing.key)

@@ -213,11 +213,19 @@ public protocol StoreTransaction {
     func consoleSession(idDigest: String) throws -> ConsoleSessionRecord?
     /// Ends a session (sign-out); nothing happens for one not stored.
     func deleteConsoleSession(idDigest: String) throws
-    /// Deletes the sessions created before `createdBefore` or last seen before `lastSeenBefore`, then all
-    /// but the `keeping` most recently seen.
-    func trimConsoleSessions(createdBefore: Date, lastSeenBefore: Date, keeping: Int) throws
+    /// Deletes every app's sessions created before `createdBefore` or last seen before `lastSeenBefore`,
+    /// then all but the `keeping` most recently seen of `app`: one app's sign-ins never end another's.
+    func trimConsoleSessions(app: String, createdBefore: Date, lastSeenBefore: Date, keeping: Int) throws
     /// How many sessions are stored, expired ones included until trimmed.
     func consoleSessionCount() throws -> Int
+
+    // MARK: Device credential revocations
+
+    /// Refuses the user's device credentials issued (`iat`, Unix seconds) before `notBefore` from now
+    /// on; a later revocation already stored stays.
+    func revokeDeviceCredentials(app: String, userId: String, notBefore: Int64) throws
+    /// The time before which the user's credentials are refused, or nil when none was revoked.
+    func deviceCredentialsNotBefore(app: String, userId: String) throws -> Int64?
 
     // MARK: Webhooks
 

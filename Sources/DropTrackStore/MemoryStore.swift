@@ -24,6 +24,8 @@ public final class MemoryStore: DeliveryStore {
         var fanout: [String: FanoutJob] = [:]
         /// Console sessions by the digest of their id.
         var consoleSessions: [String: ConsoleSessionRecord] = [:]
+        /// Device credentials' `notBefore` by app and user.
+        var credentialRevocations: [String: Int64] = [:]
     }
 
     /// A webhook delivery and who holds it (its lease end is `delivery.availableAt`, as in SQL).
@@ -105,6 +107,12 @@ final class MemoryTransaction: StoreTransaction {
         let old = data.consoleSessions[digest]
         journal.append { $0.consoleSessions[digest] = old }
         data.consoleSessions[digest] = value
+    }
+
+    func setCredentialRevocation(_ key: String, _ value: Int64?) {
+        let old = data.credentialRevocations[key]
+        journal.append { $0.credentialRevocations[key] = old }
+        data.credentialRevocations[key] = value
     }
 
     func setNextWebhookID(_ value: Int64) {

@@ -2,7 +2,7 @@
 /// (each idempotent, so an older store is brought up by running them again); later versions are
 /// `steps` that run once, in order, from the version a store is at.
 enum SQLSchema {
-    static let version = 15
+    static let version = 16
 
     /// Changes after version 2, by the version they bring a store to.
     static let steps: [(version: Int, statements: [String])] = [
@@ -65,7 +65,7 @@ enum SQLSchema {
         ),
         // A member reads a shared activity's timeline through its own devices' entries: by activity and id
         // alone, a member with one entry among 95,000 others' would walk them all, holding the store.
-        (15, ["CREATE INDEX IF NOT EXISTS timeline_destination ON timeline (app, activity_id, destination, id)"]),
+        (16, ["CREATE INDEX IF NOT EXISTS timeline_destination ON timeline (app, activity_id, destination, id)"]),
     ]
 
     /// Changes that differ by dialect, by the version they bring a store to.
@@ -74,7 +74,20 @@ enum SQLSchema {
         [
             (9, webhookStatements(for: dialect)), (10, fanoutStatements(for: dialect)),
             (12, SQLTokenCounts.statements(for: dialect)), (13, fanoutIndexStatements(for: dialect)),
-            (14, consoleSessionStatements(for: dialect)),
+            (14, consoleSessionStatements(for: dialect)), (15, revocationStatements(for: dialect)),
+        ]
+    }
+
+    /// Per-app console session caps (each sign-in trims its own app's sessions, found through the
+    /// index), and the per-user `notBefore` of device credentials (`apps revoke-user`).
+    private static func revocationStatements(for dialect: SQLDialect) -> [String] {
+        let big = dialect == .postgres ? "BIGINT" : "INTEGER"
+        return [
+            "CREATE INDEX IF NOT EXISTS console_sessions_app ON console_sessions (app, last_seen_at)",
+            """
+            CREATE TABLE IF NOT EXISTS device_credential_revocations (
+              app TEXT NOT NULL, user_id TEXT NOT NULL, not_before \(big) NOT NULL, PRIMARY KEY (app, user_id))
+            """,
         ]
     }
 

@@ -1,3 +1,4 @@
+import DropTrackCore
 import DropTrackDispatch
 import DropTrackRuntime
 import Foundation
@@ -59,7 +60,9 @@ enum AppsAddCommand: Command {
         }
         try file.save()
         print(key.key)
-        printError("app \(id) saved in \(configPath); the API key above is shown once (its hash is stored)")
+        printError(
+            "app \(id) saved in \(configPath); the API key above is shown once (its hash is stored); its fingerprint, the kfp of device credentials minted under it, is \(Fingerprint(of: key.key))"
+        )
         return 0
     }
 
@@ -193,9 +196,12 @@ enum AppsRotateKeyCommand: Command {
         USAGE: droptrack apps rotate-key --config FILE --id ID [--keep-old]
 
         Stores the hash of a new API key for the app and prints the key on stdout, once. By default it
-        replaces the app's other keys, which stop working when droptrack serve is restarted. With
-        --keep-old the old keys keep working beside the new one, so clients can move over; run
-        rotate-key again without --keep-old to retire them (that makes yet another key).
+        replaces the app's other keys, which stop working when droptrack serve is restarted, and with
+        them the console sessions signed in with them and the device credentials minted under them
+        (those whose kfp claim names them: all that POST /v1/device-credentials minted, and those
+        your backend signs with kfp). With --keep-old the old keys keep working beside the new one, so
+        clients can move over; run rotate-key again without --keep-old to retire them (that makes yet
+        another key). To take back one user's device credentials, see apps revoke-user.
 
         OPTIONS:
           --config FILE   the configuration file to change
@@ -221,10 +227,13 @@ enum AppsRotateKeyCommand: Command {
         var others = ""
         if !old.isEmpty {
             others =
-                keepOld ? "; its \(old.count) other key(s) keep working" : "; its \(old.count) old key(s) are revoked"
+                keepOld
+                ? "; its \(old.count) other key(s) keep working"
+                : "; its \(old.count) old key(s) are revoked, with the console sessions opened with them and the device credentials minted under them"
         }
         printError(
-            "app \(id) has a new API key, shown above once\(others); restart droptrack serve to apply it")
+            "app \(id) has a new API key, shown above once (fingerprint \(Fingerprint(of: key.key)), the kfp of device credentials minted under it)\(others); restart droptrack serve to apply it"
+        )
         return 0
     }
 }

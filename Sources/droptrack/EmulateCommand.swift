@@ -112,7 +112,10 @@ func serverTLS(certificate: String?, key: String?) throws -> (TLSContext, String
     case (nil, nil):
         let certificates = try DevelopmentCertificates.generate()
         let caFile = NSTemporaryDirectory() + "droptrack-emulator-ca-\(getpid()).pem"
-        try certificates.caCertificatePEM.write(toFile: caFile, atomically: true, encoding: .utf8)
+        // 0644 whatever the umask: whoever could rewrite the CA would choose whom the clients trust.
+        do { try PrivateFile.writePublic(certificates.caCertificatePEM, to: caFile) } catch {
+            throw CommandFailure("\(error)")
+        }
         let context = try TLSContext(
             serverCertificateChainPEM: Data(certificates.serverCertificatePEM.utf8),
             privateKeyPEM: Data(certificates.serverKeyPEM.utf8), alpn: ["h2", "http/1.1"])

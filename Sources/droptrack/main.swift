@@ -3,7 +3,8 @@ import Foundation
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
     DemoCommand.self, ServeCommand.self, AppsAddCommand.self, AppsListCommand.self, AppsRemoveCommand.self,
-    AppsRotateKeyCommand.self, DeviceKeyAddCommand.self, DeviceKeyRemoveCommand.self, DeviceKeyRotateCommand.self,
+    AppsRotateKeyCommand.self, AppsRevokeUserCommand.self, DeviceKeyAddCommand.self, DeviceKeyRemoveCommand.self,
+    DeviceKeyRotateCommand.self,
     WebhookAddCommand.self, WebhookRemoveCommand.self,
     TokensImportCommand.self, PushAPNsCommand.self,
     PushFCMCommand.self, DoctorCommand.self, EmulateAPNsCommand.self, EmulateFCMCommand.self, BenchAPNsCommand.self,

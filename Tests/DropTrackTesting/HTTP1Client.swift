@@ -27,9 +27,26 @@ package final class RawConnection {
     /// Bytes received and not read yet (after `waitForClose`, whatever came before the close).
     package var receivedAfterClose: [UInt8] { buffer }
 
-    package init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`; from `source` (another loopback address, such as 127.0.0.2) when
+    /// given, so one test can be several clients to a server that tells them apart by address.
+    package init(port: Int, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError("socket: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw ClientError("bind to \(source): errno \(code)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

@@ -28,18 +28,20 @@ extension ServerHarness {
             headers: headers)
     }
 
-    /// One request over a fresh HTTP/1.1 connection. `key` nil sends no Authorization header.
+    /// One request over a fresh HTTP/1.1 connection, from `source` (a loopback address) when given. `key`
+    /// nil sends no Authorization header.
     package func call(
         _ method: String, _ path: String, _ body: String? = nil, key: String? = "key-app1",
-        headers: [String: String] = [:]
+        headers: [String: String] = [:], from source: String? = nil
     ) throws -> APIAnswer {
-        try call(method, path, raw: body.map { Array($0.utf8) }, key: key, headers: headers)
+        try call(method, path, raw: body.map { Array($0.utf8) }, key: key, headers: headers, from: source)
     }
 
     package func call(
-        _ method: String, _ path: String, raw: [UInt8]?, key: String? = "key-app1", headers: [String: String] = [:]
+        _ method: String, _ path: String, raw: [UInt8]?, key: String? = "key-app1", headers: [String: String] = [:],
+        from source: String? = nil
     ) throws -> APIAnswer {
-        let connection = try RawConnection(port: port)
+        let connection = try RawConnection(port: port, from: source)
         defer { connection.close() }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         if let key { head += "Authorization: Bearer \(key)\r\n" }

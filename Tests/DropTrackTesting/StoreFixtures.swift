@@ -14,11 +14,19 @@ package enum StoreEngine: String, CaseIterable, CustomStringConvertible, Sendabl
 
     package var description: String { rawValue }
 
-    package func make() throws -> any DeliveryStore {
+    package func make() throws -> any DeliveryStore { try makeShared().store }
+
+    /// A new store and the `store` setting that opens it from another process (a `droptrack` command);
+    /// nil for memory, which lives only in this one.
+    package func makeShared() throws -> (store: any DeliveryStore, spec: String?) {
         switch self {
-        case .memory: return MemoryStore()
-        case .sqlite: return try SQLiteStore(path: makeTemporaryDirectory("store") + "/droptrack.sqlite")
-        case .postgres: return try PostgresStore(url: try PostgresTestServer.freshSchema().url)
+        case .memory: return (MemoryStore(), nil)
+        case .sqlite:
+            let path = makeTemporaryDirectory("store") + "/droptrack.sqlite"
+            return (try SQLiteStore(path: path), "sqlite:" + path)
+        case .postgres:
+            let url = try PostgresTestServer.freshSchema().url
+            return (try PostgresStore(url: url), url)
         }
     }
 }

@@ -11,11 +11,12 @@ import Testing
 /// A compact JWS as a backend would mint it; every part can be bent to make a bad one.
 func deviceCredential(
     _ key: PrivateKey, kid: String, sub: String = "uA", aud: String = "app1", exp: Int64,
-    extraClaims: [String: Int64] = [:],
+    extraClaims: [String: Int64] = [:], textClaims: [String: String] = [:],
     alg: String = "ES256"
 ) throws -> String {
     var claims: [String: JSONValue] = ["sub": .string(sub), "aud": .string(aud), "exp": .number(Double(exp))]
     for (name, value) in extraClaims { claims[name] = .number(Double(value)) }
+    for (name, value) in textClaims { claims[name] = .string(value) }
     let header = JSONValue.object(["alg": .string(alg), "typ": .string("JWT"), "kid": .string(kid)])
     return try JWS.sign(
         header: Data(header.serialized()), claims: Data(JSONValue.object(claims).serialized()), with: key)

@@ -84,7 +84,10 @@ struct DeviceKeyCommandTests {
         }
         // The server starts with these keys and mints with the newest.
         let authority = try ES256DeviceCredentials(apps: loaded.apps, clock: SystemWallClock())
-        let minted = try #require(try authority.mint(app: "shop", userId: "u1", ttl: 60))
+        // Minted under the app's key, named by its fingerprint: the first 16 hex digits of the stored hash.
+        let keyFingerprint = String(try #require(loaded.apps[0].apiKeyHashes.first).dropFirst(7).prefix(16))
+        let minted = try #require(
+            try authority.mint(app: "shop", userId: "u1", ttl: 60, mintedUnder: keyFingerprint, notBefore: nil))
         #expect(try authority.verify(minted.credential).userId == "u1")
         let header = try #require(JWS.parse(minted.credential)?.header)
         #expect(String(decoding: header, as: UTF8.self).contains(kids[1]))

@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackDemo
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -68,6 +69,22 @@ struct FileModeTests {
         // Adding a key to an existing app rewrites the file: still 0600.
         #expect(try runDropTrackUnderUmask0(["apps", "add", "--config", config, "--id", "shop"]) == 0)
         #expect(fileMode(config) == 0o600)
+        // The other apps commands that write secrets: a device signing key and a webhook secret.
+        #expect(
+            try runDropTrackUnderUmask0(["apps", "device-key", "rotate", "--config", config, "--app", "shop"]) == 0)
+        #expect(
+            try runDropTrackUnderUmask0([
+                "apps", "webhook", "add", "--config", config, "--app", "shop", "--url", "https://hooks.example/dt",
+                "--id", "h1",
+            ]) == 0)
+        let secrets = (try FileManager.default.contentsOfDirectory(atPath: directory)).filter { $0 != "droptrack.json" }
+        #expect(secrets.count == 2, "\(secrets)")
+        for name in secrets {
+            #expect(
+                fileMode(directory + "/" + name) == 0o600,
+                "\(name): \(String(fileMode(directory + "/" + name) ?? 0, radix: 8))")
+        }
+        #expect(fileMode(config) == 0o600)
 
         let keys = directory + "/keys"
         #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys]) == 0)
@@ -79,6 +96,42 @@ struct FileModeTests {
             #expect(fileMode(file) == 0o600, "\(file): \(String(fileMode(file) ?? 0, radix: 8))")
         }
         #expect(written.filter { $0.hasSuffix(".p8") || $0.hasSuffix("-key.pem") }.count == 2, "\(written)")
+    }
+
+    @Test(
+        "keys dev under umask 000: its folders 0700 (a parent it makes 0755), private keys 0600, certificates and public keys 0644"
+    )
+    func keysDevModes() throws {
+        let directory = makeTemporaryDirectory("modes-keys")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = directory + "/dev/keys"
+        #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys]) == 0)
+        let written = (FileManager.default.enumerator(atPath: keys)?.allObjects as? [String] ?? []).sorted()
+        #expect(written.count == 10, "\(written)")
+        func expected(_ name: String) -> mode_t {
+            if name == "apns" || name == "fcm" { return 0o700 }
+            if name.hasSuffix(".p8") || name.hasSuffix("-key.pem") || name.hasSuffix("service-account.json") {
+                return 0o600
+            }
+            return 0o644
+        }
+        #expect(fileMode(directory + "/dev") == 0o755)
+        #expect(fileMode(keys) == 0o700)
+        for name in written {
+            let mode = fileMode(keys + "/" + name)
+            #expect(mode == expected(name), "\(name): \(String(mode ?? 0, radix: 8))")
+        }
+        #expect(written.filter { expected($0) == 0o644 }.count == 5, "ca, server cert, two public keys, apns.json")
+    }
+
+    @Test("the demo's data folder (store and keys) is 0700 whatever the umask")
+    func demoDataFolder() throws {
+        let directory = makeTemporaryDirectory("modes-demo")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let demo = try DemoStack(listen: "127.0.0.1:0", data: directory + "/data", logger: .disabled)
+        defer { demo.stop() }
+        #expect(fileMode(directory + "/data") == 0o700)
+        #expect(fileMode(directory + "/data/keys") == 0o700)
     }
 
     @Test("PrivateFile.write replaces a file with a 0600 one, whatever mode the old one had")
@@ -93,5 +146,12 @@ struct FileModeTests {
         #expect(fileMode(path) == 0o600)
         #expect(FileManager.default.contents(atPath: path) == Data("new".utf8))
         #expect(throws: PrivateFileError.self) { try PrivateFile.write("x", to: directory + "/missing/secret") }
+        let certificate = directory + "/ca.pem"
+        #expect(
+            FileManager.default.createFile(atPath: certificate, contents: nil, attributes: [.posixPermissions: 0o666]))
+        try PrivateFile.writePublic("cert", to: certificate)
+        #expect(fileMode(certificate) == 0o644)
+        #expect(throws: PrivateFileError.self) { try PrivateFile.makeDirectory(certificate + "/inside") }
+        #expect(throws: PrivateFileError.self) { try PrivateFile.makeDirectory(path) }
     }
 }
