@@ -308,10 +308,12 @@ public final class APIRouter: HTTPHandler {
                 let limit = try Self.limit(request.query["timelineLimit"])
                 var viewer: String? = nil
                 if case .device(let device) = caller { viewer = device.userId }
+                let page = try Self.memberPage(request.query)
                 return json(
                     200,
                     try domain { () throws(ActivityError) in
-                        try registry.describe(app: app, activityId: parts[2], timelineLimit: limit, viewer: viewer)
+                        try registry.describe(
+                            app: app, activityId: parts[2], timelineLimit: limit, viewer: viewer, page: page)
                     }.json)
             }
             let body = try body(request)
@@ -363,15 +365,6 @@ public final class APIRouter: HTTPHandler {
         default:
             throw APIError(404, "no_route", "no endpoint \(request.path)")
         }
-    }
-
-    static func limit(_ text: String?) throws(APIError) -> Int {
-        guard let text else { return 200 }
-        guard let value = Int(text), value >= 0, value <= 10_000 else {
-            throw APIError(
-                400, "invalid_field", "'timelineLimit' is a whole number from 0 to 10000", field: "timelineLimit")
-        }
-        return value
     }
 
     /// The request body as JSON, refusing other media types and malformed text with the position.

@@ -37,6 +37,12 @@ extension ActivitySnapshot {
             "timeline": .array(timeline.map(ActivityRegistry.timelineJSON)),
             "audience": activity.audienceSummary ?? .null,
             "progress": progress?.json ?? .null,
+            "devicesPage": devicesPage.map { page in
+                .object([
+                    "membersAfter": page.after.map { .string($0) } ?? .null, "members": .number(Double(page.listed)),
+                    "nextMembersAfter": page.next.map { .string($0) } ?? .null,
+                ])
+            } ?? .null,
         ])
     }
 

@@ -153,28 +153,13 @@ extension ActivityRegistry {
     /// timeline (one read of the start's entries, however many updates followed).
     func audienceProgress(_ activity: ActivityRecord, tx: any StoreTransaction) throws -> AudienceProgress? {
         guard activity.isShared else { return nil }
-        let members = try tx.members(app: activity.app, activityId: activity.id).count
+        let members = try tx.memberCount(app: activity.app, activityId: activity.id)
         let targeted = Int(saturating: activity.startResponse?["destinations"]?.numberValue ?? 0)
-        var newest: [TimelineDestination: TimelineEntry] = [:]
-        for entry in try tx.timeline(app: activity.app, activityId: activity.id, event: ActivityEvent.start.rawValue)
-        where entry.destination != .activity {
-            newest[entry.destination] = entry
-        }
-        var started = 0
-        var failed: [String: Int] = [:]
-        for entry in newest.values {
-            if (200..<300).contains(entry.status) {
-                started += 1
-            } else if !Self.stillTrying.contains(entry.remedy) {
-                failed[entry.reason, default: 0] += 1
-            }
-        }
+        var failed = try tx.startOutcomes(app: activity.app, activityId: activity.id)
+        let started = failed.removeValue(forKey: "started") ?? 0
         let settled = started + failed.values.reduce(0, +)
         return AudienceProgress(
             members: members, devicesTargeted: targeted, started: started, failedByReason: failed,
             pending: max(0, targeted - settled))
     }
-
-    /// Remedies after which the send is tried again, so its destination is still pending.
-    static let stillTrying: Set<TimelineRemedy> = [.retry, .reconnect, .refreshCredentials, .waitForProvider]
 }

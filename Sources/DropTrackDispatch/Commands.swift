@@ -158,4 +158,26 @@ public struct ActivitySnapshot: Sendable, Equatable {
     public var timeline: [TimelineEntry]
     /// For a shared activity: how far its start has got.
     public var progress: AudienceProgress? = nil
+    /// For a shared activity seen by the backend: whose devices `devices` lists.
+    public var devicesPage: MemberPage? = nil
+}
+
+/// A page of a shared activity's members (sorted by user id), whose devices a backend's view lists:
+/// an audience of 100,000 is not read whole for one `GET`.
+public struct MemberPage: Sendable, Equatable {
+    /// The page starts after this user id (from the first when nil).
+    public var after: String?
+    /// Members in a page at most.
+    public var limit: Int
+    /// The members listed, and the user id to ask `after` for the next page (nil on the last).
+    public var listed = 0
+    public var next: String? = nil
+
+    /// The most a page may list.
+    public static let maximum = 5000
+
+    public init(after: String? = nil, limit: Int = 500) {
+        self.after = after
+        self.limit = limit
+    }
 }

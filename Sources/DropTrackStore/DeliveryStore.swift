@@ -201,9 +201,13 @@ public protocol StoreTransaction {
     func members(app: String, activityId: String, among userIds: [String]) throws -> Set<String>
     /// How many members the shared activity has.
     func memberCount(app: String, activityId: String) throws -> Int
-    /// An activity's timeline entries of one event (`start`), oldest first: what a start's progress is
-    /// counted from, without reading the updates' entries.
+    /// An activity's timeline entries of one event (`start`), oldest first.
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry]
+    /// How many of the activity's start sends ended each way (`started`, or the reason it will not
+    /// reach the device), counted as `appendTimeline` wrote them (`TimelineEntry.startOutcome`).
+    func startOutcomes(app: String, activityId: String) throws -> [String: Int]
+    /// A page of a shared activity's members, sorted, after `after` (from the first when nil).
+    func members(app: String, activityId: String, after: String?, limit: Int) throws -> [String]
 
     // MARK: Console sessions
 
@@ -249,6 +253,7 @@ public protocol StoreTransaction {
 
     // MARK: Timeline
 
+    /// Appends entries, and counts the start outcomes among them (`startOutcomes`) in the same transaction.
     func appendTimeline(_ entries: [TimelineEntry]) throws
     /// The newest `limit` entries of an activity, oldest first.
     func timeline(app: String, activityId: String, limit: Int) throws -> [TimelineEntry]

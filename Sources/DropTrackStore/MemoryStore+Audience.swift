@@ -66,6 +66,20 @@ extension MemoryTransaction {
         data.members[Self.key(app, activityId)]?.count ?? 0
     }
 
+    func startOutcomes(app: String, activityId: String) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for (key, count) in data.startOutcomes where key.app == app && key.activityId == activityId {
+            counts[key.outcome] = count
+        }
+        return counts
+    }
+
+    func members(app: String, activityId: String, after: String?, limit: Int) throws -> [String] {
+        Array(
+            (data.members[Self.key(app, activityId)] ?? []).filter { user in after.map { user > $0 } ?? true }
+                .sorted().prefix(max(0, limit)))
+    }
+
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry] {
         (data.timeline[Self.key(app, activityId)] ?? []).filter { $0.event == event }
     }

@@ -26,6 +26,8 @@ public final class MemoryStore: DeliveryStore {
         var consoleSessions: [String: ConsoleSessionRecord] = [:]
         /// Device credentials' `notBefore` by app and user.
         var credentialRevocations: [String: Int64] = [:]
+        /// Start outcomes counted by app, activity and outcome.
+        var startOutcomes: [StartOutcomeKey: Int] = [:]
     }
 
     /// A webhook delivery and who holds it (its lease end is `delivery.availableAt`, as in SQL).
@@ -262,6 +264,11 @@ final class MemoryTransaction: StoreTransaction {
             let key = Self.key(entry.app, entry.activityId)
             journal.append { $0.timeline[key]?.removeLast() }
             data.timeline[key, default: []].append(entry)
+        }
+        for (key, count) in TimelineEntry.startOutcomeCounts(entries) {
+            let before = data.startOutcomes[key]
+            journal.append { $0.startOutcomes[key] = before }
+            data.startOutcomes[key, default: 0] += count
         }
     }
 

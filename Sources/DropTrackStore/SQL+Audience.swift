@@ -132,6 +132,29 @@ extension SQLTransaction {
         return try Int(RowReader(row: row[0], table: "activity_members", columns: ["count"], keyColumns: []).int(0))
     }
 
+    func startOutcomes(app: String, activityId: String) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try run(
+            "SELECT outcome, total FROM start_outcomes WHERE app = ? AND activity_id = ?", [.text(app), .text(activityId)])
+        {
+            let r = RowReader(row: row, table: "start_outcomes", columns: ["outcome", "total"], keyColumns: [0])
+            counts[try r.text(0)] = Int(try r.int(1))
+        }
+        return counts
+    }
+
+    func members(app: String, activityId: String, after: String?, limit: Int) throws -> [String] {
+        try run(
+            """
+            SELECT \(Self.memberColumns.joined(separator: ", ")) FROM activity_members
+              WHERE app = ? AND activity_id = ? AND user_id > ? ORDER BY user_id LIMIT ?
+            """, [.text(app), .text(activityId), .text(after ?? ""), .int(Int64(max(0, limit)))]
+        ).map { row throws(StoreError) in
+            try RowReader(row: row, table: "activity_members", columns: Self.memberColumns, keyColumns: [0, 1, 2])
+                .text(2)
+        }
+    }
+
     func timeline(app: String, activityId: String, event: String) throws -> [TimelineEntry] {
         try run(
             "SELECT \(Self.timelineColumnList) FROM timeline WHERE app = ? AND activity_id = ? AND event = ? ORDER BY id",

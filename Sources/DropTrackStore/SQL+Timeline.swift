@@ -25,6 +25,13 @@ extension SQLTransaction {
                   latency_ms, priority, attempt, note) VALUES \(rows.joined(separator: ", "))
                 """, parameters)
         }
+        for (key, count) in TimelineEntry.startOutcomeCounts(entries).sorted(by: { "\($0.key)" < "\($1.key)" }) {
+            try execute(
+                """
+                INSERT INTO start_outcomes (app, activity_id, outcome, total) VALUES (?, ?, ?, ?)
+                  ON CONFLICT (app, activity_id, outcome) DO UPDATE SET total = start_outcomes.total + excluded.total
+                """, [.text(key.app), .text(key.activityId), .text(key.outcome), .int(Int64(count))])
+        }
     }
 
     func pruneTokens(invalidatedBefore before: Date, limit: Int) throws -> Int {

@@ -141,7 +141,10 @@ final class SQLTransaction: StoreTransaction {
     }
 
     func tokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
-        try tokens(app: app, where: "device_id", in: deviceIds).sorted { $0.createdAt < $1.createdAt }
+        // Valid and invalidated apart, each through its own partial index on (app, device_id).
+        let valid = try tokens(app: app, where: "device_id", in: deviceIds, validOnly: true)
+        let invalidated = try tokens(app: app, where: "device_id", in: deviceIds, invalidatedOnly: true)
+        return (valid + invalidated).sorted { $0.createdAt < $1.createdAt }
     }
 
     func validTokens(app: String, deviceIds: [String]) throws -> [TokenRecord] {
@@ -153,11 +156,12 @@ final class SQLTransaction: StoreTransaction {
     }
 
     /// An app's tokens whose `column` is one of `values`, a run of values per statement.
-    private func tokens(app: String, where column: String, in values: [String], validOnly: Bool = false) throws
-        -> [TokenRecord]
-    {
+    private func tokens(
+        app: String, where column: String, in values: [String], validOnly: Bool = false, invalidatedOnly: Bool = false
+    ) throws -> [TokenRecord] {
         var found: [TokenRecord] = []
-        let valid = validOnly ? " AND invalidated_at IS NULL" : ""
+        let valid =
+            validOnly ? " AND invalidated_at IS NULL" : invalidatedOnly ? " AND invalidated_at IS NOT NULL" : ""
         try eachRun(of: values) { marks, run in
             found += try query(
                 "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND \(column) IN (\(marks))\(valid)",

@@ -103,6 +103,16 @@ public enum TimelineRemedy: String, Sendable, Codable, CaseIterable {
     case tokenInvalidated = "token_invalidated"
 }
 
+extension TimelineRemedy {
+    /// Whether the send is tried again after this remedy, so its destination is still pending.
+    public var leavesSendPending: Bool {
+        switch self {
+        case .retry, .reconnect, .refreshCredentials, .waitForProvider: true
+        default: false
+        }
+    }
+}
+
 /// Who a timeline entry speaks for. Stored and shown as the raw value.
 public enum TimelineProvider: String, Sendable, Codable, CaseIterable {
     /// A send through Apple's push service.
@@ -160,4 +170,33 @@ public struct TimelineEntry: Sendable, Equatable, Codable {
         self.attempt = attempt
         self.note = note
     }
+}
+
+extension TimelineEntry {
+    /// What this entry settles of a start to one device: `started` when the provider took it, its
+    /// reason when the start will not reach the device, nil when it says nothing final (a retry, an
+    /// update, a channel, a decision about the activity). The store counts these as it appends them,
+    /// so a shared activity's progress is read from counters, not from every member's entries.
+    public var startOutcome: String? {
+        guard event == "start", destination.tokenFingerprint != nil else { return nil }
+        if (200..<300).contains(status) { return "started" }
+        return remedy.leavesSendPending ? nil : reason
+    }
+
+    /// The outcomes of `entries`, counted by app, activity and outcome.
+    static func startOutcomeCounts(_ entries: [TimelineEntry]) -> [StartOutcomeKey: Int] {
+        var counts: [StartOutcomeKey: Int] = [:]
+        for entry in entries {
+            guard let outcome = entry.startOutcome else { continue }
+            counts[StartOutcomeKey(app: entry.app, activityId: entry.activityId, outcome: outcome), default: 0] += 1
+        }
+        return counts
+    }
+}
+
+/// One counter of start outcomes.
+struct StartOutcomeKey: Hashable {
+    var app: String
+    var activityId: String
+    var outcome: String
 }

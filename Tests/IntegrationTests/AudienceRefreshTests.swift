@@ -44,4 +44,42 @@ struct AudienceRefreshTests {
         #expect(
             starts.count == 4502 && Set(starts.compactMap(\.tokenFingerprint)).count == 4502, "one start per device")
     }
+
+    @Test(
+        "the backend's view lists the devices of one page of members, with the cursor to the next",
+        arguments: StoreEngine.allCases)
+    func backendPages(engine: StoreEngine) throws {
+        let server = try ServerHarness(engine: engine)
+        defer { server.stop() }
+        try server.store.transaction {
+            try $0.saveTokens(
+                (0..<5).map {
+                    sampleToken(
+                        "app1", kind: .pushToStart, user: "fan-\($0)", device: "phone-\($0)",
+                        attributesType: "DeliveryAttributes", activity: nil)
+                })
+        }
+        let start = try server.call(
+            "POST", "/v1/activities",
+            deliveryStart.replacingOccurrences(of: #""userId":"u1""#, with: #""audience":"everyone""#))
+        #expect(start.status == 201, "\(start.text)")
+        try server.drain()
+        var seen: [String] = []
+        var after: String? = nil
+        var pages = 0
+        repeat {
+            let query = "membersLimit=2" + (after.map { "&membersAfter=\($0)" } ?? "")
+            let page = try server.call("GET", "/v1/activities/order-9?\(query)")
+            #expect(page.status == 200, "\(page.text)")
+            let devices = page.body["devices"]?.arrayValue ?? []
+            #expect(devices.count <= 2 && page.body["devicesPage"]?["members"]?.numberValue == Double(devices.count))
+            seen += devices.compactMap { $0["deviceId"]?.stringValue }
+            after = page.body["devicesPage"]?["nextMembersAfter"]?.stringValue
+            #expect(page.body["progress"]?["started"]?.numberValue == 5, "counted, whatever the page: \(page.text)")
+            pages += 1
+        } while after != nil && pages < 10
+        #expect(pages == 3 && seen.sorted() == (0..<5).map { "phone-\($0)" }, "\(seen)")
+        let bad = try server.call("GET", "/v1/activities/order-9?membersLimit=0")
+        #expect(bad.status == 400 && bad.errorField == "membersLimit")
+    }
 }

@@ -52,6 +52,19 @@ struct TokenQueryPlanTests {
             let plan = try plan("SELECT * FROM tokens WHERE \(condition) ORDER BY +created_at")
             #expect(plan.contains("INDEX \(index) ") && !plan.contains("tokens_recent"), "\(plan)")
         }
+        // A device's tokens, valid and invalidated each through its own partial index; and a shared
+        // activity's timeline, one member's destination at a time.
+        for (condition, index) in [
+            ("app = 'app' AND device_id IN ('d1', 'd2') AND invalidated_at IS NULL", "tokens_device_valid"),
+            ("app = 'app' AND device_id IN ('d1', 'd2') AND invalidated_at IS NOT NULL", "tokens_device_invalid"),
+        ] {
+            let plan = try plan("SELECT * FROM tokens WHERE \(condition)")
+            #expect(plan.contains("INDEX \(index) ") && !plan.contains("tokens_recent"), "\(plan)")
+        }
+        let timeline = try plan(
+            "SELECT * FROM timeline WHERE app = 'app' AND activity_id = 'a1' AND destination = 'f' ORDER BY id DESC LIMIT 200"
+        )
+        #expect(timeline.contains("INDEX timeline_destination") && !timeline.contains("TEMP B-TREE"), "\(timeline)")
         // Why the `+`: ordered by the column itself, the user's read walks the app's tokens in order.
         let plain = try plan("SELECT * FROM tokens WHERE \(reads[0].0) ORDER BY created_at")
         #expect(plain.contains("tokens_recent"), "\(plain)")
