@@ -216,7 +216,8 @@ let package = Package(
         .testTarget(
             name: "DispatchTests",
             dependencies: [
-                "DropTrackContract", "DropTrackWire", "DropTrackStore", "DropTrackDispatch", "DropTrackTesting",
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackTesting",
             ],
             swiftSettings: strict),
         .testTarget(

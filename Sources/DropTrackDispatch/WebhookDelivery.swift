@@ -28,6 +28,13 @@ public enum WebhookResponse: Sendable, Equatable {
         if case .status(let code) = self { return (200..<300).contains(code) }
         return false
     }
+
+    /// No answer came by the deadline, `webhookTimeoutSeconds`.
+    public static func timedOut(after seconds: Double) -> WebhookResponse {
+        .failed(
+            "no answer within \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s (webhookTimeoutSeconds)"
+        )
+    }
 }
 
 /// Carries webhook POSTs (the runtime's over URLSession; tests' in memory).
