@@ -37,7 +37,7 @@ public enum WebhookResponse: Sendable, Equatable {
     }
 }
 
-/// Carries webhook POSTs (the runtime's over URLSession; tests' in memory).
+/// Carries webhook POSTs (the runtime's on libcurl, `CurlWebhookTransport`; tests' in memory).
 public protocol WebhookTransport: Sendable {
     /// Sends `request` and calls `completion` once, on any thread, within the request's timeout.
     func post(_ request: WebhookRequest, completion: @escaping @Sendable (WebhookResponse) -> Void)
