@@ -14,8 +14,6 @@ public final class OutboundHTTP: Sendable {
 
     private let multi: Multi
     private let submitted = Mutex<[CurlTransfer]>([])
-    /// Attempts submitted and not yet answered.
-    private let open = Atomic<Int>(0)
 
     private init() {
         _ = ccurl_global_init()
@@ -27,20 +25,18 @@ public final class OutboundHTTP: Sendable {
 
     /// Sends `post`; `completion` runs once, off the driver's thread, by the post's deadline.
     public func post(_ post: OutboundPost, completion: @escaping @Sendable (OutboundAnswer) -> Void) {
-        open.add(1, ordering: .relaxed)
         submitted.withLock { $0.append(CurlTransfer(post, completion: completion)) }
         curl_multi_wakeup(multi.handle)
     }
 
-    /// Attempts submitted and not yet answered, process-wide.
-    public var openAttempts: Int { open.load(ordering: .relaxed) }
-
     private func run() {
         var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
         while true {
-            for transfer in submitted.withLock({ list in
-                defer { list.removeAll() }; return list
-            }) {
+            let batch = submitted.withLock { list in
+                defer { list.removeAll() }
+                return list
+            }
+            for transfer in batch {
                 if let failure = transfer.prepare() {
                     finish(transfer, .failed(failure))
                 } else if let easy = transfer.easy, curl_multi_add_handle(multi.handle, easy) == CURLM_OK {
@@ -69,7 +65,6 @@ public final class OutboundHTTP: Sendable {
 
     private func finish(_ transfer: CurlTransfer, _ answer: OutboundAnswer) {
         transfer.release()
-        open.subtract(1, ordering: .relaxed)
         // The caller's completion may write to a store: not on this thread, which every attempt shares.
         DispatchQueue.global().async { transfer.completion(answer) }
     }
