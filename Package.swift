@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(
+            name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Compile-only stand-ins for Apple's ActivityKit, SwiftUI and WidgetKit, with Apple's signatures, so the
         // contract, the app's and the widget's code compile on Linux. Never used on Apple platforms: sources
@@ -90,6 +92,9 @@ let package = Package(
             swiftSettings: strict),
         // HTTP/1.1 server with Server-Sent Events on libmicrohttpd: DropTrack's JSON REST API and event stream.
         .target(name: "DropTrackHTTP1", dependencies: ["CMicroHTTPD", "DropTrackCore"], swiftSettings: strict),
+        // Outbound HTTP to URLs that configuration chose (webhooks) on libcurl, one thread for every attempt:
+        // a hard deadline, no redirects, no decoding, a capped answer, the connected address checked.
+        .target(name: "DropTrackOutbound", dependencies: ["CCurl", "DropTrackCore"], swiftSettings: strict),
         // APNs and FCM clients.
         .target(
             name: "DropTrackProviders",
@@ -136,6 +141,7 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
                 "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackConsole",
+                "DropTrackOutbound",
             ],
             swiftSettings: strict),
         // The whole loop on one machine: development keys, emulators, simulated phones, the server and
@@ -210,13 +216,17 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "HTTP1Tests", dependencies: ["DropTrackHTTP1", "DropTrackTesting"], swiftSettings: strict),
         .testTarget(
+            name: "OutboundTests", dependencies: ["DropTrackOutbound", "DropTrackCore", "DropTrackTesting"],
+            swiftSettings: strict),
+        .testTarget(
             name: "StoreTests",
             dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackStore", "DropTrackTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "DispatchTests",
             dependencies: [
-                "DropTrackContract", "DropTrackWire", "DropTrackStore", "DropTrackDispatch", "DropTrackTesting",
+                "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackDispatch",
+                "DropTrackTesting",
             ],
             swiftSettings: strict),
         .testTarget(

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stack import check, failures, free_port, wait_for_line  # noqa: E402
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIBRARIES = ["libssl3", "libnghttp2-14", "libsqlite3-0", "libpq5", "libmicrohttpd12", "libc6", "adduser"]
+LIBRARIES = ["libssl3", "libnghttp2-14", "libsqlite3-0", "libpq5", "libmicrohttpd12", "libcurl4", "libc6", "adduser"]
 
 
 def run(*args, **kwargs):
@@ -147,6 +147,14 @@ def unit(root):
     }
     for key, value in want.items():
         check(settings.get(key) == [value], f"{key}={value}")
+    # Ceilings: a runaway (a hostile webhook answer, a leak) is stopped by the unit, not the machine's OOM killer.
+    def size(text):
+        units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+        return int(text[:-1]) * units[text[-1]] if text and text[-1] in units else int(text or 0)
+    memory_max = size(settings.get("MemoryMax", [""])[0])
+    check(256 << 20 <= memory_max <= 4 << 30, f"MemoryMax={settings.get('MemoryMax')} (256 MiB to 4 GiB)")
+    check(0 < size(settings.get("MemoryHigh", [""])[0]) < memory_max, f"MemoryHigh={settings.get('MemoryHigh')} below MemoryMax")
+    check(64 <= int(settings.get("TasksMax", ["0"])[0]) <= 4096, f"TasksMax={settings.get('TasksMax')}")
     check(settings.get("Type", [""])[0] in ("simple", "exec", "notify"), f"Type={settings.get('Type')}")
     # SIGTERM: drain (--drain-seconds, 20 by default) + 10 s for HTTP handlers + the watchdog's 5 s.
     stop = int(settings.get("TimeoutStopSec", ["0"])[0].rstrip("s"))

@@ -21,6 +21,7 @@ esac
 
 BUILD_PACKAGES=(
   pkg-config libssl-dev libnghttp2-dev libsqlite3-dev libpq-dev libmicrohttpd-dev   # linked by droptrack
+  libcurl4-openssl-dev                                                              # webhooks (CCurl); FoundationNetworking too
 )
 TEST_PACKAGES=(
   openssl ca-certificates nghttp2-client nghttp2-server sqlite3                     # h2load and nghttpd references
@@ -29,7 +30,6 @@ TEST_PACKAGES=(
   kotlin junit4 default-jdk-headless                                                # the Android library's tests (clients/android)
   node-typescript                                                                   # tsc for the Expo module (clients/expo)
   dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
-  libcurl4-openssl-dev                                                              # the package's release build (-static-stdlib links FoundationNetworking)
   curl                                                                              # the README's examples (checks/readme_examples.py)
   faketime                                                                          # the server's clock moved while it runs (checks/clock_jump.py)
 )

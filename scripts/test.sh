@@ -10,7 +10,9 @@
 #      registration client against a real `droptrack serve`, then type-checks the Expo module
 #      (clients/expo) with tsc and runs its tests with node --test;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
-#      and bash plus curl for the doctor's reading of curl lines), then runs the README's shell examples as
+#      and bash plus curl for the doctor's reading of curl lines), sends webhooks to hostile receivers
+#      (a gzip bomb, a 400 MB answer, redirects, silence) while another app's arrive within 2 s and the
+#      server's memory stays flat, then runs the README's shell examples as
 #      written (checks/readme_examples.py) and builds and inspects the Debian package (checks/package_deb.py);
 #   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis), fuzzes every
 #      place a caller's value reaches the server with the app schemas in hand (checks/schema_fuzz.py),
@@ -67,6 +69,7 @@ echo "== independent checks"
 .venv/bin/python -W ignore checks/fcm_independent.py .build/debug/droptrack
 .venv/bin/python checks/doctor_independent.py .build/debug/droptrack
 timeout 300 .venv/bin/python checks/webhook_independent.py .build/debug/droptrack
+timeout 300 .venv/bin/python checks/webhook_abuse.py .build/debug/droptrack
 
 echo "== the README's examples, run as written"
 timeout 300 .venv/bin/python checks/readme_examples.py .build/debug/droptrack

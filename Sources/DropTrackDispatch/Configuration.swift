@@ -72,6 +72,9 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
     public var webhookMaxAttempts: Int
     /// How long a webhook delivery waits for the receiver's answer.
     public var webhookTimeoutSeconds: Double
+    /// Networks (CIDR, `10.20.0.0/16`) a webhook may connect to although not public: a receiver on the
+    /// operator's own network. Any other private, link-local or reserved address is refused.
+    public var webhookAllowedNetworks: [String] = []
     /// The most users an audience start may resolve to: one start transaction enqueues a row per
     /// device of every member, so past this a broadcast channel is the way to reach everyone.
     public var maxAudienceMembers: Int = 100_000
@@ -180,6 +183,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
             throw ConfigurationError(
                 key: "tokenRetentionDays", "tokenRetentionDays must be 0 (keep forever) or a number of days")
         }
+        try validateWebhookLimits()
         var seen = Set<String>()
         for (index, app) in apps.enumerated() {
             guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {

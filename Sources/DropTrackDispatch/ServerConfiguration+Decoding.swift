@@ -59,7 +59,7 @@ extension ServerConfiguration {
             providerTimeoutSeconds, timelineRetentionDays, tokenRetentionDays, logLevel
         case maxConnections, maxConnectionsPerClient, maxEventStreamsPerKey, maxEventStreams
         case requestsPerSecondPerUser, console
-        case allowLoopbackWebhooks, webhookMaxAttempts, webhookTimeoutSeconds
+        case allowLoopbackWebhooks, webhookMaxAttempts, webhookTimeoutSeconds, webhookAllowedNetworks
         case maxAudienceMembers, fanoutRangeMinimum
     }
 
@@ -119,5 +119,7 @@ extension ServerConfiguration {
                 ?? defaults.webhookTimeoutSeconds)
         maxAudienceMembers = try c.decodeIfPresent(Int.self, forKey: .maxAudienceMembers) ?? defaults.maxAudienceMembers
         fanoutRangeMinimum = try c.decodeIfPresent(Int.self, forKey: .fanoutRangeMinimum) ?? defaults.fanoutRangeMinimum
+        webhookAllowedNetworks =
+            try c.decodeIfPresent([String].self, forKey: .webhookAllowedNetworks) ?? defaults.webhookAllowedNetworks
     }
 }

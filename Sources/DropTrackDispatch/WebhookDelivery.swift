@@ -28,9 +28,16 @@ public enum WebhookResponse: Sendable, Equatable {
         if case .status(let code) = self { return (200..<300).contains(code) }
         return false
     }
+
+    /// No answer came by the deadline, `webhookTimeoutSeconds`.
+    public static func timedOut(after seconds: Double) -> WebhookResponse {
+        .failed(
+            "no answer within \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s (webhookTimeoutSeconds)"
+        )
+    }
 }
 
-/// Carries webhook POSTs (the runtime's over URLSession; tests' in memory).
+/// Carries webhook POSTs (the runtime's on libcurl, `CurlWebhookTransport`; tests' in memory).
 public protocol WebhookTransport: Sendable {
     /// Sends `request` and calls `completion` once, on any thread, within the request's timeout.
     func post(_ request: WebhookRequest, completion: @escaping @Sendable (WebhookResponse) -> Void)

@@ -6,10 +6,14 @@ import Synchronization
 /// Delivers the webhook queue on a thread of its own: claims due deliveries with a lease, POSTs each
 /// signed through the transport without waiting for the answer, then deletes it (2xx), reschedules it
 /// with capped exponential backoff, or gives it up after `webhookMaxAttempts` (kept as failed, logged).
-/// Nothing here runs on the dispatcher's thread, so a receiver that hangs never slows a send.
+/// Nothing here runs on the dispatcher's thread, so a receiver that hangs never slows a send; and claims go
+/// round the endpoints with at most `maxInFlightPerEndpoint` each in flight, so it never slows another
+/// endpoint's deliveries either. Each attempt has a deadline, `webhookTimeoutSeconds` (the transport's),
+/// plus a second of grace here: past it the attempt is failed whatever the transport does, and a late 2xx
+/// does not count. The lease (the timeout plus 30 s) outlasts both, so no other claim sends it meanwhile.
 public final class WebhookWorker: Service {
     struct State {
-        var inFlight = 0
+        var attempts = WebhookAttempts()
         var stopping = false
         var stopped = false
         /// A wake came since the last claim began: claim again before sleeping.
@@ -27,17 +31,23 @@ public final class WebhookWorker: Service {
     let retry: RetryPolicy
     let timeoutSeconds: Double
     let maxInFlight: Int
+    let maxInFlightPerEndpoint: Int
     let pollInterval: Duration
     let state = Mutex(State())
     private let condition = NSCondition()
 
+    /// How long past the transport's deadline the worker itself gives an attempt up: room for the
+    /// transport's own timeout to arrive first.
+    static let graceSeconds = 1.0
+
     /// Creates a worker; `owner` names its claims (unique per process). `wake()` brings it to what was just
     /// queued; `pollInterval` is how often it looks on its own, for retries come due and leases run out.
+    /// At most `maxInFlight` attempts are open at once, `maxInFlightPerEndpoint` of them to one endpoint.
     public init(
         store: any DeliveryStore, configuration: ServerConfiguration, endpoints: WebhookEndpoints,
         signer: any WebhookSigner, transport: any WebhookTransport, clock: any WallClock, metrics: MetricsRegistry,
         logger: Logger, owner: String = "webhooks-\(getpid())-\(UUID().uuidString.prefix(8))",
-        maxInFlight: Int = 32, pollInterval: Duration = .milliseconds(250)
+        maxInFlight: Int = 64, maxInFlightPerEndpoint: Int = 4, pollInterval: Duration = .milliseconds(250)
     ) {
         self.store = store
         self.endpoints = endpoints
@@ -47,7 +57,8 @@ public final class WebhookWorker: Service {
         self.metrics = metrics
         self.logger = logger.with(["component": "webhooks"])
         self.owner = owner
-        self.maxInFlight = maxInFlight
+        self.maxInFlight = max(1, maxInFlight)
+        self.maxInFlightPerEndpoint = max(1, maxInFlightPerEndpoint)
         self.pollInterval = pollInterval
         timeoutSeconds = configuration.webhookTimeoutSeconds
         // Attempts bound a delivery, not its age: a receiver down for a day still gets what is in the queue.
@@ -73,8 +84,8 @@ public final class WebhookWorker: Service {
 
     public var serviceName: String { "webhooks" }
 
-    /// Deliveries waiting for a receiver's answer now.
-    public var inFlight: Int { state.withLock { $0.inFlight } }
+    /// Attempts waiting for their transport to call back now.
+    public var inFlight: Int { state.withLock { $0.attempts.count } }
 
     /// Starts the worker thread.
     public func start() {
@@ -98,18 +109,21 @@ public final class WebhookWorker: Service {
         condition.lock()
         state.withLock { $0.stopping = true }
         condition.broadcast()
-        while state.withLock({ !$0.stopped || $0.inFlight > 0 }), ContinuousClock.now < deadline {
+        while state.withLock({ !$0.stopped || $0.attempts.count > 0 }), ContinuousClock.now < deadline {
             _ = condition.wait(until: Date().addingTimeInterval(0.05))
         }
         condition.unlock()
-        return state.withLock { $0.stopped && $0.inFlight == 0 }
+        return state.withLock { $0.stopped && $0.attempts.count == 0 }
     }
 
     private func loop() {
+        let pollSeconds =
+            Double(pollInterval.components.seconds) + Double(pollInterval.components.attoseconds) / 1e18
         while !state.withLock({ $0.stopping }) {
+            expireOverdue()
             let room = state.withLock {
                 $0.woken = false
-                return maxInFlight - $0.inFlight
+                return maxInFlight - $0.attempts.count
             }
             let claimed = room > 0 ? claim(limit: room) : []
             for delivery in claimed { send(delivery) }
@@ -117,10 +131,10 @@ public final class WebhookWorker: Service {
                 condition.lock()
                 // A wake during the claim may be for a commit the claim did not see yet.
                 if !state.withLock({ $0.stopping || $0.woken }) {
-                    let seconds =
-                        Double(pollInterval.components.seconds)
-                        + Double(pollInterval.components.attoseconds) / 1e18
-                    _ = condition.wait(until: Date().addingTimeInterval(seconds))
+                    let untilDeadline = state.withLock { $0.attempts.nextDeadline }.map {
+                        max(0.01, $0.timeIntervalSince(clock.now()))
+                    }
+                    _ = condition.wait(until: Date().addingTimeInterval(min(pollSeconds, untilDeadline ?? pollSeconds)))
                 }
                 condition.unlock()
             }
@@ -136,7 +150,10 @@ public final class WebhookWorker: Service {
         // The lease outlasts the receiver's timeout, so a slow answer is settled before anyone else tries.
         let until = now.addingTimeInterval(timeoutSeconds + 30)
         do {
-            return try store.transaction { try $0.claimWebhooks(limit: limit, owner: owner, until: until, now: now) }
+            return try store.transaction {
+                try $0.claimWebhooks(
+                    limit: limit, perEndpoint: maxInFlightPerEndpoint, owner: owner, until: until, now: now)
+            }
         } catch {
             logger.error("webhooks.claim_failed", ["error": "\(error)"])
             metrics.increment("droptrack_store_errors_total", ["operation": "claim_webhooks"])
@@ -149,16 +166,36 @@ public final class WebhookWorker: Service {
             settle(delivery, .failed("endpoint '\(delivery.endpoint)' is no longer configured"), final: true)
             return
         }
-        state.withLock { $0.inFlight += 1 }
+        let now = clock.now()
+        let attempt = state.withLock {
+            $0.attempts.begin(delivery, deadline: now.addingTimeInterval(timeoutSeconds + Self.graceSeconds))
+        }
         let request = WebhookRequest.signed(
-            delivery, url: endpoint.url, secret: endpoint.secret, signer: signer, now: clock.now(),
+            delivery, url: endpoint.url, secret: endpoint.secret, signer: signer, now: now,
             timeoutSeconds: timeoutSeconds)
         transport.post(request) { [self] response in
-            settle(delivery, response, final: false)
+            let counted = state.withLock {
+                $0.attempts.answer(attempt, response, at: clock.now(), timeout: timedOut)
+            }
+            if let counted { settle(delivery, counted, final: false) }
             condition.lock()
-            state.withLock { $0.inFlight -= 1 }
             condition.broadcast()
             condition.unlock()
+        }
+    }
+
+    /// What an attempt past its deadline is recorded as.
+    private var timedOut: WebhookResponse { .timedOut(after: timeoutSeconds) }
+
+    /// Fails the attempts past their deadline that the transport has not ended: their slot stays taken
+    /// until it does, but the delivery is rescheduled (or given up) now, and a late answer is dropped.
+    private func expireOverdue() {
+        let overdue = state.withLock { $0.attempts.expire(at: clock.now()) }
+        for delivery in overdue {
+            logger.warning(
+                "webhooks.attempt_overdue",
+                ["app": delivery.app, "endpoint": delivery.endpoint, "delivery": delivery.deliveryId])
+            settle(delivery, timedOut, final: false)
         }
     }
 

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackStore
 import Foundation
 
@@ -41,6 +42,30 @@ public enum WebhookEvent: String, Sendable, CaseIterable {
 }
 
 extension ServerConfiguration {
+    /// The addresses a webhook may connect to: public ones, loopback with `allowLoopbackWebhooks`, and the
+    /// networks in `webhookAllowedNetworks` (those that parse: `validateWebhookLimits` refuses the others).
+    public var webhookAddressPolicy: OutboundAddressPolicy {
+        OutboundAddressPolicy(
+            allowLoopback: allowLoopbackWebhooks, allowedNetworks: webhookAllowedNetworks.compactMap(IPNetwork.init))
+    }
+
+    /// The timeout and attempts are positive; each allowed network is a CIDR network.
+    func validateWebhookLimits() throws(ConfigurationError) {
+        guard webhookTimeoutSeconds > 0, webhookTimeoutSeconds <= 300 else {
+            throw ConfigurationError(
+                key: "webhookTimeoutSeconds", "webhookTimeoutSeconds must be more than 0 and at most 300 seconds")
+        }
+        guard webhookMaxAttempts > 0 else {
+            throw ConfigurationError(key: "webhookMaxAttempts", "webhookMaxAttempts must be 1 or more")
+        }
+        for (index, network) in webhookAllowedNetworks.enumerated() where IPNetwork(network) == nil {
+            throw ConfigurationError(
+                key: "webhookAllowedNetworks[\(index)]",
+                "webhookAllowedNetworks[\(index)] '\(network)' is not a network: write ADDRESS/PREFIX with the bits "
+                    + "past the prefix zero, like 10.20.0.0/16 or fd00:1::/64")
+        }
+    }
+
     /// Each id once, a URL the server may call, a secret file, known events.
     func validateWebhooks(_ webhooks: [AppConfiguration.Webhook], at path: String) throws(ConfigurationError) {
         var ids = Set<String>()
@@ -64,6 +89,18 @@ extension ServerConfiguration {
                     loopback
                         ? "\(field).url is http://127.0.0.1, allowed only with allowLoopbackWebhooks: true (tests, local development)"
                         : "\(field).url must be an https:// URL, not '\(webhook.url)'")
+            }
+            // A literal address is checked now; a name is checked on each address it resolves to, at each attempt.
+            if let host = url?.host, let address = IPAddress(host),
+                let scope = webhookAddressPolicy.refusal(of: address)
+            {
+                throw ConfigurationError(
+                    key: "\(field).url",
+                    "\(field).url points at \(address), \(scope.explanation): "
+                        + (scope == .loopback
+                            ? "allowed only with allowLoopbackWebhooks: true (tests, local development)"
+                            : "webhooks go to public addresses only; list its network in webhookAllowedNetworks to allow it")
+                )
             }
             guard !webhook.secretFile.isEmpty else {
                 throw ConfigurationError(

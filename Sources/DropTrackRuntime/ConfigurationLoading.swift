@@ -105,6 +105,10 @@ extension ServerConfiguration {
             "how long a webhook delivery waits for the receiver's answer (default 10)"
         ),
         (
+            "webhookAllowedNetworks", "DROPTRACK_WEBHOOK_ALLOWED_NETWORKS",
+            "networks (CIDR, comma-separated in the variable) webhooks may reach although private or link-local (default none: public addresses only)"
+        ),
+        (
             "apps", "-",
             "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas, deviceKeys [{kid, publicKeyFile or privateKeyFile}] (see docs/device-api.md), webhooks [{id, url, secretFile, events}]"
         ),
@@ -205,6 +209,11 @@ extension ServerConfiguration {
         }
         if let value = try integer("DROPTRACK_WEBHOOK_MAX_ATTEMPTS") { configuration.webhookMaxAttempts = value }
         if let value = try number("DROPTRACK_WEBHOOK_TIMEOUT_SECONDS") { configuration.webhookTimeoutSeconds = value }
+        if let value = environment["DROPTRACK_WEBHOOK_ALLOWED_NETWORKS"] {
+            configuration.webhookAllowedNetworks = value.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+        }
         try configuration.validate()
         return configuration
     }

@@ -92,7 +92,8 @@ public final class DropTrackServer: Sendable {
             ? nil
             : WebhookWorker(
                 store: store, configuration: configuration, endpoints: endpoints, signer: OpenSSLWebhookSigner(),
-                transport: URLSessionWebhookTransport(), clock: clock, metrics: metrics, logger: logger,
+                transport: CurlWebhookTransport(configuration: configuration), clock: clock, metrics: metrics,
+                logger: logger,
                 pollInterval: webhookPollInterval)
         self.webhookWorker = webhookWorker
         let webhookQueued: @Sendable () -> Void = { webhookWorker?.wake() }

@@ -1,44 +1,69 @@
+import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackOutbound
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// HMAC-SHA256 for webhook signatures, from OpenSSL.
 struct OpenSSLWebhookSigner: WebhookSigner {
     func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] { HMACSHA256.mac(key: key, message: message) }
 }
 
-/// Webhook POSTs over Foundation's URLSession, each bounded by its request's timeout.
-final class URLSessionWebhookTransport: WebhookTransport {
-    /// One session for the process, never invalidated: invalidating one from a deinit crashed
-    /// FoundationNetworking when the last reference went on one of the session's own threads.
-    private static let sharedSession: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        return URLSession(configuration: configuration)
-    }()
-    private var session: URLSession { Self.sharedSession }
+/// Webhook POSTs on libcurl (`OutboundHTTP`): each attempt ends at `webhookTimeoutSeconds`, follows no
+/// redirect, reads at most 4 KiB of the answer undecoded, and connects only to public addresses unless the
+/// operator allows loopback (`allowLoopbackWebhooks`) or lists networks (`webhookAllowedNetworks`).
+struct CurlWebhookTransport: WebhookTransport {
+    let limits: OutboundLimits
+
+    init(configuration: ServerConfiguration) {
+        limits = OutboundLimits(
+            deadlineSeconds: configuration.webhookTimeoutSeconds,
+            addresses: configuration.webhookAddressPolicy,
+            // Configuration takes http:// only for 127.0.0.1, and only with allowLoopbackWebhooks.
+            allowPlainHTTP: configuration.allowLoopbackWebhooks)
+    }
 
     func post(_ request: WebhookRequest, completion: @escaping @Sendable (WebhookResponse) -> Void) {
-        guard let url = URL(string: request.url) else {
-            completion(.failed("'\(request.url)' is not a URL"))
-            return
-        }
-        var urlRequest = URLRequest(url: url, timeoutInterval: request.timeoutSeconds)
-        urlRequest.httpMethod = "POST"
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        urlRequest.httpBody = Data(request.body)
-        session.dataTask(with: urlRequest) { _, response, error in
-            if let response = response as? HTTPURLResponse {
-                completion(.status(response.statusCode))
-            } else {
-                completion(.failed(error.map { "\($0.localizedDescription)" } ?? "no answer"))
+        var limits = limits
+        limits.deadlineSeconds = request.timeoutSeconds
+        limits.connectSeconds = min(limits.connectSeconds, request.timeoutSeconds)
+        let post = OutboundPost(
+            url: request.url, headers: request.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: request.body, limits: limits)
+        OutboundHTTP.shared.post(post) { completion(Self.response($0)) }
+    }
+
+    /// The answer as the worker records it; a failure says what to change when configuration can fix it.
+    static func response(_ answer: OutboundAnswer) -> WebhookResponse {
+        switch answer {
+        case .status(let code, let location) where (300..<400).contains(code):
+            let target = location.map { " to \(printable($0, limit: 200))" } ?? ""
+            return .failed(
+                "the receiver answered \(code), a redirect\(target): redirects are not followed (they would carry the "
+                    + "signed body wherever the receiver points); configure the final URL as the endpoint's url")
+        case .status(let code, _): return .status(code)
+        case .failed(let failure):
+            switch failure {
+            case .timedOut(let seconds): return .timedOut(after: seconds)
+            case .refusedAddress(_, .loopback):
+                return .failed("\(failure): allowed only with allowLoopbackWebhooks: true (tests, local development)")
+            case .refusedAddress:
+                return .failed(
+                    "\(failure): webhooks go to public addresses only; to allow a receiver on your own network, "
+                        + "list its network in webhookAllowedNetworks")
+            case .schemeNotAllowed:
+                return .failed(
+                    "\(failure): webhooks go to https:// (http://127.0.0.1 only with allowLoopbackWebhooks: true)")
+            case .headersTooLarge, .transport: return .failed("\(failure)")
             }
-        }.resume()
+        }
+    }
+
+    /// At most `limit` characters of `text`, control characters dropped: a receiver's words go into logs.
+    static func printable(_ text: String, limit: Int) -> String {
+        let kept = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }
+        let cut = String(String.UnicodeScalarView(kept.prefix(limit)))
+        return kept.count > limit ? cut + "…" : cut
     }
 }
 

@@ -238,9 +238,13 @@ public protocol StoreTransaction {
     func enqueueWebhooks(_ deliveries: [WebhookDelivery]) throws
     /// Leases up to `limit` due deliveries to `owner` until `until`, counting an attempt each. A delivery is
     /// due only when no earlier one of its (app, endpoint, activity) is still waiting or in flight, so each
-    /// receiver sees an activity's outcomes in order; a given-up one no longer holds the later ones back. A
-    /// row that cannot be read is given up with the error instead.
-    func claimWebhooks(limit: Int, owner: String, until: Date, now: Date) throws -> [WebhookDelivery]
+    /// receiver sees an activity's outcomes in order; a given-up one no longer holds the later ones back.
+    /// Claims go round the endpoints, (app, endpoint) pairs: each endpoint's oldest due delivery first, then
+    /// each one's second, and so on, and an endpoint never has more than `perEndpoint` leased at once (by any
+    /// owner), so one receiver that hangs holds its own share and no other app's deliveries wait behind it.
+    /// A row that cannot be read is given up with the error instead.
+    func claimWebhooks(limit: Int, perEndpoint: Int, owner: String, until: Date, now: Date) throws
+        -> [WebhookDelivery]
     /// Removes a delivered row, if `owner` still holds it.
     func completeWebhook(id: Int64, owner: String) throws
     /// Releases the row, if `owner` still holds it, to try again at `availableAt`.

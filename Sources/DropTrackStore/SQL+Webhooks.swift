@@ -37,21 +37,38 @@ extension SQLTransaction {
         }
     }
 
-    func claimWebhooks(limit: Int, owner: String, until: Date, now: Date) throws -> [WebhookDelivery] {
-        // An earlier row of the same (app, endpoint, activity) that is not given up holds this one back,
-        // whether it waits for its backoff or is in flight.
+    func claimWebhooks(limit: Int, perEndpoint: Int, owner: String, until: Date, now: Date) throws
+        -> [WebhookDelivery]
+    {
+        // `due`: the first row of each (app, endpoint, activity) not given up, when it is due: an earlier
+        // one holds it back whether it waits for its backoff or is in flight. `turn` ranks an endpoint's due
+        // rows oldest first, `leased` counts its rows in flight; claims go by turn, so every endpoint gets
+        // its first before any gets its second. The ranking reads without locks (PostgreSQL refuses FOR
+        // UPDATE beside a window function); the outer select locks the rows chosen, skips those another
+        // claim holds, and re-checks `available_at` on the latest version, so no row is claimed twice.
         let rows = try run(
             """
             UPDATE webhook_deliveries SET claimed_by = ?, claimed_until = ?, available_at = ?, attempts = attempts + 1
             WHERE id IN (
-              SELECT w.id FROM webhook_deliveries w WHERE w.failed_at IS NULL AND w.available_at <= ?
-                AND NOT EXISTS (
-                  SELECT 1 FROM webhook_deliveries e WHERE e.app = w.app AND e.endpoint = w.endpoint
-                    AND e.activity_id = w.activity_id AND e.id < w.id AND e.failed_at IS NULL)
-              ORDER BY w.available_at, w.id LIMIT ?\(connection.dialect.claimLock))
+              SELECT id FROM webhook_deliveries WHERE failed_at IS NULL AND available_at <= ? AND id IN (
+                SELECT id FROM (
+                  SELECT w.id, w.available_at,
+                    ROW_NUMBER() OVER (PARTITION BY w.app, w.endpoint ORDER BY w.available_at, w.id) AS turn,
+                    (SELECT COUNT(*) FROM webhook_deliveries l WHERE l.app = w.app AND l.endpoint = w.endpoint
+                      AND l.claimed_by IS NOT NULL AND l.failed_at IS NULL AND l.available_at > ?) AS leased
+                  FROM webhook_deliveries w WHERE w.failed_at IS NULL AND w.available_at <= ?
+                    AND NOT EXISTS (
+                      SELECT 1 FROM webhook_deliveries e WHERE e.app = w.app AND e.endpoint = w.endpoint
+                        AND e.activity_id = w.activity_id AND e.id < w.id AND e.failed_at IS NULL)
+                ) due
+                WHERE turn + leased <= ?
+                ORDER BY turn, available_at, id LIMIT ?)\(connection.dialect.claimLock))
             RETURNING \(Self.webhookColumnList)
             """,
-            [.text(owner), SQLValue(until), SQLValue(until), SQLValue(now), .int(Int64(limit))])
+            [
+                .text(owner), SQLValue(until), SQLValue(until), SQLValue(now), SQLValue(now), SQLValue(now),
+                .int(Int64(perEndpoint)), .int(Int64(limit)),
+            ])
         var deliveries: [WebhookDelivery] = []
         for row in rows {
             do {

@@ -128,11 +128,43 @@ struct ArchitectureTests {
         #expect(offenders.isEmpty, "import the look-alike only under `#if canImport(X) … #else`: \(offenders)")
     }
 
+    @Test("each Debian C library is imported by exactly one Swift target, as `internal import`")
+    func cLibrariesHaveOneOwner() throws {
+        let manifest = try String(contentsOfFile: repositoryRoot + "/Package.swift", encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"\.systemLibrary\(\s*name:\s*"([^"]+)""#)
+        let libraries = pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)).map {
+            String(manifest[Range($0.range(at: 1), in: manifest)!])
+        }
+        #expect(
+            libraries.contains("CCurl") && libraries.contains("COpenSSL"), "system libraries were read: \(libraries)")
+        let declared = try Self.declaredDependencies()
+        for library in libraries {
+            let dependents = declared.filter { $0.value.contains(library) }.keys.sorted()
+            #expect(dependents.count == 1, "\(library) is a dependency of \(dependents), not of exactly one target")
+            var importers: [String] = []
+            for folder in ["Sources", "Tests", "clients/expo/ios"] {
+                let files =
+                    FileManager.default.enumerator(atPath: repositoryRoot + "/" + folder)?.compactMap { $0 as? String }
+                    ?? []
+                for file in files where file.hasSuffix(".swift") {
+                    let text = try String(contentsOfFile: "\(repositoryRoot)/\(folder)/\(file)", encoding: .utf8)
+                    for line in text.split(separator: "\n") where line.hasSuffix("import \(library)") {
+                        #expect(line == "internal import \(library)", "\(folder)/\(file): \(line)")
+                        importers.append("\(folder)/\(file.split(separator: "/")[0])")
+                    }
+                }
+            }
+            #expect(Set(importers).count == 1, "\(library) is imported by \(Set(importers).sorted())")
+        }
+    }
+
     @Test("the domain knows no transport: Dispatch depends on no crypto, HTTP/2, providers or HTTP")
     func domainWithoutTransports() throws {
         let dispatch = try #require(try Self.declaredDependencies()["DropTrackDispatch"])
         for forbidden in [
-            "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackHTTP1", "COpenSSL", "CNGHTTP2",
+            "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackHTTP1", "DropTrackOutbound",
+            "COpenSSL",
+            "CNGHTTP2", "CCurl",
         ] {
             #expect(!dispatch.contains(forbidden), "DropTrackDispatch depends on \(forbidden)")
         }

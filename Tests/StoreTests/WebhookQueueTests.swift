@@ -8,14 +8,18 @@ import Testing
 struct WebhookQueueTests {
     let now = Date(timeIntervalSince1970: 1_796_000_000)
 
-    func delivery(_ id: String, endpoint: String = "e1", activity: String = "a1") -> WebhookDelivery {
+    func delivery(
+        _ id: String, app: String = "app", endpoint: String = "e1", activity: String = "a1", at offset: Double = 0
+    ) -> WebhookDelivery {
         WebhookDelivery(
-            app: "app", endpoint: endpoint, activityId: activity, deliveryId: id, event: "dead_letter",
-            body: #"{"id":"\#(id)"}"#, createdAt: now, availableAt: now)
+            app: app, endpoint: endpoint, activityId: activity, deliveryId: id, event: "dead_letter",
+            body: #"{"id":"\#(id)"}"#, createdAt: now + offset, availableAt: now + offset)
     }
 
     func claim(_ store: any DeliveryStore, at time: Date, owner: String = "w") throws -> [WebhookDelivery] {
-        try store.transaction { try $0.claimWebhooks(limit: 10, owner: owner, until: time + 30, now: time) }
+        try store.transaction {
+            try $0.claimWebhooks(limit: 10, perEndpoint: 10, owner: owner, until: time + 30, now: time)
+        }
     }
 
     @Test(
@@ -81,6 +85,41 @@ struct WebhookQueueTests {
         }
         #expect(seen.withLock { $0 } == [1])
         #expect(try store.transaction { try $0.webhookStats() } == WebhookQueueStats(pending: 1, failed: 0))
+    }
+
+    @Test(
+        "claims go round the endpoints oldest first, each endpoint with at most perEndpoint leased by anyone",
+        arguments: StoreEngine.allCases)
+    func fairAcrossEndpoints(engine: StoreEngine) throws {
+        let store = try engine.make()
+        // One app's endpoint has a backlog from before; another app's, with the same endpoint id, one new
+        // delivery; a third endpoint, two. Each delivery is about its own activity, so all are due.
+        try store.transaction {
+            try $0.enqueueWebhooks(
+                (1...6).map { delivery("stuck\($0)", app: "a", endpoint: "ops", activity: "s\($0)", at: Double($0)) }
+                    + [delivery("other1", app: "b", endpoint: "ops", activity: "o1", at: 100)]
+                    + (1...2).map { delivery("third\($0)", app: "a", endpoint: "audit", activity: "t\($0)", at: 50) })
+        }
+        func claim(limit: Int, owner: String, at time: Date) throws -> [String] {
+            try store.transaction {
+                try $0.claimWebhooks(limit: limit, perEndpoint: 2, owner: owner, until: time + 30, now: time)
+            }.map(\.deliveryId).sorted()
+        }
+        let later = now + 200
+        // Every endpoint's first before any endpoint's second; the backlog's oldest second fills the limit.
+        #expect(try claim(limit: 4, owner: "w1", at: later) == ["other1", "stuck1", "stuck2", "third1"])
+        // Another worker: "a/ops" is at its cap, "b/ops" has nothing left; "a/audit" has room for one more.
+        #expect(try claim(limit: 10, owner: "w2", at: later) == ["third2"])
+        #expect(try claim(limit: 10, owner: "w3", at: later).isEmpty)
+        // A settled attempt frees its endpoint's slot; a lease that ran out no longer counts against the cap.
+        let held = try store.transaction { try $0.webhookDeliveries(limit: 20) }
+        let stuck1 = try #require(held.first { $0.deliveryId == "stuck1" })
+        try store.transaction { try $0.completeWebhook(id: stuck1.id, owner: "w1") }
+        #expect(try claim(limit: 10, owner: "w3", at: later) == ["stuck3"])
+        // Once every lease ran out, each endpoint has two to take again; a row whose lease ran out is due
+        // from the lease's end, so it comes after the endpoint's older rows.
+        #expect(
+            try claim(limit: 10, owner: "w4", at: later + 31) == ["other1", "stuck4", "stuck5", "third1", "third2"])
     }
 
     @Test("a lease that ran out gives the delivery to another worker", arguments: StoreEngine.allCases)
