@@ -167,12 +167,16 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The CLI: wires the layers together.
+        // A crash as one JSON log line, written from the signal handler in async-signal-safe C (our own code,
+        // not a system library: `serve` installs it).
+        .target(name: "CCrashLine", path: "Sources/CCrashLine"),
         .executableTarget(
             name: "droptrack",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
                 "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
                 "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
+                "CCrashLine",
             ],
             swiftSettings: strict),
 

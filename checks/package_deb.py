@@ -147,6 +147,9 @@ def unit(root):
     }
     for key, value in want.items():
         check(settings.get(key) == [value], f"{key}={value}")
+    backtrace = [v for v in settings.get("Environment", []) if v.startswith("SWIFT_BACKTRACE=")]
+    check(backtrace == ["SWIFT_BACKTRACE=enable=no"],
+          f"the runtime's backtracer writes no text into the journal ({backtrace})")
     # Ceilings: a runaway (a hostile webhook answer, a leak) is stopped by the unit, not the machine's OOM killer.
     def size(text):
         units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -200,6 +203,36 @@ def packaged_binary(root, work):
     with open(f"{work}/production.json", "w") as handle:
         handle.write(sample)
     serve(binary, environment, work, "the sample production configuration", f"{work}/production.json", "memory")
+    crash(binary, environment, work)
+
+
+def crash(binary, environment, work):
+    """The unit's SWIFT_BACKTRACE: a crash (a SIGSEGV sent) leaves one JSON line in the log, and nothing else."""
+    log = f"{work}/crash.log"
+    crash_env = {**environment, "SWIFT_BACKTRACE": "enable=no"}
+    with open(log, "w") as handle:
+        process = subprocess.Popen([binary, "serve", "--store", "memory", "--listen", f"127.0.0.1:{free_port()}"],
+                                   stdout=subprocess.DEVNULL, stderr=handle, env=crash_env)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and "server.started" not in open(log).read():
+            time.sleep(0.05)
+        process.send_signal(signal.SIGSEGV)
+        code = process.wait(timeout=60)
+        lines = [line for line in open(log).read().splitlines() if line.strip()]
+        parsed = []
+        for line in lines:
+            try:
+                parsed.append(json.loads(line))
+            except ValueError:
+                parsed.append(None)
+        check(code == -signal.SIGSEGV, f"a crash still ends the process by its signal (exit {code})")
+        check(all(isinstance(p, dict) for p in parsed), f"every log line of the crash is JSON: {lines[-3:]}")
+        check(sum(1 for p in parsed if p and p.get("msg") == "server.crashed") == 1, "one server.crashed line")
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def serve(binary, environment, work, what, config, store):

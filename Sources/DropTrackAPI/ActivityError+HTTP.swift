@@ -12,6 +12,8 @@ extension APIError {
             case .conflict, .activityOver: 409
             case .unprocessable: 422
             case .unavailable: 503
+            // The server's own data is at fault, and a retry reads the same row.
+            case .corrupt: 500
             }
         self.init(status, error.code, error.message, field: error.field)
     }

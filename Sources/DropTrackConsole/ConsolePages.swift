@@ -93,7 +93,18 @@ struct ConsolePages {
 
     // MARK: Activities
 
-    func activities(_ activities: [ActivityRecord], filter: ActivityState?, limit: Int) -> String {
+    /// Rows a list could not read, named by table, row and column (never a token): the rest of the list
+    /// still shows, and the operator learns which row to repair or delete.
+    static func corruptNotice(_ corrupt: [StoreError]) -> String {
+        guard !corrupt.isEmpty else { return "" }
+        let items = corrupt.map { "<li class=\"mono\">\(Escape.escape($0.message))</li>" }.joined()
+        return "<div class=\"corrupt\" role=\"alert\"><p class=\"bad\">\(corrupt.count) stored row"
+            + (corrupt.count == 1 ? " cannot" : "s cannot") + " be read and \(corrupt.count == 1 ? "is" : "are")"
+            + " left out of this list:</p><ul>\(items)</ul></div>"
+    }
+
+    func activities(_ listed: Listed<ActivityRecord>, filter: ActivityState?, limit: Int) -> String {
+        let activities = listed.records
         let options = (["all"] + ActivityState.allCases.map(\.rawValue)).map { name in
             let selected = (filter?.rawValue ?? "all") == name ? " selected" : ""
             return "<option value=\"\(name == "all" ? "" : name)\"\(selected)>\(name)</option>"
@@ -113,6 +124,7 @@ struct ConsolePages {
         return layout(
             "Activities", current: "Activities",
             filterForm + "<p class=\"note\">The newest \(limit) at most, newest first.</p>"
+                + Self.corruptNotice(listed.corrupt)
                 + Self.table(
                     ["activity", "state", "version", "user", "attributes", "created", "updated"], rows,
                     empty: "No activities" + (filter.map { " in state \($0.rawValue)" } ?? "") + " yet."))
@@ -120,7 +132,11 @@ struct ConsolePages {
 
     // MARK: Tokens
 
-    func tokens(recent: [TokenRecord], invalidated: [TokenRecord], limit: Int) -> String {
+    func tokens(recent listed: Listed<TokenRecord>, invalidated listedInvalid: Listed<TokenRecord>, limit: Int)
+        -> String
+    {
+        let recent = listed.records
+        let invalidated = listedInvalid.records
         func row(_ token: TokenRecord) -> [String] {
             [
                 "<span class=\"mono\">\(Escape.escape(token.fingerprint.value))</span>",
@@ -142,7 +158,8 @@ struct ConsolePages {
         }
         return layout(
             "Tokens", current: "Tokens",
-            "<p class=\"note\">Tokens by fingerprint only; the newest \(limit) at most.</p><h2>Recently registered</h2>"
+            "<p class=\"note\">Tokens by fingerprint only; the newest \(limit) at most.</p>"
+                + Self.corruptNotice(listed.corrupt + listedInvalid.corrupt) + "<h2>Recently registered</h2>"
                 + Self.table(headers, recent.map(row), empty: "No tokens registered yet.")
                 + "<h2>Recently invalidated</h2>"
                 + Self.table(

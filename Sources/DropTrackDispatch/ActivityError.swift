@@ -21,6 +21,9 @@ public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
     case unprocessable(code: String = "invalid_content", message: String, field: String? = nil)
     /// The store or a provider failed (`store_unavailable`, `channel_unavailable`). Retry shortly.
     case unavailable(code: String, message: String, field: String? = nil)
+    /// A stored record cannot be read back (`corrupt_record`): retrying reads the same row, so the
+    /// operator must repair or delete it. The message names the table, row and column.
+    case corrupt(message: String, field: String? = nil)
 
     /// The stable machine code the API sends.
     public var code: String {
@@ -30,6 +33,7 @@ public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
             code
         case .notFound: "not_found"
         case .activityOver: "activity_over"
+        case .corrupt: "corrupt_record"
         }
     }
 
@@ -37,7 +41,8 @@ public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .invalid(_, let message, _), .conflict(_, let message, _), .unprocessable(_, let message, _),
-            .unavailable(_, let message, _), .notFound(let message, _), .activityOver(let message, _):
+            .unavailable(_, let message, _), .notFound(let message, _), .activityOver(let message, _),
+            .corrupt(let message, _):
             message
         }
     }
@@ -46,7 +51,8 @@ public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
     public var field: String? {
         switch self {
         case .invalid(_, _, let field), .conflict(_, _, let field), .unprocessable(_, _, let field),
-            .unavailable(_, _, let field), .notFound(_, let field), .activityOver(_, let field):
+            .unavailable(_, _, let field), .notFound(_, let field), .activityOver(_, let field),
+            .corrupt(_, let field):
             field
         }
     }
@@ -67,6 +73,7 @@ public enum ActivityError: Error, Equatable, Sendable, CustomStringConvertible {
         case .activityOver: return .activityOver(message: text, field: moved)
         case .unprocessable(let code, _, _): return .unprocessable(code: code, message: text, field: moved)
         case .unavailable(let code, _, _): return .unavailable(code: code, message: text, field: moved)
+        case .corrupt: return .corrupt(message: text, field: moved)
         }
     }
 

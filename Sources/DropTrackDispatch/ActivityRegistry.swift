@@ -52,6 +52,8 @@ public final class ActivityRegistry: Sendable {
             return try store.transaction(body)
         } catch let error as ActivityError {
             throw error
+        } catch let error as StoreError where error.code == .corruptRow {
+            throw ActivityError.corrupt(message: "a stored record cannot be read: \(error.message)")
         } catch let error as StoreError where error.code == .conflict {
             throw ActivityError.conflict(
                 code: "conflict", message: "another request changed the same record at the same time; retry")

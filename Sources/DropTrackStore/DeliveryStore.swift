@@ -67,10 +67,11 @@ public protocol StoreTransaction {
     func refreshTokenStatistics() throws
     /// Marks tokens invalid, keeping the first reason given.
     func invalidateTokens(app: String, fingerprints: [Fingerprint], reason: InvalidationReason, at: Date) throws
-    /// The app's newest `limit` tokens by registration time, newest first (the operator console's list).
-    func recentTokens(app: String, limit: Int) throws -> [TokenRecord]
-    /// The app's `limit` most recently invalidated tokens, newest invalidation first.
-    func recentInvalidations(app: String, limit: Int) throws -> [TokenRecord]
+    /// The app's newest `limit` tokens by registration time, newest first (the operator console's list);
+    /// a row that cannot be read is left out and named in `corrupt`, so one bad row hides nothing else.
+    func recentTokens(app: String, limit: Int) throws -> Listed<TokenRecord>
+    /// The app's `limit` most recently invalidated tokens, newest invalidation first (as `recentTokens`).
+    func recentInvalidations(app: String, limit: Int) throws -> Listed<TokenRecord>
 
     // MARK: Activities
 
@@ -88,8 +89,8 @@ public protocol StoreTransaction {
     /// dismissal times, and schedule-type activities.
     func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord]
     /// The app's newest `limit` activities by creation time, newest first, only those in `state`
-    /// when given (the operator console's list).
-    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> [ActivityRecord]
+    /// when given (the operator console's list; as `recentTokens`, corrupt rows are named, not read).
+    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> Listed<ActivityRecord>
 
     // MARK: Outbox
 

@@ -196,26 +196,29 @@ final class MemoryTransaction: StoreTransaction {
         }
     }
 
-    func recentTokens(app: String, limit: Int) throws -> [TokenRecord] {
-        Array(
-            data.tokens.values.filter { $0.app == app }
-                .sorted { ($0.createdAt, $0.fingerprint) > ($1.createdAt, $1.fingerprint) }.prefix(max(0, limit)))
+    func recentTokens(app: String, limit: Int) throws -> Listed<TokenRecord> {
+        Listed(
+            records: Array(
+                data.tokens.values.filter { $0.app == app }
+                    .sorted { ($0.createdAt, $0.fingerprint) > ($1.createdAt, $1.fingerprint) }.prefix(max(0, limit))))
     }
 
-    func recentInvalidations(app: String, limit: Int) throws -> [TokenRecord] {
+    func recentInvalidations(app: String, limit: Int) throws -> Listed<TokenRecord> {
         let invalidated = data.tokens.values.compactMap { token in
             token.app == app ? token.invalidatedAt.map { (at: $0, token: token) } : nil
         }
-        return invalidated.sorted { ($0.at, $0.token.fingerprint) > ($1.at, $1.token.fingerprint) }
-            .prefix(max(0, limit)).map(\.token)
+        return Listed(
+            records: invalidated.sorted { ($0.at, $0.token.fingerprint) > ($1.at, $1.token.fingerprint) }
+                .prefix(max(0, limit)).map(\.token))
     }
 
     func activity(app: String, id: String) throws -> ActivityRecord? { data.activities[Self.key(app, id)] }
 
-    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> [ActivityRecord] {
-        Array(
-            data.activities.values.filter { $0.app == app && (state == nil || $0.state == state) }
-                .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(max(0, limit)))
+    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> Listed<ActivityRecord> {
+        Listed(
+            records: Array(
+                data.activities.values.filter { $0.app == app && (state == nil || $0.state == state) }
+                    .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }.prefix(max(0, limit))))
     }
 
     /// The store's lock already keeps other transactions out until this one ends.

@@ -135,7 +135,8 @@ extension SQLTransaction {
     func startOutcomes(app: String, activityId: String) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for row in try run(
-            "SELECT outcome, total FROM start_outcomes WHERE app = ? AND activity_id = ?", [.text(app), .text(activityId)])
+            "SELECT outcome, total FROM start_outcomes WHERE app = ? AND activity_id = ?",
+            [.text(app), .text(activityId)])
         {
             let r = RowReader(row: row, table: "start_outcomes", columns: ["outcome", "total"], keyColumns: [0])
             counts[try r.text(0)] = Int(try r.int(1))

@@ -189,18 +189,18 @@ final class SQLTransaction: StoreTransaction {
 
     /// Calls `body` for `keys` (duplicates dropped) cut into runs (see `runs`), with the run's
     /// `?, ?, …` and its values.
-    func recentTokens(app: String, limit: Int) throws -> [TokenRecord] {
-        try query(
-            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? ORDER BY created_at DESC, fingerprint DESC LIMIT ?",
-            [.text(app), .int(Int64(max(0, limit)))]
-        ).map(Self.token)
+    func recentTokens(app: String, limit: Int) throws -> Listed<TokenRecord> {
+        try Listed.reading(
+            try query(
+                "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? ORDER BY created_at DESC, fingerprint DESC LIMIT ?",
+                [.text(app), .int(Int64(max(0, limit)))]), Self.token)
     }
 
-    func recentInvalidations(app: String, limit: Int) throws -> [TokenRecord] {
-        try query(
-            "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND invalidated_at IS NOT NULL ORDER BY invalidated_at DESC, fingerprint DESC LIMIT ?",
-            [.text(app), .int(Int64(max(0, limit)))]
-        ).map(Self.token)
+    func recentInvalidations(app: String, limit: Int) throws -> Listed<TokenRecord> {
+        try Listed.reading(
+            try query(
+                "SELECT \(Self.tokenColumnList) FROM tokens WHERE app = ? AND invalidated_at IS NOT NULL ORDER BY invalidated_at DESC, fingerprint DESC LIMIT ?",
+                [.text(app), .int(Int64(max(0, limit)))]), Self.token)
     }
 
     private func eachRun(of keys: [String], _ body: (String, [SQLValue]) throws -> Void) throws {
@@ -261,14 +261,14 @@ final class SQLTransaction: StoreTransaction {
         try execute("UPDATE activities SET \(assignments) WHERE app = ? AND id = ?", parameters)
     }
 
-    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> [ActivityRecord] {
+    func recentActivities(app: String, state: ActivityState?, limit: Int) throws -> Listed<ActivityRecord> {
         let stateClause = state == nil ? "" : " AND state = ?"
         let parameters: [SQLValue] =
             [.text(app)] + (state.map { [.text($0.rawValue)] } ?? []) + [.int(Int64(max(0, limit)))]
-        return try query(
-            "SELECT \(Self.activityColumnList) FROM activities WHERE app = ?\(stateClause) ORDER BY created_at DESC, id DESC LIMIT ?",
-            parameters
-        ).map(Self.activity)
+        return try Listed.reading(
+            try query(
+                "SELECT \(Self.activityColumnList) FROM activities WHERE app = ?\(stateClause) ORDER BY created_at DESC, id DESC LIMIT ?",
+                parameters), Self.activity)
     }
 
     func activitiesNeedingAttention(now: Date) throws -> [ActivityRecord] {

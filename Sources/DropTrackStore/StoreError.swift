@@ -66,3 +66,28 @@ public struct StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     public static func == (a: StoreError, b: StoreError) -> Bool { a.code == b.code }
     public var description: String { "\(code): \(message)" }
 }
+
+/// The rows of a list that read as records, and the errors of those that did not (each a `corruptRow`
+/// naming its table, row and column): a list page shows the rest and flags these.
+public struct Listed<Record: Sendable>: Sendable {
+    public var records: [Record]
+    public var corrupt: [StoreError]
+
+    public init(records: [Record], corrupt: [StoreError] = []) {
+        self.records = records
+        self.corrupt = corrupt
+    }
+
+    /// Reads each row with `read`, setting aside the ones that are corrupt; any other error is thrown.
+    static func reading<Row>(_ rows: [Row], _ read: (Row) throws(StoreError) -> Record) throws(StoreError) -> Listed {
+        var listed = Listed(records: [])
+        for row in rows {
+            do {
+                listed.records.append(try read(row))
+            } catch  where error.code == .corruptRow {
+                listed.corrupt.append(error)
+            }
+        }
+        return listed
+    }
+}

@@ -18,7 +18,8 @@ enum ServeCommand: Command {
 
         Serves the HTTP API (see /openapi.json), sends through APNs and FCM with each app's own
         credentials, and keeps the outbox in the store so a crash loses nothing. Logs are JSON lines
-        on stderr. On SIGTERM, SIGINT or SIGHUP it logs server.stopping, stops accepting requests, lets
+        on stderr; with SWIFT_BACKTRACE=enable=no (as the Debian unit sets it) a crash is one line too,
+        server.crashed with the signal. On SIGTERM, SIGINT or SIGHUP it logs server.stopping, stops accepting requests, lets
         the sends in flight finish (showing progress), and exits 0; SIGHUP does not reload the
         configuration (restart to apply a change). HTTP handlers still running get 10 s more; one stuck
         past that is abandoned. Should shutdown still not be over 15 s after the drain, it exits 1 anyway.
@@ -53,6 +54,7 @@ enum ServeCommand: Command {
         }
         let level = LogLevel(name: configuration.logLevel) ?? .info
         let logger = Logger(handler: JSONLinesLogHandler(), minimumLevel: level, metadata: [:])
+        CrashLine.install()
         if configuration.apps.isEmpty {
             logger.warning(
                 "config.no_apps", ["hint": "add one with: droptrack apps add --config FILE --id ID --bundle-id ID"])
@@ -214,10 +216,12 @@ enum TokensImportCommand: Command {
                 guard var object = value.objectValue else {
                     throw ActivityError.invalid(code: "invalid_body", message: "each line must be a JSON object")
                 }
+                // The route's spelling (`push-to-start`, as the help shows) or the stored one (`push_to_start`).
                 guard case .string(let kindName)? = object.removeValue(forKey: "kind"),
-                    let kind = TokenKind(rawValue: kindName)
+                    let kind = TokenKind(rawValue: kindName.replacingOccurrences(of: "-", with: "_"))
                 else {
-                    throw ActivityError.invalid("kind", "'kind' is \"push-to-start\", \"activity\" or \"fcm\"")
+                    throw ActivityError.invalid(
+                        "kind", "'kind' is \"push-to-start\" (or \"push_to_start\"), \"activity\" or \"fcm\"")
                 }
                 registrations.append(
                     try registry.checkToken(app: appID, RegisterToken(kind: kind, json: .object(object))))

@@ -229,6 +229,17 @@ struct ServeCommandTests {
             environment: environment)
         #expect(again.out.contains("50 tokens: 0 new, 50 already registered"))
         #expect(again.err.contains("importing tokens"), "progress lines without a TTY")
+        // The kind as the help spells it (the route's `push-to-start`) and as it is stored.
+        let token = { (n: Int) in String(repeating: "ab", count: 31) + String(format: "%02x", n) }
+        let spelled = [
+            #"{"kind":"push-to-start","userId":"p1","deviceId":"p1","token":"\#(token(1))","environment":"sandbox","attributesType":"DeliveryAttributes"}"#,
+            #"{"kind":"push_to_start","userId":"p2","deviceId":"p2","token":"\#(token(2))","environment":"sandbox","attributesType":"DeliveryAttributes"}"#,
+        ]
+        try spelled.joined(separator: "\n").write(toFile: directory + "/kinds.jsonl", atomically: true, encoding: .utf8)
+        let kinds = try runDropTrack(
+            ["tokens", "import", "--config", config, "--app", "shop", "--file", directory + "/kinds.jsonl"],
+            environment: environment)
+        #expect(kinds.status == 0 && kinds.out.contains("2 tokens: 2 new"), "\(kinds.out)\(kinds.err)")
     }
 }
 

@@ -21,12 +21,13 @@ struct RecentListTests {
             try tx.insertActivity(sampleActivity("other", id: "a9", at: now + 100))
         }
         try store.transaction { (tx) throws in
-            #expect(try tx.recentActivities(app: "app", state: nil, limit: 3).map(\.id) == ["a4", "a3", "a2"])
-            #expect(try tx.recentActivities(app: "app", state: .ended, limit: 10).map(\.id) == ["a4", "a2", "a0"])
-            #expect(try tx.recentActivities(app: "app", state: .active, limit: 1).map(\.id) == ["a3"])
-            #expect(try tx.recentActivities(app: "app", state: .pending, limit: 10).isEmpty)
-            #expect(try tx.recentActivities(app: "other", state: nil, limit: 10).map(\.id) == ["a9"])
-            #expect(try tx.recentActivities(app: "app", state: nil, limit: 0).isEmpty)
+            #expect(try tx.recentActivities(app: "app", state: nil, limit: 3).records.map(\.id) == ["a4", "a3", "a2"])
+            #expect(
+                try tx.recentActivities(app: "app", state: .ended, limit: 10).records.map(\.id) == ["a4", "a2", "a0"])
+            #expect(try tx.recentActivities(app: "app", state: .active, limit: 1).records.map(\.id) == ["a3"])
+            #expect(try tx.recentActivities(app: "app", state: .pending, limit: 10).records.isEmpty)
+            #expect(try tx.recentActivities(app: "other", state: nil, limit: 10).records.map(\.id) == ["a9"])
+            #expect(try tx.recentActivities(app: "app", state: nil, limit: 0).records.isEmpty)
         }
     }
 
@@ -42,13 +43,13 @@ struct RecentListTests {
                 app: "app", fingerprints: [tokens[1].fingerprint], reason: .provider("stale"), at: now + 20)
         }
         try store.transaction { (tx) throws in
-            #expect(try tx.recentTokens(app: "app", limit: 2).map(\.deviceId) == ["d3", "d2"])
-            #expect(try tx.recentTokens(app: "app", limit: 10).count == 4)
-            let invalidated = try tx.recentInvalidations(app: "app", limit: 10)
+            #expect(try tx.recentTokens(app: "app", limit: 2).records.map(\.deviceId) == ["d3", "d2"])
+            #expect(try tx.recentTokens(app: "app", limit: 10).records.count == 4)
+            let invalidated = try tx.recentInvalidations(app: "app", limit: 10).records
             #expect(invalidated.map(\.deviceId) == ["d1", "d3"])
             #expect(invalidated.map(\.invalidReason?.stored) == ["stale", "gone"])
-            #expect(try tx.recentInvalidations(app: "app", limit: 1).map(\.deviceId) == ["d1"])
-            #expect(try tx.recentInvalidations(app: "other", limit: 10).isEmpty)
+            #expect(try tx.recentInvalidations(app: "app", limit: 1).records.map(\.deviceId) == ["d1"])
+            #expect(try tx.recentInvalidations(app: "other", limit: 10).records.isEmpty)
         }
     }
 }
