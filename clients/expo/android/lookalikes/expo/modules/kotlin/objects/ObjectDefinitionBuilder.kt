@@ -15,6 +15,8 @@ open class ObjectDefinitionBuilder {
     @JvmName("FunctionWithoutArgs")
     inline fun Function(name: String, crossinline body: () -> Any?): SyncFunctionComponent = SyncFunctionComponent(name)
 
+    inline fun <reified R> Function(name: String, crossinline body: () -> R): SyncFunctionComponent = SyncFunctionComponent(name)
+
     inline fun <reified R, reified P0> Function(name: String, crossinline body: (p0: P0) -> R): SyncFunctionComponent =
         SyncFunctionComponent(name)
 
@@ -30,6 +32,8 @@ open class ObjectDefinitionBuilder {
 
     @JvmName("AsyncFunctionWithoutArgs")
     inline fun AsyncFunction(name: String, crossinline body: () -> Any?): AsyncFunctionComponent = AsyncFunctionComponent(name)
+
+    inline fun <reified R> AsyncFunction(name: String, crossinline body: () -> R): AsyncFunctionComponent = AsyncFunctionComponent(name)
 
     inline fun <reified R, reified P0> AsyncFunction(name: String, crossinline body: (p0: P0) -> R): AsyncFunctionComponent =
         AsyncFunctionComponent(name)
