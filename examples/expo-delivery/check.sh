@@ -5,7 +5,8 @@
 #   2. app.json's plugin entry, through the module's built config plugin (clients/expo/test.sh
 #      builds it): the options are accepted and the iOS deployment target is left alone;
 #   3. dev-backend.mjs against a real `droptrack serve`: the README's path to a device credential.
-#   examples/expo-delivery/check.sh [path/to/droptrack]     (default .build/debug/droptrack)
+#   examples/expo-delivery/check.sh [path/to/droptrack [--update-declarations]]   (default .build/debug/droptrack)
+# The declarations of the look-alikes in types/ must match the committed types/DECLARATIONS.txt.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -15,8 +16,15 @@ stubs="$root/.build/expo/node_modules"
 [ -f "$root/clients/expo/build/plugin/src/withDropTrack.js" ] && [ -d "$stubs" ] \
   || { echo "the module's plugin is not built: run clients/expo/test.sh first" >&2; exit 1; }
 
-echo "-- tsc (the example app)"
+echo "-- tsc (the example app) and its look-alikes' declarations"
 tsc -p "$here/tsconfig.check.json"
+NODE_PATH=/usr/share/nodejs node "$root/clients/expo/tools/ts-declarations.js" "$root/.build/expo/example-declarations.txt" "$here"/types/*.d.ts
+if [ "${2:-}" = "--update-declarations" ]; then
+  cp "$root/.build/expo/example-declarations.txt" "$here/types/DECLARATIONS.txt"
+elif ! diff -u "$here/types/DECLARATIONS.txt" "$root/.build/expo/example-declarations.txt"; then
+  echo "the example's look-alikes changed: review the diff, then run check.sh <droptrack> --update-declarations" >&2
+  exit 1
+fi
 
 echo "-- app.json through the built config plugin"
 NODE_PATH="$stubs" node -e "

@@ -41,6 +41,9 @@ public class Build {
     /** Android 16's full versions: SDK_INT_FULL values. The class is new in 36, BAKLAVA_1 in 36.1. */
     @Since(36)
     public static class VERSION_CODES_FULL {
+        /** android.txt lists no constructor. */
+        private VERSION_CODES_FULL() {}
+
         @Since(36)
         public static final int BAKLAVA = 3600000;
         @Since(value = 36, minor = 1)
