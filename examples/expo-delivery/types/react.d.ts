@@ -1,7 +1,9 @@
 // A look-alike of the part of React's types the example uses (@types/react 19, DefinitelyTyped
 // types/react/index.d.ts and jsx-runtime.d.ts), so tsc checks App.tsx here without npm. A real app
-// compiles against @types/react. Simplified: hooks, components and the JSX namespace only; React 19
-// keeps JSX under React.JSX, which react/jsx-runtime re-exports, as here.
+// compiles against @types/react. Read from index.d.ts: useState, useEffect, useRef (the non-null
+// overload only), useCallback, Dispatch, SetStateAction, DependencyList; EffectCallback drops the
+// Destructor brand. Simplified, not line by line: ReactNode, ReactElement, Component, the component
+// types and the JSX namespace (React 19 keeps JSX under React.JSX, which react/jsx-runtime re-exports).
 declare module 'react' {
   export type Key = string | number | bigint;
   export type ReactNode = ReactElement | string | number | bigint | boolean | null | undefined | Iterable<ReactNode>;
