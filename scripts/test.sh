@@ -6,9 +6,12 @@
 #   3. runs the Swift test suite (unit, integration over real TLS h2 on loopback, CLI), with the store
 #      tests on PostgreSQL too (required: an unreachable server fails them), then the PostgreSQL store
 #      across a server restart, in a run of its own since the restart drops every connection;
-#   4. compiles the Android library (clients/android) with kotlinc and runs its JUnit tests, the
-#      registration client against a real `droptrack serve`, then type-checks the Expo module
-#      (clients/expo) with tsc and runs its tests with node --test;
+#   4. compiles the Android library (clients/android) with kotlinc against look-alikes of the
+#      published interfaces, checks its API levels (lint's NewApi rule) and its Gradle module files,
+#      and runs its JUnit tests, the registration client against a real `droptrack serve`; then
+#      type-checks and builds the Expo module (clients/expo) with tsc, runs its tests with node
+#      --test, checks its package files (expo-module.config.json against its schema) and its Kotlin
+#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines), sends webhooks to hostile receivers
 #      (a gzip bomb, a 400 MB answer, redirects, silence) while another app's arrive within 2 s and the
@@ -61,8 +64,11 @@ DROPTRACK_TEST_POSTGRES_RESTART_COMMAND="scripts/postgres.sh restart" \
 echo "== Android library (Kotlin, JUnit)"
 clients/android/test.sh .build/debug/droptrack
 
-echo "== Expo module (tsc, node --test)"
+echo "== Expo module (tsc, the build, node --test, package files, Kotlin)"
 clients/expo/test.sh
+
+echo "== the Expo example app (tsc, app.json through the plugin, its dev backend against droptrack serve)"
+timeout 300 examples/expo-delivery/check.sh .build/debug/droptrack
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack

@@ -3,26 +3,9 @@ import { test } from 'node:test';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { AndroidManifest, ExpoConfig } from '@expo/config-plugins';
+import type { ExpoConfig } from '@expo/config-types';
 import withDropTrack from '../plugin/src/withDropTrack';
-import {
-  applyAndroidManifest,
-  applyEntitlements,
-  applyInfoPlist,
-  checkOptions,
-  copyGoogleServices,
-  type FileAccess,
-} from '../plugin/src/transforms';
-
-const nodeFiles: FileAccess = {
-  exists: fs.existsSync,
-  copy: fs.copyFileSync,
-  makeDirectory: (directory) => {
-    fs.mkdirSync(directory, { recursive: true });
-  },
-  resolve: path.resolve,
-  dirname: path.dirname,
-};
+import { applyEntitlements, applyInfoPlist, checkOptions } from '../plugin/src/transforms';
 
 test('Info.plist gets Live Activities, and frequent updates only when asked', () => {
   assert.deepEqual(applyInfoPlist({ CFBundleName: 'Shop' }, {}), { CFBundleName: 'Shop', NSSupportsLiveActivities: true });
@@ -44,59 +27,72 @@ test('entitlements get aps-environment and the App Group once, keeping what was 
   assert.equal(applyEntitlements({}, {})['aps-environment'], 'development');
 });
 
-test('the manifest gets the notification and promotion permissions once', () => {
-  const manifest: AndroidManifest = {
-    manifest: { $: {}, 'uses-permission': [{ $: { 'android:name': 'android.permission.POST_NOTIFICATIONS' } }] },
-  };
-  const twice = applyAndroidManifest(applyAndroidManifest(manifest));
-  assert.deepEqual(
-    twice.manifest['uses-permission']?.map((permission) => permission.$['android:name']),
-    ['android.permission.POST_NOTIFICATIONS', 'android.permission.POST_PROMOTED_NOTIFICATIONS'],
-  );
-});
-
 test('bad options are refused with the fix', () => {
   assert.throws(() => checkOptions({ appGroup: 'com.example.shop' }), /'group\.' prefix/);
   assert.throws(() => checkOptions({ apsEnvironment: 'sandbox' as 'development' }), /'development' \(sandbox tokens\)/);
+  assert.throws(() => checkOptions({ fcmReceiver: 'both' as 'droptrack' }), /fcmReceiver is 'both'; use 'droptrack'/);
   assert.deepEqual(checkOptions(undefined), {});
 });
 
-test('google-services.json is copied into android/app, or the build stops naming the fix', () => {
+type Recorded = ExpoConfig & { mods: { name: string; mod: (config: any) => any }[] };
+
+function projectWith(dependencies: Record<string, string>): string {
   const project = fs.mkdtempSync(path.join(os.tmpdir(), 'droptrack-expo-'));
-  try {
-    const android = path.join(project, 'android');
-    assert.throws(
-      () => copyGoogleServices(nodeFiles, project, android, {}, undefined),
-      /download it from the Firebase console/,
-    );
-    assert.throws(
-      () => copyGoogleServices(nodeFiles, project, android, { googleServicesFile: './missing.json' }, undefined),
-      /'\.\/missing\.json' is not at .*missing\.json/,
-    );
-    fs.writeFileSync(path.join(project, 'google-services.json'), '{"project_info":{}}');
-    const copied = copyGoogleServices(nodeFiles, project, android, {}, './google-services.json');
-    assert.equal(copied.destination, path.join(android, 'app', 'google-services.json'));
-    assert.equal(fs.readFileSync(copied.destination, 'utf8'), '{"project_info":{}}');
-  } finally {
-    fs.rmSync(project, { recursive: true, force: true });
-  }
+  fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ dependencies }));
+  fs.writeFileSync(path.join(project, 'google-services.json'), '{"project_info":{}}');
+  return project;
+}
+
+const manifest = () => ({
+  manifest: {
+    $: { 'xmlns:android': 'http://schemas.android.com/apk/res/android' },
+    queries: [],
+    application: [{ $: { 'android:name': '.MainApplication' } }],
+  },
 });
 
-test('the plugin wires each transformation to its native file, once however often it is listed', async () => {
-  const config: ExpoConfig = { name: 'Shop', slug: 'shop' };
+test('the plugin wires each change to its native file, once however often it is listed', async () => {
+  const config: ExpoConfig = { name: 'Shop', slug: 'shop', android: { googleServicesFile: './google-services.json' } };
   const options = { appGroup: 'group.com.example.shop', frequentUpdates: true };
-  const applied = withDropTrack(withDropTrack(config, options), options) as ExpoConfig & {
-    mods: { name: string; mod: (config: any) => any }[];
-  };
+  const applied = withDropTrack(withDropTrack(config, options), options) as Recorded;
   assert.deepEqual(
     applied.mods.map((entry) => entry.name),
     ['ios.infoPlist', 'ios.entitlements', 'android.manifest', 'android.dangerous'],
   );
-  const run = async (name: string, modResults: unknown) =>
-    (await applied.mods.find((entry) => entry.name === name)!.mod({ ...applied, modResults })).modResults;
-  assert.equal((await run('ios.infoPlist', {})).NSSupportsLiveActivitiesFrequentUpdates, true);
-  assert.deepEqual((await run('ios.entitlements', {}))['com.apple.security.application-groups'], [
-    'group.com.example.shop',
-  ]);
+  const project = projectWith({ expo: '54.0.0', 'expo-notifications': '0.32.0' });
+  try {
+    const run = async (name: string, modResults: unknown) =>
+      (await applied.mods.find((entry) => entry.name === name)!.mod({
+        ...applied,
+        modResults,
+        modRequest: { projectRoot: project, platformProjectRoot: path.join(project, 'android') },
+      })).modResults;
+    assert.equal((await run('ios.infoPlist', {})).NSSupportsLiveActivitiesFrequentUpdates, true);
+    assert.deepEqual((await run('ios.entitlements', {}))['com.apple.security.application-groups'], [
+      'group.com.example.shop',
+    ]);
+    // expo-notifications is a dependency: DropTrack's service is declared above its priority.
+    const android = await run('android.manifest', manifest());
+    const service = android.manifest.application[0].service[0];
+    assert.equal(service['intent-filter'][0].$['android:priority'], '1');
+    await run('android.dangerous', undefined);
+  } finally {
+    fs.rmSync(project, { recursive: true, force: true });
+  }
   assert.throws(() => withDropTrack(config, { appGroup: 'shop' }), /'group\.' prefix/);
+});
+
+test('the plugin leaves the iOS deployment target alone (the module builds at Expo\'s 15.1)', () => {
+  const config: ExpoConfig = {
+    name: 'Shop',
+    slug: 'shop',
+    ios: { bundleIdentifier: 'com.example.shop' },
+    plugins: [['expo-build-properties', { ios: { deploymentTarget: '15.1' } }]],
+    android: { googleServicesFile: './google-services.json' },
+  };
+  const applied = withDropTrack(config, {}) as Recorded;
+  assert.deepEqual(applied.ios, { bundleIdentifier: 'com.example.shop' });
+  assert.deepEqual(applied.plugins, config.plugins);
+  // No mod of the Podfile properties, where Expo keeps ios.deploymentTarget.
+  assert.equal(applied.mods.some((entry) => entry.name.startsWith('ios.podfile')), false);
 });

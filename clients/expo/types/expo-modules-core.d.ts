@@ -1,17 +1,19 @@
-// A look-alike of the part of `expo-modules-core` this module uses, written from Expo's
-// documentation and published declarations (expo-modules-core 2.x, Expo SDK 52+), so `tsc`
-// type-checks the module here without npm. A real app compiles against the real package.
+// A look-alike of the part of `expo-modules-core` DropTrack's JavaScript uses (expo/expo,
+// packages/expo-modules-core/src: ts-declarations/EventEmitter.ts, ts-declarations/NativeModule.ts,
+// requireNativeModule.ts), so tsc checks the module here without npm. Simplified: the other
+// exports (SharedObject, Platform, CodedError, the permission hooks…) are absent.
 declare module 'expo-modules-core' {
-  /** Event names mapped to their listener types. */
+  /** Event names mapped to their listener signatures. */
   export type EventsMap = Record<string, (...args: any[]) => void>;
 
   /** Returned by `addListener`; `remove()` stops the listener. */
-  export interface EventSubscription {
+  export type EventSubscription = {
     remove(): void;
-  }
+  };
 
-  /** The base of every native module object, which is also an event emitter. */
   export class EventEmitter<TEventsMap extends EventsMap = Record<never, never>> {
+    _TEventsMap_DONT_USE_IT?: TEventsMap;
+    constructor();
     addListener<EventName extends keyof TEventsMap>(
       eventName: EventName,
       listener: TEventsMap[EventName],
@@ -20,13 +22,16 @@ declare module 'expo-modules-core' {
     removeAllListeners(eventName: keyof TEventsMap): void;
     emit<EventName extends keyof TEventsMap>(eventName: EventName, ...args: Parameters<TEventsMap[EventName]>): void;
     listenerCount<EventName extends keyof TEventsMap>(eventName: EventName): number;
+    startObserving?<EventName extends keyof TEventsMap>(eventName: EventName): void;
+    stopObserving?<EventName extends keyof TEventsMap>(eventName: EventName): void;
   }
 
-  /** A class for all native modules. */
+  /** The class of every native module, an event emitter. */
   export class NativeModule<TEventsMap extends EventsMap = Record<never, never>> extends EventEmitter<TEventsMap> {
+    ViewPrototypes?: { [viewName: string]: object };
     [key: string]: any;
   }
 
-  /** Returns the native module object registered under `moduleName`, or throws. */
+  /** The native module registered under `moduleName`; throws when the app was built without it. */
   export function requireNativeModule<ModuleType = any>(moduleName: string): ModuleType;
 }

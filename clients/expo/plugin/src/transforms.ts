@@ -1,6 +1,9 @@
-// The plugin's changes to the native projects as plain functions over plain values, so they are
-// tested without Expo's prebuild. `withDropTrack.ts` hands them Expo's parsed files.
-import type { AndroidManifest, InfoPlist, JSONObject } from '@expo/config-plugins';
+// The plugin's options and its changes to the iOS project, as plain functions over plain values,
+// so they are tested without Expo's prebuild (`android.ts` holds the Android ones). Each type comes
+// from the package that exports it: JSONObject from @expo/json-file, InfoPlist from
+// @expo/config-plugins.
+import type { InfoPlist } from '@expo/config-plugins';
+import type { JSONObject } from '@expo/json-file';
 
 /** What `plugins: [["droptrack-expo", { … }]]` in app.json may say. */
 export interface DropTrackPluginOptions {
@@ -12,6 +15,14 @@ export interface DropTrackPluginOptions {
   appGroup?: string;
   /** `google-services.json` from the Firebase console, relative to the project; else `android.googleServicesFile`. */
   googleServicesFile?: string;
+  /**
+   * Which FirebaseMessagingService receives FCM, when expo-notifications is in the app too (Android
+   * starts one per app). `droptrack` (the default): DropTrack's, which passes every message and
+   * token that is not DropTrack's on to expo-notifications. `expo-notifications`: expo-notifications'
+   * alone; DropTrack's service is removed and Live Updates pushed while the app is closed are not
+   * shown (an opt-out for apps whose own code forwards DropTrack's messages).
+   */
+  fcmReceiver?: 'droptrack' | 'expo-notifications';
 }
 
 /** A configuration mistake, with the fix. The prebuild stops on it. */
@@ -34,6 +45,12 @@ export function checkOptions(options: DropTrackPluginOptions | undefined | void)
   if (checked.appGroup !== undefined && !/^group\.[A-Za-z0-9.-]+$/.test(checked.appGroup)) {
     throw new DropTrackPluginError(
       `appGroup '${checked.appGroup}' must look like 'group.com.example.shop' (Apple requires the 'group.' prefix)`,
+    );
+  }
+  const receiver = checked.fcmReceiver;
+  if (receiver !== undefined && receiver !== 'droptrack' && receiver !== 'expo-notifications') {
+    throw new DropTrackPluginError(
+      `fcmReceiver is '${String(receiver)}'; use 'droptrack' (DropTrack's service forwards the rest) or 'expo-notifications'`,
     );
   }
   return checked;
@@ -64,66 +81,4 @@ export function applyEntitlements(entitlements: JSONObject, options: DropTrackPl
     result[appGroupsKey] = groups.includes(options.appGroup) ? groups : [...groups, options.appGroup];
   }
   return result;
-}
-
-/**
- * AndroidManifest: notifications at all (a runtime permission from Android 13) and promotion to
- * a Live Update (Android 16; without it `canPostPromotedNotifications()` is false and the
- * update shows as an ordinary notification).
- */
-export const androidPermissions = [
-  'android.permission.POST_NOTIFICATIONS',
-  'android.permission.POST_PROMOTED_NOTIFICATIONS',
-];
-
-export function applyAndroidManifest(manifest: AndroidManifest): AndroidManifest {
-  const existing = manifest.manifest['uses-permission'] ?? [];
-  const names = new Set(existing.map((permission) => permission.$['android:name']));
-  const added = androidPermissions.filter((name) => !names.has(name)).map((name) => ({ $: { 'android:name': name } }));
-  return { ...manifest, manifest: { ...manifest.manifest, 'uses-permission': [...existing, ...added] } };
-}
-
-/** Where `google-services.json` comes from and goes to. */
-export interface GoogleServicesCopy {
-  source: string;
-  destination: string;
-}
-
-/** The files this needs from Node, so tests can use a folder of their own. */
-export interface FileAccess {
-  exists(path: string): boolean;
-  copy(source: string, destination: string): void;
-  makeDirectory(path: string): void;
-  resolve(...parts: string[]): string;
-  dirname(path: string): string;
-}
-
-/**
- * Copies `google-services.json` into `android/app/`, where the Google services Gradle plugin
- * reads it. A missing file fails the build here, naming the fix, instead of an app whose
- * `FirebaseMessaging.getInstance().token` never completes.
- */
-export function copyGoogleServices(
-  files: FileAccess,
-  projectRoot: string,
-  platformProjectRoot: string,
-  options: DropTrackPluginOptions,
-  configuredFile: string | undefined,
-): GoogleServicesCopy {
-  const named = options.googleServicesFile ?? configuredFile;
-  if (named === undefined) {
-    throw new DropTrackPluginError(
-      "no google-services.json: download it from the Firebase console (Project settings › Your apps › Android) and set 'googleServicesFile' in the plugin's options or 'android.googleServicesFile'",
-    );
-  }
-  const source = files.resolve(projectRoot, named);
-  if (!files.exists(source)) {
-    throw new DropTrackPluginError(
-      `googleServicesFile '${named}' is not at ${source}; download it from the Firebase console (Project settings › Your apps › Android) or fix the path (relative to the project root)`,
-    );
-  }
-  const destination = files.resolve(platformProjectRoot, 'app', 'google-services.json');
-  files.makeDirectory(files.dirname(destination));
-  files.copy(source, destination);
-  return { source, destination };
 }

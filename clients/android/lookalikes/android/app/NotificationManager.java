@@ -1,31 +1,31 @@
-// Look-alike of the Android SDK class, compile-only (see android/content/Context.java).
+// Look-alike of android.app.NotificationManager (AOSP public android.txt 36.1; levels from diffing
+// 35 and 36). DropTrack's glue goes through NotificationManagerCompat; these are here so that code
+// calling the platform class directly is checked for its API level (tools/api_guard.py).
 package android.app;
 
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
+import droptrack.lookalike.Since;
+import droptrack.lookalike.Trap;
+
 public class NotificationManager {
+    NotificationManager() {}
+
     public static final int IMPORTANCE_DEFAULT = 3;
+    public static final int IMPORTANCE_LOW = 2;
 
-    public void createNotificationChannel(NotificationChannel channel) {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    public boolean areNotificationsEnabled() { throw droptrack.lookalike.Absent.here(); }
 
-    public NotificationChannel getNotificationChannel(String channelId) {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    /** Missing on some pre-QPR Android 16 builds although it is API 36 (DT-116). */
+    @Since(36)
+    @Trap("DT-116")
+    public boolean canPostPromotedNotifications() { throw droptrack.lookalike.Absent.here(); }
 
-    public void notify(String tag, int id, Notification notification) {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    public void cancel(@Nullable String tag, int id) { throw droptrack.lookalike.Absent.here(); }
 
-    public void cancel(String tag, int id) {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    public void createNotificationChannel(@NonNull NotificationChannel channel) { throw droptrack.lookalike.Absent.here(); }
 
-    public boolean areNotificationsEnabled() {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    public NotificationChannel getNotificationChannel(String channelId) { throw droptrack.lookalike.Absent.here(); }
 
-    /** API 36. */
-    public boolean canPostPromotedNotifications() {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    public void notify(String tag, int id, Notification notification) { throw droptrack.lookalike.Absent.here(); }
 }

@@ -1,15 +1,20 @@
-// Look-alike of the Android SDK class, compile-only: just the members DropTrack's glue uses,
-// with the real signatures. Never shipped; a real build compiles against android.jar.
+// Look-alike of android.content.Context (AOSP public android.txt 36.1): the members DropTrack's
+// glue calls, with their real signatures and nullability. Simplified: the other ~200 members are
+// absent, so code using them fails here although it would compile against android.jar.
 package android.content;
 
-public abstract class Context {
-    public static final String NOTIFICATION_SERVICE = "notification";
+import androidx.annotation.NonNull;
 
-    public final <T> T getSystemService(Class<T> serviceClass) {
-        throw new UnsupportedOperationException("look-alike");
-    }
+public abstract class Context {
+    public Context() {}
 
     public abstract Context getApplicationContext();
 
-    public abstract android.content.pm.ApplicationInfo getApplicationInfo();
+    public abstract String getPackageName();
+
+    public abstract android.content.res.Resources getResources();
+
+    public abstract int checkSelfPermission(@NonNull String permission);
+
+    public final <T> T getSystemService(@NonNull Class<T> serviceClass) { throw droptrack.lookalike.Absent.here(); }
 }

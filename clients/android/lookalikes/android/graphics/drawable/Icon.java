@@ -1,12 +1,7 @@
-// Look-alike of the Android SDK class, compile-only (see android/content/Context.java).
+// Look-alike of android.graphics.drawable.Icon, compile-only: a type Notification.ProgressStyle
+// names. Simplified: no members (DropTrack uses androidx's IconCompat).
 package android.graphics.drawable;
-
-import android.content.Context;
 
 public final class Icon {
     private Icon() {}
-
-    public static Icon createWithResource(Context context, int resId) {
-        throw new UnsupportedOperationException("look-alike");
-    }
 }

@@ -1,21 +1,30 @@
-// Look-alike of the Firebase Messaging class, compile-only: only what DropTrack's glue uses,
-// with the real signatures. A real build uses com.google.firebase:firebase-messaging.
+// Look-alike of com.google.firebase.messaging.RemoteMessage from firebase-messaging 25.0.2's
+// api.txt. Simplified: it extends Object, not the hidden AbstractSafeParcelable; the notification
+// payload accessors are absent (DropTrack sends data messages only).
 package com.google.firebase.messaging;
 
-import java.util.Map;
+import androidx.annotation.NonNull;
+import androidx.annotation.Nullable;
 
 public final class RemoteMessage {
     private RemoteMessage() {}
 
-    public Map<String, String> getData() {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    public static final int PRIORITY_HIGH = 1;
+    public static final int PRIORITY_NORMAL = 2;
+    public static final int PRIORITY_UNKNOWN = 0;
 
-    public int getPriority() {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    @NonNull
+    public java.util.Map<String, String> getData() { throw droptrack.lookalike.Absent.here(); }
 
-    public int getOriginalPriority() {
-        throw new UnsupportedOperationException("look-alike");
-    }
+    @Nullable
+    public String getFrom() { throw droptrack.lookalike.Absent.here(); }
+
+    @Nullable
+    public String getMessageId() { throw droptrack.lookalike.Absent.here(); }
+
+    public int getOriginalPriority() { throw droptrack.lookalike.Absent.here(); }
+
+    public int getPriority() { throw droptrack.lookalike.Absent.here(); }
+
+    public long getSentTime() { throw droptrack.lookalike.Absent.here(); }
 }

@@ -1,10 +1,18 @@
-// Look-alike of expo-modules-core's Android AppContext, compile-only: the one member the module
-// uses, with its real signature (from Expo's Module API reference). A real build uses the package.
+// Look-alike of expo-modules-core's expo.modules.kotlin.AppContext (expo/expo,
+// packages/expo-modules-core/android/src/main/java/expo/modules/kotlin/AppContext.kt): the two
+// properties DropTrack's module reads, with their real types. Simplified: a class with nothing
+// else (the real one holds the module registry, the JS runtime and the legacy modules).
 package expo.modules.kotlin
 
+import android.app.Activity
 import android.content.Context
 
 class AppContext {
+    /** The React application context; null once React is gone. */
     val reactContext: Context?
-        get() = throw UnsupportedOperationException("look-alike")
+        get() = throw droptrack.lookalike.Absent.here()
+
+    /** The current Activity, from `CurrentActivityProvider`; null in the background. */
+    val currentActivity: Activity?
+        get() = throw droptrack.lookalike.Absent.here()
 }

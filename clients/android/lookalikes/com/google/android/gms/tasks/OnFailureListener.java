@@ -1,4 +1,4 @@
-// Look-alike (compile-only) of Google Play services' failure callback.
+// Look-alike of play-services-tasks' OnFailureListener (from the microG mirror).
 package com.google.android.gms.tasks;
 
 public interface OnFailureListener {

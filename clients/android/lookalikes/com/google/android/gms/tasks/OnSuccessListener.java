@@ -1,4 +1,4 @@
-// Look-alike (compile-only) of Google Play services' success callback.
+// Look-alike of play-services-tasks' OnSuccessListener (from the microG mirror).
 package com.google.android.gms.tasks;
 
 public interface OnSuccessListener<TResult> {

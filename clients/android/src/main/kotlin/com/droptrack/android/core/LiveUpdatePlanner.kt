@@ -32,6 +32,13 @@ object LiveUpdatePlanner {
         const val SEQUENCE = "sequence"
     }
 
+    /**
+     * Whether an FCM data map is DropTrack's (the server always sends `schemaVersion`), so that a
+     * service receiving every FCM message of the app can pass the others on.
+     */
+    fun isDropTrackMessage(data: Map<String, String>): Boolean =
+        data.containsKey(Key.SCHEMA_VERSION) || (data.containsKey(Key.ACTIVITY_ID) && data.containsKey(Key.SEQUENCE))
+
     // A plain decimal, as the server writes numbers. Kotlin's toDoubleOrNull would also take
     // "NaN", "Infinity", "0x1p3" and "1.5f", which Swift's Double(_:) and the contract do not.
     private val decimal = Regex("^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?$")

@@ -5,6 +5,7 @@ import android.os.Build
 import com.droptrack.android.DeliveryNotifier
 import com.droptrack.android.DropTrack
 import com.droptrack.android.DropTrackSetup
+import com.droptrack.android.core.AndroidRules
 import com.droptrack.android.core.CredentialRelay
 import com.droptrack.android.core.LiveUpdatePlanner
 import com.droptrack.android.core.PlanOutcome
@@ -25,10 +26,10 @@ class DropTrackModule : Module() {
     private val context: Context
         get() = appContext.reactContext ?: throw IllegalStateException("DropTrack: the React context is gone")
 
-    private fun notifier(): DeliveryNotifier {
-        val icon = context.applicationInfo.icon
-        return DeliveryNotifier(context, icon, icon)
-    }
+    // The status-bar icon by name: the app's `notification_icon` (expo-notifications writes
+    // app.json's notification.icon under that name) or the library's own. Never the launcher icon,
+    // which Android masks to a white blob.
+    private fun notifier(): DeliveryNotifier = DeliveryNotifier.withIconsByName(context)
 
     // Functions without arguments spell `{ -> … }`: with no parameter list a lambda could also be
     // the one-argument overload (`it`), and Kotlin before 1.4 cannot choose.
@@ -37,7 +38,9 @@ class DropTrackModule : Module() {
         Events("onToken", "onPush", "onCredentialNeeded")
 
         AsyncFunction("configure") { serverUrl: String, userId: String, deviceId: String?, _: String? ->
-            val icon = context.applicationInfo.icon
+            val icon = AndroidRules.statusBarIcon(AndroidRules.STATUS_BAR_ICON_NAMES) { name ->
+                context.resources.getIdentifier(name, "drawable", context.packageName)
+            }
             val setup = DropTrackSetup(
                 baseUrl = serverUrl, userId = userId, deviceId = deviceId ?: "android-" + UUID.randomUUID(),
                 smallIcon = icon, trackerIcon = icon, credential = credentials::credential
@@ -67,7 +70,7 @@ class DropTrackModule : Module() {
         }
 
         AsyncFunction("getRunningActivities") { ->
-            DropTrack.shownActivities().map { id -> mapOf("activityId" to id, "localId" to id, "state" to "active") }
+            LocalDelivery.runningActivities(DropTrack.shownDeliveries().mapValues { it.value.data })
         }
 
         // The Android library does not report lifecycle changes yet (see clients/android/README.md).
@@ -84,7 +87,7 @@ class DropTrackModule : Module() {
         return when (outcome) {
             is PlanOutcome.Planned -> {
                 notifier.post(outcome.plan)
-                DropTrack.recordShown(outcome.plan)
+                DropTrack.recordShown(outcome.plan, data)
                 true
             }
             is PlanOutcome.Refused -> throw IllegalArgumentException("DropTrack: ${outcome.message}")

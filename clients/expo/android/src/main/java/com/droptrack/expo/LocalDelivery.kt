@@ -30,4 +30,30 @@ object LocalDelivery {
             Key.SEQUENCE to sequence.toString()
         )
     }
+
+    /**
+     * What `getRunningActivities()` answers: one entry per card shown, each with the delivery
+     * state it shows (`contentState`, the TypeScript `RunningActivity`'s required field), read
+     * back from the data map it was posted from. An ended card is `ended`.
+     */
+    fun runningActivities(shown: Map<String, Map<String, String>>): List<Map<String, Any?>> =
+        shown.keys.sorted().map { activityId ->
+            val data = shown.getValue(activityId)
+            mapOf(
+                "activityId" to activityId,
+                "localId" to activityId,
+                "state" to if (data[Key.EVENT] == "end") "ended" else "active",
+                "contentState" to contentState(data)
+            )
+        }
+
+    /** The delivery state a data map carries, typed as JavaScript's `DeliveryState` (numbers as doubles). */
+    fun contentState(data: Map<String, String>): Map<String, Any?> = linkedMapOf(
+        Key.STATUS to (data[Key.STATUS] ?: ""),
+        Key.PROGRESS to (data[Key.PROGRESS]?.toDoubleOrNull() ?: 0.0),
+        Key.ETA_EPOCH_MILLIS to (data[Key.ETA_EPOCH_MILLIS]?.toDoubleOrNull() ?: 0.0),
+        Key.STOPS_REMAINING to (data[Key.STOPS_REMAINING]?.toDoubleOrNull() ?: 0.0),
+        Key.COURIER_NAME to (data[Key.COURIER_NAME] ?: ""),
+        Key.RIDER_REASSIGNED to (data[Key.RIDER_REASSIGNED] == "true")
+    )
 }

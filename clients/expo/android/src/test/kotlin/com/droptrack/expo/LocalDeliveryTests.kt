@@ -47,4 +47,19 @@ class LocalDeliveryTests {
             assertEquals("'courierName' must be a string", error.message)
         }
     }
+
+    @Test
+    fun runningActivitiesCarryTheStateTheyShowAsTheTypeScriptTypeRequires() {
+        val started = LocalDelivery.dataMap("act-A-1042", "update", state, 10)
+        val ended = LocalDelivery.dataMap("act-B-7", "end", state + ("status" to "Delivered"), 11)
+        val running = LocalDelivery.runningActivities(mapOf("act-B-7" to ended, "act-A-1042" to started))
+        assertEquals(listOf("act-A-1042", "act-B-7"), running.map { it["activityId"] })
+        assertEquals(listOf("active", "ended"), running.map { it["state"] })
+        // RunningActivity.contentState: the six DeliveryState fields, typed as JavaScript gets them.
+        for (entry in running) {
+            assertEquals(setOf("activityId", "localId", "state", "contentState"), entry.keys)
+        }
+        assertEquals(state, running[0]["contentState"])
+        assertEquals("Delivered", (running[1]["contentState"] as Map<*, *>)["status"])
+    }
 }
