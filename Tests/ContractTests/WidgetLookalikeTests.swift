@@ -51,9 +51,27 @@ struct WidgetLookalikeTests {
             let context = ActivityViewContext<DeliveryAttributes>(
                 attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: false, activityID: "a1")
             let island = configuration.dynamicIsland(context)
-            #expect(island.expandedPositions() == [.leading, .trailing, .center, .bottom])
+            #expect(island.expandedPositions() == ["leading", "trailing", "center", "bottom"])
             _ = (configuration.lockScreen(context), island.compactLeading(), island.compactTrailing(), island.minimal())
             #expect(island.keylineTintColor == .green)
+        }
+
+        /// A bundle of several widgets, one behind `if #available`, as SwiftUI's builder takes them.
+        struct ShopWidgets: WidgetBundle {
+            var body: some Widget {
+                DeliveryLiveActivity()
+                DeliveryLiveActivity()
+                if #available(iOS 16.2, *) {
+                    DeliveryLiveActivity()
+                }
+            }
+        }
+
+        @Test("a widget bundle lists several widgets, and the ones behind `if #available`")
+        @MainActor
+        func bundleOfWidgets() {
+            #expect(ShopWidgets().lookAlikeWidgets.count == 3)
+            #expect(ShopWidgets().lookAlikeWidgets.allSatisfy { $0 is DeliveryLiveActivity })
         }
 
         @Test("the look-alike Activity: request, push token, update and end come out of its async sequences")
@@ -62,9 +80,9 @@ struct WidgetLookalikeTests {
             let activity = try Activity.request(
                 attributes: DeliveryAttributes(orderId: "4711"), content: content, pushType: .token)
             #expect(Activity<DeliveryAttributes>.activities.contains { $0.id == activity.id })
-            var tokens = activity.pushTokenUpdates.makeAsyncIterator()
-            var contents = activity.contentUpdates.makeAsyncIterator()
-            var states = activity.activityStateUpdates.makeAsyncIterator()
+            let tokens = activity.pushTokenUpdates.makeAsyncIterator()
+            let contents = activity.contentUpdates.makeAsyncIterator()
+            let states = activity.activityStateUpdates.makeAsyncIterator()
 
             activity.simulatePushToken(Data([0xAB, 0xCD]))
             #expect(await tokens.next() == Data([0xAB, 0xCD]))

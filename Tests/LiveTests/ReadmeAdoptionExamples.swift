@@ -6,6 +6,12 @@ import DropTrackLive
 import DropTrackWidgets
 import Foundation
 
+// `WidgetBundle` and `Widget` are SwiftUI's; WidgetKit does not re-export SwiftUI.
+#if canImport(SwiftUI)
+    import SwiftUI
+#else
+    import SwiftUIShim
+#endif
 #if canImport(WidgetKit)
     import WidgetKit
 #else
