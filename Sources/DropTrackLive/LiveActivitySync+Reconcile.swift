@@ -26,7 +26,8 @@ extension LiveActivitySync {
         let running = await host.runningActivities()
         let serverByID = Dictionary(
             serverActivities.map { ($0.activityId, $0) }, uniquingKeysWith: { first, _ in first })
-        for activity in running where activity.phase == .active || activity.phase == .stale {
+        // A scheduled one too: it would appear later showing a delivery the server already ended.
+        for activity in running where activity.phase.isRunning {
             guard let serverID = activity.serverActivityID, serverByID[serverID]?.isOver == true else { continue }
             endedForServer.insert(serverID)
             await host.endLocally(localID: activity.localID)

@@ -272,7 +272,7 @@ extension LifecycleReport.State {
         switch phase {
         case .ended: self = .ended
         case .dismissed: self = .dismissed
-        case .active, .stale: return nil
+        case .pending, .active, .stale: return nil
         }
     }
 }
