@@ -28,7 +28,7 @@ struct WidgetLookalikeTests {
         #expect(model.courierCompact == "Sam (new)")
         #expect(model.stopsLine == "2 stops away")
         #expect(model.percentText == "71%")
-        #expect(model.minutesText == "12 min")
+        #expect(model.etaDisplay == .countdown(Self.now...Self.state.eta))
         #expect(model.litSegments == 5 && model.segmentCount == 7)
         #expect((0..<7).map { model.isLit(segment: $0) } == [true, true, true, true, true, false, false])
         #expect(model.symbolName == "box.truck.fill")
@@ -39,11 +39,45 @@ struct WidgetLookalikeTests {
         let state = DeliveryStep.delivered.contentState(courierName: "Sam", riderReassigned: false, at: Self.now)
         let model = DeliveryActivityViewModel(
             attributes: DeliveryAttributes(orderId: "4711"), state: state, isStale: false, now: Self.now)
-        #expect(model.minutesText == "Arrived" && model.stopsLine == "Enjoy your order")
+        #expect(model.etaDisplay == .fixed("Arrived") && model.stopsLine == "Enjoy your order")
         #expect(model.symbolName == "checkmark.circle.fill")
     }
 
+    @Test("once the ETA has passed, the countdown range ends where it starts, at the ETA (it reads zero)")
+    func passedETA() {
+        let late = DeliveryActivityViewModel(
+            attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: true,
+            now: Self.state.eta.addingTimeInterval(300))
+        #expect(late.etaDisplay == .countdown(Self.state.eta...Self.state.eta))
+    }
+
     #if !canImport(WidgetKit)
+        @Test(
+            "the ETA counts down on the phone between updates: the Dynamic Island shows Text(timerInterval:) to the ETA, no minutes made at render time"
+        )
+        @MainActor
+        func etaCountsDownOnThePhone() throws {
+            let configuration = try #require(DeliveryLiveActivity().body as? ActivityConfiguration<DeliveryAttributes>)
+            let context = ActivityViewContext<DeliveryAttributes>(
+                attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: false, activityID: "a1")
+            let island = configuration.dynamicIsland(context)
+            for (presentation, view) in [
+                ("expanded", island.expanded()), ("compact trailing", island.compactTrailing()),
+            ] {
+                let shown = texts(in: view).map(\.content)
+                let countdowns = shown.filter {
+                    if case .timer(let range, nil, true, _) = $0 { return range.upperBound == Self.state.eta }
+                    return false
+                }
+                #expect(countdowns.count == 1, "\(presentation) shows no countdown to the ETA: \(shown)")
+                #expect(
+                    !shown.contains { if case .verbatim(let line) = $0 { line.hasSuffix(" min") } else { false } },
+                    "\(presentation) shows minutes made at render time, frozen until the next update: \(shown)")
+            }
+            let card = texts(in: configuration.lockScreen(context)).map(\.content)
+            #expect(card.contains(.date(Self.state.eta, style: .time)), "the card shows the arrival time: \(card)")
+        }
+
         @Test("the Dynamic Island fills the four expanded regions and builds every presentation")
         @MainActor
         func dynamicIslandRegions() throws {
