@@ -28,8 +28,10 @@ func lookAlike(_ name: String) -> [Target.Dependency] {
 
 let package = Package(
     name: "droptrack",
-    // Constrains Apple platforms only: the contract and the widget use ActivityKit's iOS 16.2 API.
-    platforms: [.iOS("16.2")],
+    // Constrains Apple platforms only: Expo's default deployment target.
+    // What needs ActivityKit is marked iOS 16.1 or 16.2 and guarded; checks/ios_typecheck.py type-checks the
+    // client targets at 15.1 against an iOS SDK.
+    platforms: [.iOS("15.1")],
     products: [
         .executable(name: "droptrack", targets: ["droptrack"]),
         .library(name: "DropTrackContract", targets: ["DropTrackContract"]),

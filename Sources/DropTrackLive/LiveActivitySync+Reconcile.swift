@@ -1,5 +1,6 @@
 import Foundation
 
+@available(iOS 16.0, *)
 extension LiveActivitySync {
     /// Makes the phone and the server agree, at launch and whenever the app becomes active:
     /// activities the phone still shows that the server says ended or were dismissed are ended on the
