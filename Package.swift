@@ -28,7 +28,7 @@ func lookAlike(_ name: String) -> [Target.Dependency] {
 
 let package = Package(
     name: "droptrack",
-    // Constrains Apple platforms only: Expo's default deployment target.
+    // Constrains Apple platforms only: Expo's default deployment target, which the CocoaPods pods declare too.
     // What needs ActivityKit is marked iOS 16.1 or 16.2 and guarded; checks/ios_typecheck.py type-checks the
     // client targets at 15.1 against an iOS SDK.
     platforms: [.iOS("15.1")],
@@ -264,7 +264,7 @@ if onLinux {
             name: "DropTrackExpo",
             dependencies: ["DropTrackLive", "DropTrackContract"] + lookAlike("ExpoModulesCoreShim")
                 + lookAlike("ActivityKitShim"),
-            path: "clients/expo/ios", swiftSettings: strict),
+            path: "clients/expo/ios", exclude: ["DropTrackExpo.podspec"], swiftSettings: strict),
         // The Expo module's iOS side: its conversions, its credential relay, and a run against the whole server.
         .testTarget(
             name: "ExpoModuleTests",

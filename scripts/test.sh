@@ -8,7 +8,9 @@
 #      across a server restart, in a run of its own since the restart drops every connection;
 #   4. compiles the Android library (clients/android) with kotlinc and runs its JUnit tests, the
 #      registration client against a real `droptrack serve`, then type-checks the Expo module
-#      (clients/expo) with tsc and runs its tests with node --test;
+#      (clients/expo) with tsc and runs its tests with node --test; checks the look-alikes' APIs against
+#      their lists, evaluates the podspecs with Ruby, and, given an iOS SDK (DROPTRACK_IOS_SDK), type-checks
+#      the iOS client code against it and compares the look-alikes with its interfaces;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines), then runs the README's shell examples as
 #      written (checks/readme_examples.py) and builds and inspects the Debian package (checks/package_deb.py);
@@ -61,6 +63,13 @@ clients/android/test.sh .build/debug/droptrack
 
 echo "== Expo module (tsc, node --test)"
 clients/expo/test.sh
+
+echo "== the iOS client's packaging: look-alike APIs, podspecs, and a type-check against an iOS SDK if one is given"
+# The look-alikes against their lists (Tests/LookalikeAPI/*.api); with DROPTRACK_IOS_SDK, also against Apple's
+# interfaces (the differences are printed), and the client code type-checked for iOS against that SDK.
+timeout 300 .venv/bin/python checks/lookalike_api.py ${DROPTRACK_IOS_SDK:+--real "$DROPTRACK_IOS_SDK"}
+timeout 120 ruby checks/podspecs.rb
+timeout 1800 .venv/bin/python checks/ios_typecheck.py
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack
