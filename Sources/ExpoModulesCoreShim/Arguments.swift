@@ -15,7 +15,12 @@
 //   `nil` for an optional and fail otherwise; an object becomes `[String: Any]`; a `Record` is made
 //   from an object by its `@Field`s.
 // - `Function` and the concurrent `AsyncFunction` take 0 to 4 arguments (Expo: 0 to 8).
-// - `AppContext` is an empty `NSObject`; `BaseModule.sendEvent` reaches the listeners a test adds.
+// - `AppContext` is an empty `NSObject` (Expo's is `@objc(EXAppContext)`, which Linux lacks);
+//   `BaseModule.sendEvent` reaches the listeners a test adds.
+// - `ObjectDefinition` does not build JavaScript objects (Expo's is also a `JavaScriptObjectBuilder`).
+// - A definition's `if` block (`buildOptional`) adds its functions to the module here; the Expo
+//   version these were read from builds the block into a nested `ModuleDefinition`, and only an app
+//   build shows whether it exports them. DropTrack's module guards inside its functions instead.
 // - The `package` members record a definition (its name, events and functions) and let tests call a
 //   function by name and hear the events a module sends. That recording is a test aid, not Expo API.
 import Foundation
