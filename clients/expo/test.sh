@@ -4,7 +4,7 @@
 #      in types/, whose declarations must match the committed list (types/DECLARATIONS.txt);
 #   2. the package's `build` script (tsc) and what it emits: app.plugin.js loads the built plugin;
 #   3. the tests with Node's test runner, and what the config plugin's iOS mods made of a sample
-#      project (test/plugin-ios.test.ts leaves it in .build/expo/prebuild): the Xcode project read by
+#      project in two layouts (test/plugin-ios.test.ts leaves them in .build/expo/prebuild): the Xcode project read by
 #      mod-pbxproj (tools/check_xcode_project.py), the Podfile evaluated in Ruby (tools/check_podfile.rb),
 #      the widget extension's Swift type-checked against DropTrackWidgets and the look-alikes;
 #   4. the Android side (Kotlin) on the Android library and the expo-modules-core look-alikes
@@ -67,10 +67,13 @@ DROPTRACK_REPOSITORY="$root" DROPTRACK_PREBUILD_OUT="$out/prebuild" NODE_PATH="$
   node --test "$out"/test/*.test.js
 
 echo "-- the prebuilt iOS project: the Xcode project (mod-pbxproj), the Podfile (Ruby), the widget's Swift"
-prebuilt="$out/prebuild/ios"
-"$python" "$here/tools/check_xcode_project.py" "$prebuilt" HelloWorld DropTrackWidgetExtension \
-  com.example.droptrack.delivery.widgets group.com.example.droptrack.delivery
-ruby "$here/tools/check_podfile.rb" "$prebuilt" HelloWorld DropTrackWidgetExtension
+# Both layouts: Expo's templates up to SDK 54, and Xcode 26's (test/plugin-ios.test.ts).
+for layout in ios ios-xcode26; do
+  "$python" "$here/tools/check_xcode_project.py" "$out/prebuild/$layout/ios" HelloWorld DropTrackWidgetExtension \
+    com.example.droptrack.delivery.widgets group.com.example.droptrack.delivery
+  ruby "$here/tools/check_podfile.rb" "$out/prebuild/$layout/ios" HelloWorld DropTrackWidgetExtension
+done
+prebuilt="$out/prebuild/ios/ios"
 modules="$root/.build/debug/Modules"
 [ -f "$modules/DropTrackWidgets.swiftmodule" ] \
   || { echo "no $modules/DropTrackWidgets.swiftmodule: swift build --target DropTrackWidgets first" >&2; exit 1; }

@@ -1,7 +1,10 @@
-// The config plugin's iOS output on the example app's app.json and a sample Expo project (ios/
-// with a HelloWorld.xcodeproj and Expo's Podfile, test/fixtures/ios): the mods run as prebuild
-// runs them, against the files, twice (a prebuild without --clean runs them on their own output).
-// With DROPTRACK_PREBUILD_OUT set, the first test's project is made and left there for test.sh's other readers:
+// The config plugin's iOS output on the example app's app.json and sample Expo projects (ios/ with
+// a HelloWorld.xcodeproj and Expo's Podfile): test/fixtures/ios in the layout of Expo's templates
+// up to SDK 54 (groups of files, objectVersion 54), test/fixtures/ios-xcode26 in Xcode 26's
+// (a folder synchronized with the disk, objectVersion 77, no team, the app above the project's
+// deployment target). The mods run as prebuild runs them, against the files, twice (a prebuild
+// without --clean runs them on their own output). With DROPTRACK_PREBUILD_OUT set, each layout's
+// project is made in <out>/<layout> and left there for test.sh's other readers:
 // mod-pbxproj (tools/check_xcode_project.py), Ruby (tools/check_podfile.rb) and swiftc.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -17,17 +20,18 @@ import { openProject } from './pbxproj';
 import { repositoryRoot } from './support';
 
 type Recorded = ExpoConfig & { mods: { name: string; mod: (config: any) => any }[] };
-const fixtures = path.join(repositoryRoot, 'clients', 'expo', 'test', 'fixtures', 'ios');
+const fixturesOf = (layout: string) => path.join(repositoryRoot, 'clients', 'expo', 'test', 'fixtures', layout);
+const fixtures = fixturesOf('ios');
 const exampleApp = (): ExpoConfig =>
   JSON.parse(fs.readFileSync(path.join(repositoryRoot, 'examples', 'expo-delivery', 'app.json'), 'utf8')).expo;
 
-/** A fresh Expo project: the example's app.json beside the sample ios/ folder, in `at` or a temporary folder. */
-function project(at?: string): string {
+/** A fresh Expo project: the sample ios/ folder of a layout, in `at` or a temporary folder. */
+function project(at?: string, layout = 'ios'): string {
   if (at !== undefined) fs.rmSync(at, { recursive: true, force: true });
   const root = at ?? fs.mkdtempSync(path.join(os.tmpdir(), 'droptrack-prebuild-'));
   fs.mkdirSync(path.join(root, 'ios', 'HelloWorld.xcodeproj'), { recursive: true });
   for (const file of ['Podfile', 'HelloWorld.xcodeproj/project.pbxproj']) {
-    fs.copyFileSync(path.join(fixtures, file), path.join(root, 'ios', file));
+    fs.copyFileSync(path.join(fixturesOf(layout), file), path.join(root, 'ios', file));
   }
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ dependencies: { expo: '54.0.0' } }));
   fs.writeFileSync(path.join(root, 'google-services.json'), '{"project_info":{}}');
@@ -75,94 +79,100 @@ function settingsOf(hash: PBXProjectHash, target: PBXObject): Record<string, PBX
   );
 }
 
-test('prebuild generates the widget extension: its folder, its target, embedded in the app that depends on it', async () => {
-  const kept = process.env.DROPTRACK_PREBUILD_OUT;
-  const root = project(kept);
-  try {
-    const config = exampleApp();
-    const [, options] = (config.plugins as [string, unknown][]).find(([name]) => name === 'droptrack-expo')!;
-    await prebuild(root, config, options);
-    const folder = path.join(root, 'ios', 'DropTrackWidgetExtension');
-    assert.deepEqual(fs.readdirSync(folder).sort(), [
-      'DropTrackWidgetBundle.swift',
-      'DropTrackWidgetExtension.entitlements',
-      'Info.plist',
-    ]);
-    const info = fs.readFileSync(path.join(folder, 'Info.plist'), 'utf8');
-    assert.match(info, /<key>NSExtensionPointIdentifier<\/key>\s*<string>com\.apple\.widgetkit-extension<\/string>/);
-    assert.match(info, /<key>CFBundleShortVersionString<\/key>\s*<string>1\.0\.0<\/string>/);
-    assert.match(
-      fs.readFileSync(path.join(folder, 'DropTrackWidgetExtension.entitlements'), 'utf8'),
-      /<key>com\.apple\.security\.application-groups<\/key>\s*<array>\s*<string>group\.com\.example\.droptrack\.delivery<\/string>/,
-    );
-    const swift = fs.readFileSync(path.join(folder, 'DropTrackWidgetBundle.swift'), 'utf8');
-    assert.match(swift, /@main\s+struct DropTrackWidgetBundle: WidgetBundle/);
-    assert.match(swift, /if #available\(iOS 16\.2, \*\) \{\s*DeliveryLiveActivity\(\)/);
+for (const layout of ['ios', 'ios-xcode26']) {
+  test(`prebuild generates the widget extension: its folder, its target, embedded in the app that depends on it (${layout})`, async () => {
+    const out = process.env.DROPTRACK_PREBUILD_OUT;
+    const kept = out === undefined ? undefined : path.join(out, layout);
+    const root = project(kept, layout);
+    try {
+      const config = exampleApp();
+      const [, options] = (config.plugins as [string, unknown][]).find(([name]) => name === 'droptrack-expo')!;
+      await prebuild(root, config, options);
+      const folder = path.join(root, 'ios', 'DropTrackWidgetExtension');
+      assert.deepEqual(fs.readdirSync(folder).sort(), [
+        'DropTrackWidgetBundle.swift',
+        'DropTrackWidgetExtension.entitlements',
+        'Info.plist',
+      ]);
+      const info = fs.readFileSync(path.join(folder, 'Info.plist'), 'utf8');
+      assert.match(info, /<key>NSExtensionPointIdentifier<\/key>\s*<string>com\.apple\.widgetkit-extension<\/string>/);
+      assert.match(info, /<key>CFBundleShortVersionString<\/key>\s*<string>1\.0\.0<\/string>/);
+      assert.match(
+        fs.readFileSync(path.join(folder, 'DropTrackWidgetExtension.entitlements'), 'utf8'),
+        /<key>com\.apple\.security\.application-groups<\/key>\s*<array>\s*<string>group\.com\.example\.droptrack\.delivery<\/string>/,
+      );
+      const swift = fs.readFileSync(path.join(folder, 'DropTrackWidgetBundle.swift'), 'utf8');
+      assert.match(swift, /@main\s+struct DropTrackWidgetBundle: WidgetBundle/);
+      assert.match(swift, /if #available\(iOS 16\.2, \*\) \{\s*DeliveryLiveActivity\(\)/);
 
-    const xcode = openProject(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj'));
-    const hash = xcode.hash;
-    const targets = objects(hash, 'PBXNativeTarget');
-    const [extensionId, extension] = targets.find(([, target]) => unquoted(target.name) === 'DropTrackWidgetExtension')!;
-    assert.equal(unquoted(extension.productType), 'com.apple.product-type.app-extension');
-    const root_ = byId(hash, 'PBXProject', hash.project.rootObject);
-    assert.deepEqual(idsOf(root_.targets), [targets[0]![0], extensionId]);
+      const xcode = openProject(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj'));
+      const hash = xcode.hash;
+      const targets = objects(hash, 'PBXNativeTarget');
+      const [extensionId, extension] = targets.find(([, target]) => unquoted(target.name) === 'DropTrackWidgetExtension')!;
+      assert.equal(unquoted(extension.productType), 'com.apple.product-type.app-extension');
+      const root_ = byId(hash, 'PBXProject', hash.project.rootObject);
+      assert.deepEqual(idsOf(root_.targets), [targets[0]![0], extensionId]);
 
-    // Its phases: the generated Swift file compiled; Frameworks and Resources for the pods.
-    const phases = idsOf(extension.buildPhases).map((id) => {
-      const [isa, phase] = ['PBXSourcesBuildPhase', 'PBXFrameworksBuildPhase', 'PBXResourcesBuildPhase']
-        .map((kind) => [kind, objects(hash, kind).find(([key]) => key === id)?.[1]] as const)
-        .find(([, found]) => found !== undefined)!;
-      return { isa, files: idsOf(phase!.files).map((file) => byId(hash, 'PBXBuildFile', file)) };
-    });
-    assert.deepEqual(phases.map((phase) => phase.isa), ['PBXSourcesBuildPhase', 'PBXFrameworksBuildPhase', 'PBXResourcesBuildPhase']);
-    const source = byId(hash, 'PBXFileReference', phases[0]!.files[0]!.fileRef);
-    assert.equal(unquoted(source.path), 'DropTrackWidgetBundle.swift');
-    assert.equal(source.lastKnownFileType, 'sourcecode.swift');
+      // Its phases: the generated Swift file compiled; Frameworks and Resources for the pods.
+      const phases = idsOf(extension.buildPhases).map((id) => {
+        const [isa, phase] = ['PBXSourcesBuildPhase', 'PBXFrameworksBuildPhase', 'PBXResourcesBuildPhase']
+          .map((kind) => [kind, objects(hash, kind).find(([key]) => key === id)?.[1]] as const)
+          .find(([, found]) => found !== undefined)!;
+        return { isa, files: idsOf(phase!.files).map((file) => byId(hash, 'PBXBuildFile', file)) };
+      });
+      assert.deepEqual(phases.map((phase) => phase.isa), ['PBXSourcesBuildPhase', 'PBXFrameworksBuildPhase', 'PBXResourcesBuildPhase']);
+      const source = byId(hash, 'PBXFileReference', phases[0]!.files[0]!.fileRef);
+      assert.equal(unquoted(source.path), 'DropTrackWidgetBundle.swift');
+      assert.equal(source.lastKnownFileType, 'sourcecode.swift');
 
-    // Debug and Release: the bundle id under the app's, the app's deployment target and team.
-    const settings = settingsOf(hash, extension);
-    assert.deepEqual(Object.keys(settings), ['Debug', 'Release']);
-    for (const configuration of Object.values(settings)) {
-      assert.equal(unquoted(configuration.PRODUCT_BUNDLE_IDENTIFIER), 'com.example.droptrack.delivery.widgets');
-      assert.equal(unquoted(configuration.INFOPLIST_FILE), 'DropTrackWidgetExtension/Info.plist');
-      assert.equal(unquoted(configuration.CODE_SIGN_ENTITLEMENTS), 'DropTrackWidgetExtension/DropTrackWidgetExtension.entitlements');
-      assert.equal(unquoted(configuration.IPHONEOS_DEPLOYMENT_TARGET), '15.1');
-      assert.equal(unquoted(configuration.DEVELOPMENT_TEAM), 'ABCDE12345');
-      assert.equal(unquoted(configuration.PRODUCT_NAME), '$(TARGET_NAME)');
+      // Debug and Release: the bundle id under the app's, the app's deployment target and team (if any).
+      const app = targets[0]![1];
+      const settings = settingsOf(hash, extension);
+      const appSettings = settingsOf(hash, app);
+      assert.deepEqual(Object.keys(settings), ['Debug', 'Release']);
+      for (const [name, configuration] of Object.entries(settings)) {
+        assert.equal(unquoted(configuration.PRODUCT_BUNDLE_IDENTIFIER), 'com.example.droptrack.delivery.widgets');
+        assert.equal(unquoted(configuration.INFOPLIST_FILE), 'DropTrackWidgetExtension/Info.plist');
+        assert.equal(unquoted(configuration.CODE_SIGN_ENTITLEMENTS), 'DropTrackWidgetExtension/DropTrackWidgetExtension.entitlements');
+        assert.equal(unquoted(configuration.IPHONEOS_DEPLOYMENT_TARGET), layout === 'ios' ? '15.1' : '16.4');
+        assert.equal(unquoted(configuration.DEVELOPMENT_TEAM), layout === 'ios' ? 'ABCDE12345' : undefined);
+        assert.equal(configuration.DEVELOPMENT_TEAM, appSettings[name]!.DEVELOPMENT_TEAM);
+        assert.equal(unquoted(configuration.PRODUCT_NAME), '$(TARGET_NAME)');
+      }
+
+      // The app copies the .appex into PlugIns/ (dstSubfolderSpec 13) and builds the extension first.
+      const embed = idsOf(app.buildPhases)
+        .map((id) => objects(hash, 'PBXCopyFilesBuildPhase').find(([key]) => key === id)?.[1])
+        .find((phase) => phase !== undefined)!;
+      assert.equal(embed.dstSubfolderSpec, 13);
+      const embedded = byId(hash, 'PBXFileReference', byId(hash, 'PBXBuildFile', idsOf(embed.files)[0]).fileRef);
+      assert.equal(embedded.explicitFileType, '"wrapper.app-extension"');
+      assert.equal(extension.productReference, objects(hash, 'PBXFileReference').find(([, file]) => file === embedded)![0]);
+      const dependency = byId(hash, 'PBXTargetDependency', idsOf(app.dependencies)[0]);
+      assert.equal(dependency.target, extensionId);
+      const proxy = byId(hash, 'PBXContainerItemProxy', dependency.targetProxy);
+      assert.deepEqual([proxy.containerPortal, proxy.proxyType, proxy.remoteGlobalIDString], [hash.project.rootObject, 1, extensionId]);
+
+      // The group under the main group names the folder's three files.
+      const main = byId(hash, 'PBXGroup', root_.mainGroup);
+      const groups = objects(hash, 'PBXGroup').filter(([id]) => idsOf(main.children).includes(id));
+      const group = groups.map(([, child]) => child).find((child) => unquoted(child.path) === 'DropTrackWidgetExtension')!;
+      assert.deepEqual(
+        idsOf(group.children).map((id) => unquoted(byId(hash, 'PBXFileReference', id).path)),
+        ['DropTrackWidgetBundle.swift', 'Info.plist', 'DropTrackWidgetExtension.entitlements'],
+      );
+
+      // A second prebuild (no --clean) changes nothing: one target, one embed, the Podfile's blocks once.
+      const before = fs.readFileSync(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj'), 'utf8');
+      const podfile = fs.readFileSync(path.join(root, 'ios', 'Podfile'), 'utf8');
+      await prebuild(root, config, options);
+      assert.equal(fs.readFileSync(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj'), 'utf8'), before);
+      assert.equal(fs.readFileSync(path.join(root, 'ios', 'Podfile'), 'utf8'), podfile);
+    } finally {
+      if (kept === undefined) fs.rmSync(root, { recursive: true, force: true });
     }
-
-    // The app copies the .appex into PlugIns/ (dstSubfolderSpec 13) and builds the extension first.
-    const app = targets[0]![1];
-    const embed = idsOf(app.buildPhases)
-      .map((id) => objects(hash, 'PBXCopyFilesBuildPhase').find(([key]) => key === id)?.[1])
-      .find((phase) => phase !== undefined)!;
-    assert.equal(embed.dstSubfolderSpec, 13);
-    const embedded = byId(hash, 'PBXFileReference', byId(hash, 'PBXBuildFile', idsOf(embed.files)[0]).fileRef);
-    assert.equal(embedded.explicitFileType, '"wrapper.app-extension"');
-    assert.equal(extension.productReference, objects(hash, 'PBXFileReference').find(([, file]) => file === embedded)![0]);
-    const dependency = byId(hash, 'PBXTargetDependency', idsOf(app.dependencies)[0]);
-    assert.equal(dependency.target, extensionId);
-    const proxy = byId(hash, 'PBXContainerItemProxy', dependency.targetProxy);
-    assert.deepEqual([proxy.containerPortal, proxy.proxyType, proxy.remoteGlobalIDString], [hash.project.rootObject, 1, extensionId]);
-
-    // The group under the main group names the folder's three files.
-    const main = byId(hash, 'PBXGroup', root_.mainGroup);
-    const group = idsOf(main.children).map((id) => byId(hash, 'PBXGroup', id)).find((child) => unquoted(child.path) === 'DropTrackWidgetExtension')!;
-    assert.deepEqual(
-      idsOf(group.children).map((id) => unquoted(byId(hash, 'PBXFileReference', id).path)),
-      ['DropTrackWidgetBundle.swift', 'Info.plist', 'DropTrackWidgetExtension.entitlements'],
-    );
-
-    // A second prebuild (no --clean) changes nothing: one target, one embed, the Podfile's blocks once.
-    const before = fs.readFileSync(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj'), 'utf8');
-    const podfile = fs.readFileSync(path.join(root, 'ios', 'Podfile'), 'utf8');
-    await prebuild(root, config, options);
-    assert.equal(fs.readFileSync(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj'), 'utf8'), before);
-    assert.equal(fs.readFileSync(path.join(root, 'ios', 'Podfile'), 'utf8'), podfile);
-  } finally {
-    if (kept === undefined) fs.rmSync(root, { recursive: true, force: true });
-  }
-});
+  });
+}
 
 test("the Podfile names DropTrack's pods by path: DropTrackExpo's in the app's target, the widget's in its own", () => {
   const podfile = fs.readFileSync(path.join(fixtures, 'Podfile'), 'utf8');
