@@ -2,7 +2,8 @@
 # behind) as CocoaPods evaluates it, Ruby in the Podfile's folder, with a stand-in for CocoaPods' DSL
 # that records each target's pods, and checks that CocoaPods could resolve DropTrack's pods without
 # trunk: every pod DropTrackExpo (autolinked by use_expo_modules!) and DropTrackWidgets depend on, and
-# theirs in turn, is named with a `:path` to a folder holding its podspec, in the target that needs it.
+# theirs in turn, is named with a `:path` to a folder holding its podspec, in the target that needs it;
+# and a pod both targets compile (DropTrackContract) comes from the same podspec in both.
 #
 #     ruby clients/expo/tools/check_podfile.rb <ios folder> <app target> <widget target>
 #
@@ -101,6 +102,10 @@ reader = PodfileReader.new
 Dir.chdir(ios) { reader.instance_eval(File.read(podfile), File.expand_path(podfile)) }
 failures = []
 
+# Where each target's pods come from, by name: the app's and the extension's DropTrackContract must be
+# one podspec, or the two DeliveryAttributes could drift apart (the handbook's "same copy" trap).
+sources = Hash.new { |hash, key| hash[key] = {} }
+
 # What CocoaPods needs for a target: each wanted pod and its dependencies, found by :path.
 check = lambda do |target, wanted|
   pods = reader.targets.dig(target, :pods)
@@ -128,6 +133,7 @@ check = lambda do |target, wanted|
       failures << "#{target}: #{spec_path} does not exist"
       next
     end
+    sources[name][target] = File.realpath(spec_path)
     queue.concat(podspec(spec_path).dependencies.reject { |dependency| dependency == 'ExpoModulesCore' })
   end
   seen
@@ -137,8 +143,15 @@ app_pods = check.call(app_target, ['DropTrackExpo'])
 widget_pods = check.call(widget_target, ['DropTrackWidgets'])
 widget = reader.targets[widget_target]
 failures << "#{widget_target} is inside #{widget[:parent]}: it would inherit React Native's pods" if widget && widget[:parent]
+sources.each do |pod, by_target|
+  next if by_target.values.uniq.length <= 1
+
+  failures << "#{pod} comes from #{by_target.map { |target, path| "#{path} in #{target}" }.join(' and ')}: one contract, two copies"
+end
 if failures.empty?
-  puts "PASS the Podfile resolves #{app_target}: #{app_pods.join(', ')}; #{widget_target}: #{widget_pods.join(', ')}"
+  shared = sources.select { |_, by_target| by_target.length > 1 }.keys
+  puts "PASS the Podfile resolves #{app_target}: #{app_pods.join(', ')}; #{widget_target}: #{widget_pods.join(', ')}; " \
+       "#{shared.join(', ')} from one podspec in both"
 else
   failures.each { |failure| puts "FAIL #{failure}" }
   exit 1
