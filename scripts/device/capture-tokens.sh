@@ -6,13 +6,16 @@
 # events, diagnoses and `droptrack` commands print beside the token it holds.
 #
 #   scripts/device/capture-tokens.sh --platform ios --device ID --bundle-id ID   (an iPhone)
-#   scripts/device/capture-tokens.sh --platform ios-simulator [--device UDID] --bundle-id ID
+#   scripts/device/capture-tokens.sh --platform ios-simulator [--device UDID]
 #   scripts/device/capture-tokens.sh --platform android [--device SERIAL]
 #   scripts/device/capture-tokens.sh --from FILE      (a saved log, any platform)
 #
 #   ios            relaunches the app with its console attached (`xcrun devicectl device process
-#                  launch --console --terminate-existing`), so the launch's lines are caught
-#   ios-simulator  the same on a simulator (`xcrun simctl launch --console --terminate-running-process`)
+#                  launch --console --terminate-existing`), so the launch's lines are caught; React
+#                  Native logs JavaScript to the unified log, which OS_ACTIVITY_DT_MODE (as Xcode
+#                  sets it) mirrors to the console
+#   ios-simulator  the simulator's unified log (`xcrun simctl spawn … log stream`), React Native's
+#                  subsystem (com.facebook.react.log)
 #   android        `adb logcat` of React Native's JavaScript tag (ReactNativeJS)
 #   --from         reads a log already captured, e.g. to pick the lines out of a CI artifact
 #   --once         stops at the first token line
@@ -45,11 +48,12 @@ case "$platform" in
   ios)
     [ -n "$device" ] && [ -n "$bundle" ] || usage "--platform ios needs --device (the iPhone's CoreDevice id) and --bundle-id"
     need xcrun "install Xcode (with its command line tools) on a Mac"
-    xcrun devicectl device process launch --console --terminate-existing --device "$device" "$bundle" 2>&1 | pick ;;
+    xcrun devicectl device process launch --console --terminate-existing --device "$device" \
+      --environment-variables '{"OS_ACTIVITY_DT_MODE": "enable"}' "$bundle" 2>&1 | pick ;;
   ios-simulator)
-    [ -n "$bundle" ] || usage "--platform ios-simulator needs --bundle-id"
     need xcrun "install Xcode (with its command line tools) on a Mac"
-    xcrun simctl launch --console --terminate-running-process "${device:-booted}" "$bundle" 2>&1 | pick ;;
+    xcrun simctl spawn "${device:-booted}" log stream --style compact \
+      --predicate 'subsystem == "com.facebook.react.log"' 2>&1 | pick ;;
   android)
     need adb "install Android's platform-tools (apt install adb, or the Android SDK)"
     adb ${device:+-s "$device"} logcat -v brief ReactNativeJS:I '*:S' | pick ;;

@@ -32,7 +32,7 @@ cat > "$stand/xcrun" << 'STAND'
 echo "xcrun $*" >> "$RECORD"
 for argument in "$@"; do case "$argument" in *.apns) cat "$argument" >> "$RECORD" ;; esac; done
 [ "${1:-} ${2:-}" != "devicectl device" ] || [[ " $* " != *" --console "* ]] || cat "$CONSOLE"
-[ "${1:-} ${2:-}" != "simctl launch" ] || cat "$CONSOLE"
+[ "${1:-} ${2:-}" != "simctl spawn" ] || cat "$CONSOLE"
 STAND
 cat > "$stand/adb" << 'STAND'
 #!/usr/bin/env bash
@@ -136,11 +136,14 @@ expect 1 'no DropTrack token line' "a log without one says so" -- "$here/capture
 expect 2 '--platform ios needs --device' "an iPhone needs its id and the bundle id" -- "$here/capture-tokens.sh" --platform ios
 expect 2 'which platform' "no platform gives the usage" -- "$here/capture-tokens.sh"
 expect 3 "needs 'adb'" "Android without adb" -- env PATH="$bare" "$here/capture-tokens.sh" --platform android
-expect 3 "needs 'xcrun'" "a simulator without xcrun" -- env PATH="$bare" "$here/capture-tokens.sh" --platform ios-simulator --bundle-id com.example.droptrack.delivery
+expect 3 "needs 'xcrun'" "a simulator without xcrun" -- env PATH="$bare" "$here/capture-tokens.sh" --platform ios-simulator
+expect 0 'fcm token 5f0c9a1be2d34e77: registered' "a simulator: its unified log" -- env PATH="$stand:$PATH" "$here/capture-tokens.sh" --platform ios-simulator --once
+recorded "^xcrun simctl spawn booted log stream --style compact --predicate subsystem == \"com.facebook.react.log\"\$" "simctl spawn log stream of React Native's subsystem"
 expect 0 'fcm token 5f0c9a1be2d34e77: registered' "Android: logcat's ReactNativeJS lines" -- env PATH="$stand:$PATH" "$here/capture-tokens.sh" --platform android --device emulator-5554
 recorded "^adb -s emulator-5554 logcat -v brief ReactNativeJS:I \*:S$" "adb logcat of the JavaScript tag only"
 expect 0 'push_to_start token 0a1b2c3d4e5f6071' "an iPhone: the relaunched app's console" -- env PATH="$stand:$PATH" "$here/capture-tokens.sh" --platform ios --device 00008110-AAAA --bundle-id com.example.droptrack.delivery
-recorded '^xcrun devicectl device process launch --console --terminate-existing --device 00008110-AAAA com\.example\.droptrack\.delivery$' "devicectl --console --terminate-existing"
+recorded '^xcrun devicectl device process launch --console --terminate-existing --device 00008110-AAAA --environment-variables \{"OS_ACTIVITY_DT_MODE": "enable"\} com\.example\.droptrack\.delivery$' \
+  "devicectl --console --terminate-existing, the unified log mirrored"
 
 echo "-- check-entitlements.sh: what codesign prints, for the app and its widget extension"
 plist() { # plist [aps] [group]: an entitlements plist as codesign --xml prints it
