@@ -56,7 +56,8 @@ export function applyPodfile(contents: string, plan: PodfilePlan): string {
   const expoModules = lines.findIndex((line, index) => index > targetLine && /^\s*use_expo_modules!/.test(line));
   const after = expoModules >= 0 ? expoModules : targetLine;
   const indent = /^(\s*)/.exec(lines[after + 1] ?? '')?.[1] || '  ';
-  lines.splice(after + 1, 0, `${indent}${begin('droptrack-pods')}`, ...podLines(appPods, plan.podsPath, indent), `${indent}${end('droptrack-pods')}`);
+  const block = [`${indent}${begin('droptrack-pods')}`, ...podLines(appPods, plan.podsPath, indent), `${indent}${end('droptrack-pods')}`];
+  lines.splice(after + 1, 0, ...block);
   result = lines.join('\n');
   if (plan.widgetTarget !== undefined) {
     // A target of its own, not nested in the app's: nested, it would inherit React Native's pods.

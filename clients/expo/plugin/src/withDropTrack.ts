@@ -72,10 +72,8 @@ function declareForEAS(config: ExpoConfig, widget: WidgetTarget): ExpoConfig {
   const entitlements = widget.appGroup === undefined ? {} : { 'com.apple.security.application-groups': [widget.appGroup] };
   const declared = { targetName: widget.name, bundleIdentifier: widget.bundleIdentifier, entitlements };
   const appExtensions = [...others, declared];
-  return {
-    ...config,
-    extra: { ...extra, eas: { ...eas, build: { ...build, experimental: { ...experimental, ios: { ...ios, appExtensions } } } } },
-  };
+  const declaredBuild = { ...build, experimental: { ...experimental, ios: { ...ios, appExtensions } } };
+  return { ...config, extra: { ...extra, eas: { ...eas, build: declaredBuild } } };
 }
 
 /** iOS: the widget extension's folder and target, and the Podfile lines that give it its pods. */

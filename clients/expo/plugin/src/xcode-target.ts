@@ -136,7 +136,14 @@ function embedPhase(project: XcodeProject, app: PBXObject): PBXObject {
   const id = add(
     project,
     'PBXCopyFilesBuildPhase',
-    { buildActionMask: 2147483647, dstPath: '""', dstSubfolderSpec: 13, files: [], name: quoted(name), runOnlyForDeploymentPostprocessing: 0 },
+    {
+      buildActionMask: 2147483647,
+      dstPath: '""',
+      dstSubfolderSpec: 13,
+      files: [],
+      name: quoted(name),
+      runOnlyForDeploymentPostprocessing: 0,
+    },
     name,
   );
   listOf(app, 'buildPhases').push(entry(id, name));
@@ -176,7 +183,12 @@ export function addWidgetTarget(project: XcodeProject, widget: WidgetTarget, pro
   const productId = add(
     project,
     'PBXFileReference',
-    { explicitFileType: '"wrapper.app-extension"', includeInIndex: 0, path: quoted(product), sourceTree: 'BUILT_PRODUCTS_DIR' },
+    {
+      explicitFileType: '"wrapper.app-extension"',
+      includeInIndex: 0,
+      path: quoted(product),
+      sourceTree: 'BUILT_PRODUCTS_DIR',
+    },
     product,
   );
   listOf(object(hash, 'PBXGroup', unquoted(root.productRefGroup)), 'children').push(entry(productId, product));
@@ -189,8 +201,10 @@ export function addWidgetTarget(project: XcodeProject, widget: WidgetTarget, pro
     { fileRef: sourceFile.id, fileRef_comment: sourceFile.path },
     `${sourceFile.path} in Sources`,
   );
-  const phase = (isa: string, name: string, built: CommentedValue[]) =>
-    entry(add(project, isa, { buildActionMask: 2147483647, files: built, runOnlyForDeploymentPostprocessing: 0 }, name), name);
+  const phase = (isa: string, name: string, built: CommentedValue[]) => {
+    const body = { buildActionMask: 2147483647, files: built, runOnlyForDeploymentPostprocessing: 0 };
+    return entry(add(project, isa, body, name), name);
+  };
   const phases = [
     phase('PBXSourcesBuildPhase', 'Sources', [entry(compiled, `${sourceFile.path} in Sources`)]),
     phase('PBXFrameworksBuildPhase', 'Frameworks', []),
@@ -201,7 +215,8 @@ export function addWidgetTarget(project: XcodeProject, widget: WidgetTarget, pro
   const projectSettings = configurations(hash, root);
   const built = configurations(hash, app).map(({ name, settings }) => {
     const level = projectSettings.find((configuration) => configuration.name === name)?.settings ?? {};
-    const id = add(project, 'XCBuildConfiguration', { buildSettings: extensionSettings(widget, settings, level), name: quoted(name) }, name);
+    const buildSettings = extensionSettings(widget, settings, level);
+    const id = add(project, 'XCBuildConfiguration', { buildSettings, name: quoted(name) }, name);
     return entry(id, name);
   });
   const appList = object(hash, 'XCConfigurationList', unquoted(app.buildConfigurationList));
@@ -209,7 +224,11 @@ export function addWidgetTarget(project: XcodeProject, widget: WidgetTarget, pro
   const list = add(
     project,
     'XCConfigurationList',
-    { buildConfigurations: built, defaultConfigurationIsVisible: 0, defaultConfigurationName: appList.defaultConfigurationName ?? 'Release' },
+    {
+      buildConfigurations: built,
+      defaultConfigurationIsVisible: 0,
+      defaultConfigurationName: appList.defaultConfigurationName ?? 'Release',
+    },
     listComment,
   );
 
