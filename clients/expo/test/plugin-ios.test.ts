@@ -231,3 +231,36 @@ test('the widget options are checked, the bundle id is required by the iOS mods 
     fs.rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("widget.sources: the team's own Swift files are copied and compiled instead of the generated bundle", async () => {
+  const root = project();
+  try {
+    const config = exampleApp();
+    fs.mkdirSync(path.join(root, 'widgets'));
+    const bundle = '@main\nstruct ShopWidgets: WidgetBundle {\n    var body: some Widget { ShopCard() }\n}\n';
+    fs.writeFileSync(path.join(root, 'widgets', 'ShopWidgets.swift'), bundle);
+    fs.writeFileSync(path.join(root, 'widgets', 'ShopCard.swift'), 'struct ShopCard: Widget {}\n');
+    const sources = ['widgets/ShopWidgets.swift', './widgets/ShopCard.swift'];
+    const options = { appGroup: 'group.com.example.droptrack.delivery', googleServicesFile: './google-services.json' };
+    await prebuild(root, config, { ...options, widget: { sources } });
+    const folder = path.join(root, 'ios', 'DropTrackWidgetExtension');
+    assert.deepEqual(fs.readdirSync(folder).sort(), ['DropTrackWidgetExtension.entitlements', 'Info.plist', 'ShopCard.swift', 'ShopWidgets.swift']);
+    assert.equal(fs.readFileSync(path.join(folder, 'ShopWidgets.swift'), 'utf8'), bundle);
+    const hash = openProject(path.join(root, 'ios', 'HelloWorld.xcodeproj', 'project.pbxproj')).hash;
+    const extension = objects(hash, 'PBXNativeTarget').find(([, target]) => unquoted(target.name) === 'DropTrackWidgetExtension')![1];
+    const sourcesPhase = byId(hash, 'PBXSourcesBuildPhase', idsOf(extension.buildPhases)[0]);
+    assert.deepEqual(
+      idsOf(sourcesPhase.files).map((id) => unquoted(byId(hash, 'PBXFileReference', byId(hash, 'PBXBuildFile', id).fileRef).path)),
+      ['ShopWidgets.swift', 'ShopCard.swift'],
+    );
+    // A file that is not there stops the prebuild with the path; names that are not Swift files, at once.
+    await assert.rejects(
+      prebuild(project(path.join(root, 'again')), config, { ...options, widget: { sources: ['widgets/Gone.swift'] } }),
+      /widget\.sources names widgets\/Gone\.swift, which is not at/,
+    );
+    assert.throws(() => withDropTrack(config, { ...options, widget: { sources: ['a/W.swift', 'b/W.swift'] } }), /distinct names/);
+    assert.throws(() => withDropTrack(config, { ...options, widget: { sources: ['Widget.m'] } }), /must list Swift files/);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

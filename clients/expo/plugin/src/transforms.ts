@@ -26,9 +26,11 @@ export interface DropTrackPluginOptions {
   /**
    * The Live Activity's widget extension, generated at prebuild: a target (default
    * `DropTrackWidgetExtension`) whose bundle id is the app's plus `.<bundleIdSuffix>` (default
-   * `widgets`), listing DropTrackWidgets' `DeliveryLiveActivity`. `false`: you add the extension.
+   * `widgets`), listing DropTrackWidgets' `DeliveryLiveActivity`. `sources`: Swift files of your
+   * own (relative to the project; one holds the `@main` WidgetBundle) compiled instead of the
+   * generated bundle. `false`: you add the extension.
    */
-  widget?: false | { targetName?: string; bundleIdSuffix?: string };
+  widget?: false | { targetName?: string; bundleIdSuffix?: string; sources?: string[] };
   /**
    * The folder holding DropTrack's podspecs (DropTrackLive.podspec and the others), relative to the
    * project. Default: the DropTrack checkout this module is in (`file:` install).

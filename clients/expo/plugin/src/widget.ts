@@ -23,6 +23,8 @@ export interface WidgetTarget {
   buildNumber: string;
   /** The App Group the app and the extension share, when the app has one. */
   appGroup?: string;
+  /** The team's own Swift files (relative to the project), compiled instead of the generated bundle. */
+  sources?: string[];
 }
 
 /** The module names a target of the app must not take: `import DropTrackWidgets` would find the target. */
@@ -44,7 +46,22 @@ export function widgetNames(options: DropTrackPluginOptions): { name: string; su
       `widget.bundleIdSuffix '${suffix}' must be letters, digits, '-' and '.' (it is appended to ios.bundleIdentifier)`,
     );
   }
+  const sources = options.widget?.sources;
+  if (sources !== undefined) {
+    const names = Array.isArray(sources) ? sources.map((source) => (typeof source === 'string' ? baseName(source) : '')) : [];
+    if (names.length === 0 || names.some((base) => !/^[^/\\]+\.swift$/.test(base)) || new Set(names).size < names.length) {
+      throw new DropTrackPluginError(
+        `widget.sources must list Swift files (relative to the project) with distinct names, one holding ` +
+          `the @main WidgetBundle; got ${JSON.stringify(sources)}`,
+      );
+    }
+  }
   return { name, suffix };
+}
+
+/** A file's name without its folder (the extension's folder is flat). */
+export function baseName(file: string): string {
+  return file.split(/[/\\]/).pop() ?? file;
 }
 
 /**
@@ -70,6 +87,8 @@ export function widgetTarget(config: ExpoConfig, options: DropTrackPluginOptions
     buildNumber: config.ios?.buildNumber ?? '1',
   };
   if (options.appGroup !== undefined) target.appGroup = options.appGroup;
+  const sources = options.widget === false ? undefined : options.widget?.sources;
+  if (sources !== undefined) target.sources = sources;
   return target;
 }
 
@@ -141,11 +160,20 @@ struct DropTrackWidgetBundle: WidgetBundle {
 `;
 }
 
-/** Every file of the extension's folder, by name. */
+/** The Swift files the extension compiles, by their names in its folder. */
+export function widgetSwiftFiles(target: WidgetTarget): string[] {
+  return target.sources === undefined ? [widgetBundleSource] : target.sources.map(baseName);
+}
+
+/**
+ * Every file the plugin writes into the extension's folder, by name. The team's own sources are
+ * copied there by the prebuild (they are on disk, read when it runs), so they are not among them.
+ */
 export function widgetFiles(target: WidgetTarget): Record<string, string> {
-  return {
+  const files: Record<string, string> = {
     'Info.plist': widgetInfoPlist(target),
     [`${target.name}.entitlements`]: widgetEntitlements(target),
-    [widgetBundleSource]: widgetBundleSwift(target),
   };
+  if (target.sources === undefined) files[widgetBundleSource] = widgetBundleSwift(target);
+  return files;
 }

@@ -25,7 +25,7 @@ import {
   DropTrackPluginError,
   type DropTrackPluginOptions,
 } from './transforms';
-import { widgetFiles, widgetNames, widgetTarget, type WidgetTarget } from './widget';
+import { baseName, widgetFiles, widgetNames, widgetTarget, type WidgetTarget } from './widget';
 import { addWidgetTarget } from './xcode-target';
 
 /** The app's dependencies, to see whether expo-notifications is among them. */
@@ -98,6 +98,13 @@ function withWidgetAndPods(config: ExpoConfig, options: DropTrackPluginOptions):
         fs.mkdirSync(folder, { recursive: true });
         for (const [name, contents] of Object.entries(widgetFiles(widget))) {
           fs.writeFileSync(path.join(folder, name), contents);
+        }
+        for (const source of widget.sources ?? []) {
+          const from = path.resolve(projectRoot, source);
+          if (!fs.existsSync(from)) {
+            throw new DropTrackPluginError(`widget.sources names ${source}, which is not at ${from} (paths are relative to the project)`);
+          }
+          fs.copyFileSync(from, path.join(folder, baseName(source)));
         }
       }
       const podfile = path.join(platformProjectRoot, 'Podfile');

@@ -5,7 +5,7 @@
 // the `xcode` package holds it (types/xcode.d.ts), so the package's writer prints it unchanged.
 import type { CommentedValue, PBXDictionary, PBXObject, PBXProjectHash, PBXSection, PBXValue, XcodeProject } from 'xcode';
 import { DropTrackPluginError } from './transforms';
-import { widgetBundleSource, type WidgetTarget } from './widget';
+import { widgetSwiftFiles, type WidgetTarget } from './widget';
 
 /** A string as the project file holds it: quoted unless it is a plain word or path. */
 export function quoted(text: string): string {
@@ -163,8 +163,9 @@ export function addWidgetTarget(project: XcodeProject, widget: WidgetTarget, pro
   const { id: appId, target: app } = appTarget(hash, projectName);
 
   // The folder's files, in a group of their own under the project's main group.
+  const swift = widgetSwiftFiles(widget);
   const files = [
-    { path: widgetBundleSource, type: 'sourcecode.swift' },
+    ...swift.map((path) => ({ path, type: 'sourcecode.swift' })),
     { path: 'Info.plist', type: 'text.plist.xml' },
     { path: `${widget.name}.entitlements`, type: 'text.plist.entitlements' },
   ].map(({ path, type }) => ({
@@ -193,20 +194,17 @@ export function addWidgetTarget(project: XcodeProject, widget: WidgetTarget, pro
   );
   listOf(object(hash, 'PBXGroup', unquoted(root.productRefGroup)), 'children').push(entry(productId, product));
 
-  // The extension's phases: its one Swift file; the pods' libraries and resources go to the other two.
-  const sourceFile = files[0]!;
-  const compiled = add(
-    project,
-    'PBXBuildFile',
-    { fileRef: sourceFile.id, fileRef_comment: sourceFile.path },
-    `${sourceFile.path} in Sources`,
-  );
+  // The extension's phases: its Swift files; the pods' libraries and resources go to the other two.
+  const compiled = files.slice(0, swift.length).map((file) => {
+    const comment = `${file.path} in Sources`;
+    return entry(add(project, 'PBXBuildFile', { fileRef: file.id, fileRef_comment: file.path }, comment), comment);
+  });
   const phase = (isa: string, name: string, built: CommentedValue[]) => {
     const body = { buildActionMask: 2147483647, files: built, runOnlyForDeploymentPostprocessing: 0 };
     return entry(add(project, isa, body, name), name);
   };
   const phases = [
-    phase('PBXSourcesBuildPhase', 'Sources', [entry(compiled, `${sourceFile.path} in Sources`)]),
+    phase('PBXSourcesBuildPhase', 'Sources', compiled),
     phase('PBXFrameworksBuildPhase', 'Frameworks', []),
     phase('PBXResourcesBuildPhase', 'Resources', []),
   ];
