@@ -20,6 +20,7 @@
 #   --from         reads a log already captured, e.g. to pick the lines out of a CI artifact
 #   --once         stops at the first token line
 set -euo pipefail
+# shellcheck source=scripts/device/lib.sh
 . "$(dirname "$0")/lib.sh"
 platform="" device="" bundle="" from="" once=0
 while [ $# -gt 0 ]; do

@@ -11,6 +11,7 @@
 #   --aps        the aps-environment the app must carry (default: either)
 #   --app-group  an App Group the app and every extension must carry
 set -euo pipefail
+# shellcheck source=scripts/device/lib.sh
 . "$(dirname "$0")/lib.sh"
 aps="" group="" from="" app=""
 while [ $# -gt 0 ]; do

@@ -14,6 +14,7 @@
 #   --package   Android: the app's package (default com.example.droptrack.delivery)
 #   --scheme    the app's URL scheme (default droptrack, app.json's "scheme")
 set -euo pipefail
+# shellcheck source=scripts/device/lib.sh
 . "$(dirname "$0")/lib.sh"
 platform=ios device="" cold=0 bundle="" package=com.example.droptrack.delivery scheme=droptrack verb=""
 while [ $# -gt 0 ]; do

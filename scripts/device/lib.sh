@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What the device scripts share: how they refuse. Sourced, not run.
 #   exit 2: the arguments are wrong (the usage is printed);
 #   exit 3: a tool the step needs is not on this machine (named, with where it comes from);

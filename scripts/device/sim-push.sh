@@ -11,6 +11,7 @@
 #   --bundle-id  the app, when it is not the topic's (e.g. a push built for another bundle)
 #   --print      print the .apns file and stop (no Xcode needed)
 set -euo pipefail
+# shellcheck source=scripts/device/lib.sh
 . "$(dirname "$0")/lib.sh"
 device=booted bundle="" print=0 input=-
 while [ $# -gt 0 ]; do
