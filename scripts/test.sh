@@ -11,7 +11,8 @@
 #      and runs its JUnit tests, the registration client against a real `droptrack serve`; then
 #      type-checks and builds the Expo module (clients/expo) with tsc, runs its tests with node
 #      --test, checks its package files (expo-module.config.json against its schema) and its Kotlin
-#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend; checks the
+#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend, and checks
+#      the device scripts (scripts/device) without a phone; checks the
 #      look-alikes' APIs against their lists, evaluates the podspecs with Ruby, and, given an iOS SDK
 #      (DROPTRACK_IOS_SDK), type-checks the iOS client code against it and compares the look-alikes with it;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
@@ -71,6 +72,9 @@ clients/expo/test.sh
 
 echo "== the Expo example app (tsc, app.json through the plugin, its dev backend against droptrack serve)"
 timeout 300 examples/expo-delivery/check.sh .build/debug/droptrack
+
+echo "== the device scripts (scripts/device: their arguments, their refusal without Xcode or adb, a real push dry run)"
+timeout 120 scripts/device/check.sh .build/debug/droptrack
 
 echo "== the iOS client's packaging: look-alike APIs, podspecs, and a type-check against an iOS SDK if one is given"
 # The look-alikes against their lists (Tests/LookalikeAPI/*.api); with DROPTRACK_IOS_SDK, also against Apple's

@@ -3,14 +3,18 @@
 #   1. tsc --noEmit over the module, the plugin and the tests, against the look-alike declarations
 #      in types/, whose declarations must match the committed list (types/DECLARATIONS.txt);
 #   2. the package's `build` script (tsc) and what it emits: app.plugin.js loads the built plugin;
-#   3. the tests with Node's test runner;
+#   3. the tests with Node's test runner, and what the config plugin's iOS mods made of a sample
+#      project in two layouts (test/plugin-ios.test.ts leaves them in .build/expo/prebuild): the Xcode project read by
+#      mod-pbxproj (tools/check_xcode_project.py), the Podfile evaluated in Ruby (tools/check_podfile.rb),
+#      the widget extension's Swift type-checked against DropTrackWidgets and the look-alikes;
 #   4. the Android side (Kotlin) on the Android library and the expo-modules-core look-alikes
 #      (their declarations, read from the source, listed in android/lookalikes/DECLARATIONS.txt),
 #      its API levels
 #      (clients/android/tools/api_guard.py), the package files (tools/check_package.py: the
 #      expo-module.config.json schema, package.json, android/build.gradle) and its JUnit tests.
-# Needs Debian's node-typescript, Node 18+, kotlin, junit4, the .venv (jsonschema), and
-# clients/android/test.sh run first (it builds .build/android).
+# Needs Debian's node-typescript, Node 18+, kotlin, junit4, ruby, the .venv (jsonschema, pbxproj),
+# clients/android/test.sh run first (it builds .build/android) and a debug `swift build` (the
+# DropTrackWidgets module; `swift build --target DropTrackWidgets` is enough).
 #   clients/expo/test.sh [--update-declarations]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -59,7 +63,26 @@ NODE_PATH="$out/node_modules" node -e "
 echo "-- tsc (compile for the tests) and node --test"
 tsc -p "$here/tsconfig.json" --outDir "$out" --declaration false
 # At run time the tests load only the plugin's `@expo/config-plugins`; the rest is types.
-DROPTRACK_REPOSITORY="$root" NODE_PATH="$out/node_modules" node --test "$out"/test/*.test.js
+DROPTRACK_REPOSITORY="$root" DROPTRACK_PREBUILD_OUT="$out/prebuild" NODE_PATH="$out/node_modules" \
+  node --test "$out"/test/*.test.js
+
+echo "-- the prebuilt iOS project: the Xcode project (mod-pbxproj), the Podfile (Ruby), the widget's Swift"
+# Both layouts: Expo's templates up to SDK 54, and Xcode 26's (test/plugin-ios.test.ts).
+for layout in ios ios-xcode26; do
+  "$python" "$here/tools/check_xcode_project.py" "$out/prebuild/$layout/ios" HelloWorld DropTrackWidgetExtension \
+    com.example.droptrack.delivery.widgets group.com.example.droptrack.delivery
+  ruby "$here/tools/check_podfile.rb" "$out/prebuild/$layout/ios" HelloWorld DropTrackWidgetExtension
+done
+prebuilt="$out/prebuild/ios/ios"
+modules="$root/.build/debug/Modules"
+[ -f "$modules/DropTrackWidgets.swiftmodule" ] \
+  || { echo "no $modules/DropTrackWidgets.swiftmodule: swift build --target DropTrackWidgets first" >&2; exit 1; }
+# `import SwiftUI` and `import WidgetKit` load the look-alikes. Without `@main`: the SwiftUI look-alike's
+# WidgetBundle has no `main()` (as in Tests/LiveTests/ReadmeAdoptionTests.swift); Xcode's has.
+sed '/^@main$/d' "$prebuilt/DropTrackWidgetExtension/DropTrackWidgetBundle.swift" > "$out/DropTrackWidgetBundle.swift"
+swiftc -typecheck -parse-as-library -swift-version 5 -warnings-as-errors -I "$modules" \
+  -module-alias SwiftUI=SwiftUIShim -module-alias WidgetKit=WidgetKitShim "$out/DropTrackWidgetBundle.swift"
+echo "   the widget extension's DropTrackWidgetBundle.swift type-checks against DropTrackWidgets"
 
 echo "-- npm pack's copy of the Android library (scripts/copy-android-library.js)"
 node "$here/scripts/copy-android-library.js" --to "$out/android-library"

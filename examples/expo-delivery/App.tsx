@@ -1,7 +1,7 @@
 // The handbook's three verbs (start, update and end a delivery) on DropTrack's Expo module, and in
 // development builds the deep links droptrack://drive/start, /next and /end, so a script can drive
-// the app without touching it (xcrun simctl openurl booted droptrack://drive/next, or
-// adb shell am start -a android.intent.action.VIEW -d droptrack://drive/next).
+// the app without touching it (scripts/device/drive.sh next: xcrun simctl openurl booted
+// droptrack://drive/next, or adb shell am start -a android.intent.action.VIEW -d droptrack://drive/next).
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { Button, Linking, PermissionsAndroid, Platform, ScrollView, Text, View } from 'react-native';
 import * as DropTrack from 'droptrack-expo';
@@ -43,7 +43,11 @@ export default function App() {
   const say = useCallback((line: string) => setLog((lines) => [line, ...lines].slice(0, 20)), []);
 
   useEffect(() => {
-    const tokens = DropTrack.addTokenListener((event) => say(`${event.kind} token ${event.fingerprint}: ${event.status}`));
+    const tokens = DropTrack.addTokenListener((event) => {
+      // scripts/device/capture-tokens.sh picks this line out of the phone's log (a fingerprint, never a token).
+      if (__DEV__) console.log(`[DropTrack] ${event.kind} token ${event.fingerprint}: ${event.status}`);
+      say(`${event.kind} token ${event.fingerprint}: ${event.status}`);
+    });
     DropTrack.configure({ serverUrl: config.serverUrl, userId: config.userId, fetchCredential: credentialFromBackend })
       .then(() => say(DropTrack.isSupported() ? 'DropTrack is syncing' : 'this phone shows no Live Activities or Updates'))
       .catch((error: Error) => say(error.message));
@@ -88,7 +92,9 @@ export default function App() {
     const run = (url: string | null) => {
       const verb = url?.match(/^droptrack:\/\/drive\/(\w+)$/)?.[1];
       const action = verb === undefined ? undefined : verbs.current[verb];
-      if (action !== undefined) action().catch((error: Error) => say(error.message));
+      if (action === undefined) return;
+      console.log(`[DropTrack] drive/${verb}`);
+      action().catch((error: Error) => say(error.message));
     };
     const subscription = Linking.addEventListener('url', ({ url }) => run(url));
     // A cold start by link delivers the URL here, not as a 'url' event.

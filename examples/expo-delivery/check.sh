@@ -3,7 +3,8 @@
 #   1. tsc over App.tsx, index.ts and config.ts, against the module's sources and look-alike
 #      declarations of react, react-native and expo (types/);
 #   2. app.json's plugin entry, through the module's built config plugin (clients/expo/test.sh
-#      builds it): the options are accepted and the iOS deployment target is left alone;
+#      builds it and runs its iOS mods on a sample project): the options are accepted, the iOS
+#      deployment target is left alone, and the widget extension is declared for EAS Build;
 #   3. dev-backend.mjs against a real `droptrack serve`: the README's path to a device credential.
 #   examples/expo-delivery/check.sh [path/to/droptrack [--update-declarations]]   (default .build/debug/droptrack)
 # The declarations of the look-alikes in types/ must match the committed types/DECLARATIONS.txt.
@@ -34,6 +35,8 @@ NODE_PATH="$stubs" node -e "
   const applied = plugin(app, options);
   if (JSON.stringify(applied.ios) !== JSON.stringify(app.ios)) throw new Error('the plugin changed ios: ' + JSON.stringify(applied.ios));
   if (applied.android.googleServicesFile !== './google-services.json') throw new Error('android.googleServicesFile is not set');
+  const [widget] = applied.extra.eas.build.experimental.ios.appExtensions;
+  if (widget.bundleIdentifier !== app.ios.bundleIdentifier + '.widgets') throw new Error('the widget extension is not declared for EAS: ' + JSON.stringify(widget));
   console.log('   ' + name + ': ' + applied.mods.map((mod) => mod.name).join(', '));"
 
 echo "-- dev-backend.mjs mints a device credential from a real droptrack serve"

@@ -57,7 +57,7 @@ test('the plugin wires each change to its native file, once however often it is 
   const applied = withDropTrack(withDropTrack(config, options), options) as Recorded;
   assert.deepEqual(
     applied.mods.map((entry) => entry.name),
-    ['ios.infoPlist', 'ios.entitlements', 'android.manifest', 'android.dangerous'],
+    ['ios.infoPlist', 'ios.entitlements', 'ios.xcodeproj', 'ios.dangerous', 'android.manifest', 'android.dangerous'],
   );
   const project = projectWith({ expo: '54.0.0', 'expo-notifications': '0.32.0' });
   try {

@@ -1,7 +1,8 @@
 // A look-alike of the part of `@expo/config-plugins` DropTrack's plugin uses (expo/expo,
 // packages/@expo/config-plugins/src: Plugin.types.ts, plugins/android-plugins.ts,
 // plugins/ios-plugins.ts, plugins/withDangerousMod.ts, plugins/withRunOnce.ts, android/Manifest.ts,
-// ios/IosConfig.types.ts). Types it imports come from their own packages, as in the real one.
+// ios/IosConfig.types.ts). Types it imports come from their own packages, as in the real one
+// (withXcodeProject's project is the `xcode` package's, types/xcode.d.ts).
 // Simplified: the mod config lists only the mods named here; InfoPlist keeps its index signature
 // and drops its ~20 named keys; AndroidConfig holds only the Manifest types; ExportedConfig and
 // ExportedConfigWithProps are intersections, not interfaces (see below).
@@ -54,6 +55,7 @@ declare module '@expo/config-plugins' {
       dangerous?: Mod<unknown>;
       infoPlist?: Mod<InfoPlist>;
       entitlements?: Mod<import('@expo/json-file').JSONObject>;
+      xcodeproj?: Mod<import('xcode').XcodeProject>;
       podfileProperties?: Mod<Record<string, string>>;
     };
   }
@@ -134,6 +136,7 @@ declare module '@expo/config-plugins' {
   export const withAndroidManifest: ConfigPlugin<Mod<AndroidManifest>>;
   export const withInfoPlist: ConfigPlugin<Mod<InfoPlist>>;
   export const withEntitlementsPlist: ConfigPlugin<Mod<import('@expo/json-file').JSONObject>>;
+  export const withXcodeProject: ConfigPlugin<Mod<import('xcode').XcodeProject>>;
   export const withDangerousMod: ConfigPlugin<[ModPlatform, Mod<unknown>]>;
   export function createRunOncePlugin<T>(plugin: ConfigPlugin<T>, name: string, version?: string): ConfigPlugin<T>;
 }

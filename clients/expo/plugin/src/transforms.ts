@@ -23,6 +23,19 @@ export interface DropTrackPluginOptions {
    * shown (an opt-out for apps whose own code forwards DropTrack's messages).
    */
   fcmReceiver?: 'droptrack' | 'expo-notifications';
+  /**
+   * The Live Activity's widget extension, generated at prebuild: a target (default
+   * `DropTrackWidgetExtension`) whose bundle id is the app's plus `.<bundleIdSuffix>` (default
+   * `widgets`), listing DropTrackWidgets' `DeliveryLiveActivity`. `sources`: Swift files of your
+   * own (relative to the project; one holds the `@main` WidgetBundle) compiled instead of the
+   * generated bundle. `false`: you add the extension.
+   */
+  widget?: false | { targetName?: string; bundleIdSuffix?: string; sources?: string[] };
+  /**
+   * The folder holding DropTrack's podspecs (DropTrackLive.podspec and the others), relative to the
+   * project. Default: the DropTrack checkout this module is in (`file:` install).
+   */
+  podsPath?: string;
 }
 
 /** A configuration mistake, with the fix. The prebuild stops on it. */
@@ -52,6 +65,15 @@ export function checkOptions(options: DropTrackPluginOptions | undefined | void)
     throw new DropTrackPluginError(
       `fcmReceiver is '${String(receiver)}'; use 'droptrack' (DropTrack's service forwards the rest) or 'expo-notifications'`,
     );
+  }
+  const widget = checked.widget;
+  if (widget !== undefined && widget !== false && (typeof widget !== 'object' || widget === null)) {
+    throw new DropTrackPluginError(
+      `widget is ${JSON.stringify(widget)}; use false, or { "targetName": …, "bundleIdSuffix": … } (both optional)`,
+    );
+  }
+  if (checked.podsPath !== undefined && (typeof checked.podsPath !== 'string' || checked.podsPath === '')) {
+    throw new DropTrackPluginError(`podsPath must be a folder holding DropTrack's podspecs, relative to the project`);
   }
   return checked;
 }

@@ -9,6 +9,7 @@ function recorder(name) {
 
 exports.withInfoPlist = recorder('ios.infoPlist');
 exports.withEntitlementsPlist = recorder('ios.entitlements');
+exports.withXcodeProject = recorder('ios.xcodeproj');
 exports.withAndroidManifest = recorder('android.manifest');
 exports.withDangerousMod = (config, [platform, mod]) => recorder(`${platform}.dangerous`)(config, mod);
 exports.createRunOncePlugin = (plugin, name) => (config, props) => {
