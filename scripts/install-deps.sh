@@ -6,7 +6,8 @@
 #                                    tests and benchmarks run beside it, Chromium for the browser test,
 #                                    kotlinc, JUnit 4 and a JDK for the Android library (clients/android, no
 #                                    Gradle), tsc for the Expo module, Ruby for the podspecs, dpkg-dev and
-#                                    systemd for checking the Debian package, curl for the README's examples,
+#                                    systemd for checking the Debian package, buildah and podman (with runc) for
+#                                    the container image, curl for the README's examples,
 #                                    and a Python virtualenv (.venv) of independent peer clients (scripts/test.sh)
 #   scripts/install-deps.sh --build  only what building and running droptrack needs: the C libraries it
 #                                    links and pkg-config (scripts/demo.sh)
@@ -33,6 +34,7 @@ TEST_PACKAGES=(
   dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
   curl                                                                              # the README's examples (checks/readme_examples.py)
   faketime                                                                          # the server's clock moved while it runs (checks/clock_jump.py)
+  podman buildah runc                                                               # the container image, built and run (checks/container.py)
 )
 packages=("${BUILD_PACKAGES[@]}")
 [ "$build_only" -eq 1 ] || packages+=("${TEST_PACKAGES[@]}")

@@ -19,7 +19,8 @@
 #      and bash plus curl for the doctor's reading of curl lines), sends webhooks to hostile receivers
 #      (a gzip bomb, a 400 MB answer, redirects, silence) while another app's arrive within 2 s and the
 #      server's memory stays flat, then runs the README's shell examples as
-#      written (checks/readme_examples.py) and builds and inspects the Debian package (checks/package_deb.py);
+#      written (checks/readme_examples.py), builds and inspects the Debian package (checks/package_deb.py), and
+#      builds the container image and runs it with podman against the emulators (checks/container.py);
 #   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis), fuzzes every
 #      place a caller's value reaches the server with the app schemas in hand (checks/schema_fuzz.py),
 #      kill -9s the server in the middle of a fan-out to prove nothing is lost or sent twice, and
@@ -95,6 +96,9 @@ timeout 300 .venv/bin/python checks/readme_examples.py .build/debug/droptrack
 
 echo "== the Debian package (scripts/package-deb.sh on the debug binary, systemd-analyze verify)"
 timeout 300 .venv/bin/python checks/package_deb.py .build/debug/droptrack
+
+echo "== the container image (scripts/package-oci.sh with buildah, run with podman)"
+timeout 600 .venv/bin/python checks/container.py .build/debug/droptrack
 
 echo "== the server as a black box"
 timeout 900 .venv/bin/python checks/api_conformance.py .build/debug/droptrack

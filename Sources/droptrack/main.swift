@@ -2,7 +2,8 @@ import Foundation
 
 /// Every command, in the order `--help` lists them.
 let commands: [any Command.Type] = [
-    DemoCommand.self, ServeCommand.self, AppsAddCommand.self, AppsListCommand.self, AppsRemoveCommand.self,
+    DemoCommand.self, ServeCommand.self, HealthCommand.self, AppsAddCommand.self, AppsListCommand.self,
+    AppsRemoveCommand.self,
     AppsRotateKeyCommand.self, AppsRevokeUserCommand.self, DeviceKeyAddCommand.self, DeviceKeyRemoveCommand.self,
     DeviceKeyRotateCommand.self,
     WebhookAddCommand.self, WebhookRemoveCommand.self,
