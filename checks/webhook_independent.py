@@ -15,11 +15,16 @@ import hmac
 import http.server
 import json
 import os
+import secrets
 import signal
 import stat
 import sys
 import threading
 import time
+
+import jsonschema
+import referencing
+import referencing.jsonschema
 
 from stack import Stack, check, failures, wait_until
 
@@ -29,6 +34,34 @@ def verify(secret, header, body):
     parts = dict(item.split("=", 1) for item in header.split(",") if "=" in item)
     expected = hmac.new(secret.encode(), f"{parts.get('t', '')}.".encode() + body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected, parts.get("v1", "")), int(parts.get("t", "0"))
+
+
+def conforms_to_openapi(received):
+    """Each delivery, headers and body, against the `webhooks` of the server's OpenAPI document, with
+    jsonschema (Draft 2020-12, which OpenAPI 3.1 uses) resolving the document's own references."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "DropTrackAPI",
+                           "openapi.json")) as f:
+        document = json.load(f)
+    registry = referencing.Registry().with_resource(
+        "urn:droptrack:openapi", referencing.Resource.from_contents(document, referencing.jsonschema.DRAFT202012))
+    for headers, body in received:
+        event = json.loads(body)
+        operation = document.get("webhooks", {}).get(event.get("type"), {}).get("post")
+        check(operation is not None, f"openapi.json describes the {event.get('type')} webhook")
+        if operation is None:
+            continue
+        schema = {"$ref": f"urn:droptrack:openapi#/webhooks/{event['type']}/post/requestBody/content/"
+                          "application~1json/schema"}
+        validator = jsonschema.Draft202012Validator(schema, registry=registry,
+                                                    format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        problems = [f"{'/'.join(map(str, error.path))}: {error.message}" for error in validator.iter_errors(event)]
+        check(not problems, f"the {event['type']} delivery's body validates against openapi.json {problems}")
+        for parameter in operation["parameters"]:
+            value = headers.get(parameter["name"].lower())
+            header_problems = [error.message for error in jsonschema.Draft202012Validator(
+                parameter["schema"], format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER).iter_errors(value)]
+            check(value is not None and not header_problems,
+                  f"its {parameter['name']} header validates ({header_problems})")
 
 
 def main(droptrack):
@@ -59,10 +92,11 @@ def main(droptrack):
             with open(stack.config) as f:
                 config = json.load(f)
             config["allowLoopbackWebhooks"] = True
+            config["maxAttempts"] = 1  # a send refused once is a dead letter at once
             with open(stack.config, "w") as f:
                 json.dump(config, f)
             secret = stack.run("apps", "webhook", "add", "--config", stack.config, "--app", "app1", "--url", url,
-                               "--id", "ops", "--events", "activity_ended").strip()
+                               "--id", "ops", "--events", "activity_ended,token_invalidated,dead_letter,activity_dismissed,start_in_doubt").strip()
             secret_file = f"{os.path.dirname(stack.config)}/app1-webhook-ops.secret"
             check(secret.startswith("whsec_") and len(secret) > 40, "apps webhook add prints a fresh secret once")
             check(stat.S_IMODE(os.stat(secret_file).st_mode) == 0o600, "the secret file is 0600")
@@ -106,6 +140,43 @@ def main(droptrack):
             check(verify(secret, headers.get("droptrack-signature", ""), body)[0]
                   and json.loads(body)["activityId"] == "order-8",
                   "after kill -9 and a restart the queued delivery arrives, signed")
+
+            # APNs refuses a token (400 BadDeviceToken): an invalidated token, as a delivery of its own.
+            token = secrets.token_hex(32)
+            stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "badDeviceToken", "token": token}]})
+            stack.api("POST", "/v1/activities", {
+                "activityId": "order-9", "userId": "user-9", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "A-9"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+                "alert": {"title": "Order placed"}, "idempotencyKey": "start-order-9"})
+            status, _, _ = stack.api("POST", "/v1/tokens/activity", {
+                "activityId": "order-9", "deviceId": "d9", "token": token, "environment": "sandbox"})
+            check(status in (200, 201), f"an update token is registered ({status})")
+            stack.api("POST", "/v1/activities/order-9/events", {"type": "delivery.step", "data": {"step": "picked_up"}})
+            kinds = lambda: {json.loads(body)["type"] for _, body in received}
+            # APNs fails once (500): with maxAttempts 1, a dead letter. The device reports the card dismissed.
+            other = secrets.token_hex(32)
+            stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "internalServerError", "token": other}]})
+            stack.api("POST", "/v1/tokens/activity", {
+                "activityId": "order-9", "deviceId": "d10", "token": other, "environment": "sandbox"})
+            stack.api("POST", "/v1/activities/order-9/events", {"type": "delivery.step", "data": {"step": "nearby"}})
+            status, answer, _ = stack.api("POST", "/v1/activities/order-9/lifecycle",
+                                          {"deviceId": "d10", "state": "dismissed", "reason": "swiped"})
+            check(status == 200, f"a dismissal is reported ({status} {answer})")
+            # The connection drops with a start unanswered: it may have arrived, so it is in doubt, never sent again.
+            starter = secrets.token_hex(32)
+            stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "connectionReset", "token": starter}]})
+            stack.api("POST", "/v1/tokens/push-to-start", {"userId": "user-11", "deviceId": "d11", "token": starter,
+                                                           "environment": "sandbox",
+                                                           "attributesType": "DeliveryAttributes"})
+            stack.api("POST", "/v1/activities", {
+                "activityId": "order-11", "userId": "user-11", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "A-11"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
+                "alert": {"title": "Order placed"}, "idempotencyKey": "start-order-11"})
+            wait_until("a delivery of every other event", lambda: {"token_invalidated", "dead_letter", "activity_dismissed",
+                                                                   "start_in_doubt"} <= kinds(), timeout=60)
+            check(not any(raw.encode() in body for _, body in received for raw in (token, other, starter)),
+                  "no delivery holds a raw token")
+            conforms_to_openapi(received)
     finally:
         receiver.shutdown()
     if failures:
