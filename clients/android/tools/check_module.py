@@ -2,10 +2,11 @@
 """Checks the Android library's Gradle module files as far as this machine can without Gradle.
 
 The manifest and the drawables are parsed as XML and checked for what the library needs at run
-time (the FCM service not exported, its MESSAGING_EVENT filter, the two notification permissions);
+time (the FCM service not exported, its MESSAGING_EVENT filter, the two notification permissions,
+the cards' dismiss receiver not exported, the retry job's service bound only by the system);
 the Gradle scripts are only read for the blocks and values the README promises (a real Gradle run
 is what proves they build); the service the manifest names must exist among the compiled classes
-and be a FirebaseMessagingService.
+and be a FirebaseMessagingService, and likewise the receiver and the job service.
 
     check_module.py <module dir> <compiled classes dir>
 """
@@ -30,7 +31,7 @@ def manifest_problems(path: str) -> list[str]:
         problems.append(f"{path}: drop package=; AGP 8 takes the namespace from build.gradle.kts")
     permissions = {element.get(ANDROID + "name") for element in root.findall("uses-permission")}
     for needed in ("android.permission.POST_NOTIFICATIONS", "android.permission.POST_PROMOTED_NOTIFICATIONS",
-                   "android.permission.INTERNET"):
+                   "android.permission.INTERNET", "android.permission.RECEIVE_BOOT_COMPLETED"):
         if needed not in permissions:
             problems.append(f"{path}: <uses-permission android:name=\"{needed}\"/> is missing")
     services = root.findall("application/service")
@@ -45,12 +46,27 @@ def manifest_problems(path: str) -> list[str]:
     if priority is None or not -500 < int(priority) < 0:
         problems.append(f"{path}: the FCM filter's priority is {priority}; it must be above firebase-messaging's "
                         f"own service (-500) and below an app's own (0), e.g. -1")
+    receivers = root.findall("application/receiver")
+    if len(receivers) != 1 or receivers[0].get(ANDROID + "exported") != "false":
+        problems.append(f"{path}: expected one <receiver> (the cards' delete intent) with android:exported=\"false\"")
+    jobs = [s for s in services if s.get(ANDROID + "permission") == "android.permission.BIND_JOB_SERVICE"]
+    if len(jobs) != 1:
+        problems.append(f"{path}: expected one job service with android:permission=\"android.permission.BIND_JOB_SERVICE\"")
     return problems
 
 
-def service_class(path: str) -> str:
+def component_classes(path: str) -> dict[str, str]:
+    """The FCM service, the receiver and the job service, each with the class it must extend."""
     root = ET.parse(path).getroot()
-    return root.find("application/service").get(ANDROID + "name")
+    named = {}
+    for service in root.findall("application/service"):
+        if service.get(ANDROID + "permission") == "android.permission.BIND_JOB_SERVICE":
+            named[service.get(ANDROID + "name")] = "android.app.job.JobService"
+        else:
+            named[service.get(ANDROID + "name")] = "com.google.firebase.messaging.FirebaseMessagingService"
+    for receiver in root.findall("application/receiver"):
+        named[receiver.get(ANDROID + "name")] = "android.content.BroadcastReceiver"
+    return named
 
 
 def gradle_problems(module: str) -> list[str]:
@@ -95,17 +111,17 @@ def main() -> int:
                 except ET.ParseError as error:
                     problems.append(f"{file}: {error}")
     if not problems:
-        name = service_class(manifest)
-        chain, current = [], name
-        while current and current != "java.lang.Object" and len(chain) < 10:
-            chain.append(current)
-            shown = subprocess.run(["javap", "-cp", classes, current], capture_output=True, text=True)
-            if shown.returncode != 0:
-                break
-            match = re.search(r"class \S+ extends (\S+)", shown.stdout)
-            current = match.group(1) if match else ""
-        if "com.google.firebase.messaging.FirebaseMessagingService" not in chain:
-            problems.append(f"the manifest's service {name} is not a compiled FirebaseMessagingService ({' < '.join(chain)})")
+        for name, parent in component_classes(manifest).items():
+            chain, current = [], name
+            while current and current != "java.lang.Object" and len(chain) < 10:
+                chain.append(current)
+                shown = subprocess.run(["javap", "-cp", classes, current], capture_output=True, text=True)
+                if shown.returncode != 0:
+                    break
+                match = re.search(r"class \S+ extends (\S+)", shown.stdout)
+                current = match.group(1) if match else ""
+            if parent not in chain:
+                problems.append(f"the manifest's {name} is not a compiled {parent} ({' < '.join(chain)})")
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"check_module: manifest, resources, build.gradle.kts and settings.gradle.kts "
