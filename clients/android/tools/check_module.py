@@ -69,6 +69,27 @@ def component_classes(path: str) -> dict[str, str]:
     return named
 
 
+# What DeliveryNotifier must call for a card's tap, swipe and timeout: CardIntents decides the values
+# (tested on the JVM), and these calls are where they reach the platform.
+NOTIFIER_CALLS = (
+    "androidx/core/app/NotificationCompat$Builder.setContentIntent",
+    "androidx/core/app/NotificationCompat$Builder.setDeleteIntent",
+    "androidx/core/app/NotificationCompat$Builder.setTimeoutAfter",
+    "android/app/PendingIntent.getActivity",
+    "android/app/PendingIntent.getBroadcast",
+    "android/content/pm/PackageManager.getLaunchIntentForPackage",
+)
+
+
+def notifier_problems(classes: str) -> list[str]:
+    shown = subprocess.run(["javap", "-c", "-p", "-cp", classes, "com.droptrack.android.DeliveryNotifier"],
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
+        return [f"javap could not read com.droptrack.android.DeliveryNotifier: {shown.stderr.strip()}"]
+    return [f"DeliveryNotifier never calls {call.split('/')[-1]}: the card would lose its tap, swipe or timeout"
+            for call in NOTIFIER_CALLS if f"Method {call}:" not in shown.stdout]
+
+
 def gradle_problems(module: str) -> list[str]:
     problems = []
     build = open(os.path.join(module, "build.gradle.kts"), encoding="utf-8").read()
@@ -122,6 +143,7 @@ def main() -> int:
                 current = match.group(1) if match else ""
             if parent not in chain:
                 problems.append(f"the manifest's {name} is not a compiled {parent} ({' < '.join(chain)})")
+    problems += notifier_problems(classes)
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"check_module: manifest, resources, build.gradle.kts and settings.gradle.kts "

@@ -55,9 +55,11 @@ class DropTrackServer {
         return body["credential"] as String
     }
 
-    /** Starts the server and waits (at most 30 s) for its banner. */
+    /** Starts the server and waits (at most 30 s) for its banner; nothing when it runs already. */
     fun start() {
+        if (process?.isAlive == true) return
         val out = File(folder, "serve.out")
+        out.delete()
         val builder = ProcessBuilder(binary, "serve", "--config", config.path, "--listen", "127.0.0.1:$port")
             .redirectOutput(out).redirectError(File(folder, "serve.err"))
         builder.environment()["DROPTRACK_STORE"] = "sqlite:${folder.path}/store.sqlite"
