@@ -1,6 +1,7 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // The targets below are the architecture: each layer is one target, and the dependency arrows
-// between them are the only imports allowed (see DESIGN.md and the README's tour).
+// between them are the only imports allowed (see DESIGN.md and the README's tour). Tools 6.2: the
+// contract's generics need `SendableMetatype`, which Swift 6.2 introduced.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -8,13 +9,29 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// On Linux only: the look-alike that stands in for an Apple framework (see the shim targets below).
-func lookAlike(_ name: String) -> Target.Dependency { .target(name: name, condition: .when(platforms: [.linux])) }
+// The look-alikes of Apple's frameworks and of Expo's module API, and the Expo module's iOS side, which
+// only builds against ExpoModulesCore (its CocoaPods pod, or the look-alike), exist only when this
+// manifest is read on Linux. Xcode, and `swift build` on a Mac, never see them: an app that adds this
+// package resolves DropTrackContract, DropTrackLive and DropTrackWidgets over the real frameworks, and
+// no scheme can pull a look-alike into an iOS build.
+#if os(Linux)
+    let onLinux = true
+#else
+    let onLinux = false
+#endif
+
+/// The look-alike that stands in for an Apple framework (see the look-alike targets below); nothing
+/// where the manifest is not read on Linux, and linked on Linux only.
+func lookAlike(_ name: String) -> [Target.Dependency] {
+    onLinux ? [.target(name: name, condition: .when(platforms: [.linux]))] : []
+}
 
 let package = Package(
     name: "droptrack",
-    // Constrains Apple platforms only: the contract and the widget use ActivityKit's iOS 16.2 API.
-    platforms: [.iOS("16.2")],
+    // Constrains Apple platforms only: Expo's default deployment target, which the CocoaPods pods declare too.
+    // What needs ActivityKit is marked iOS 16.1 or 16.2 and guarded; checks/ios_typecheck.py type-checks the
+    // client targets at 15.1 against an iOS SDK.
+    platforms: [.iOS("15.1")],
     products: [
         .executable(name: "droptrack", targets: ["droptrack"]),
         .library(name: "DropTrackContract", targets: ["DropTrackContract"]),
@@ -38,47 +55,29 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Compile-only stand-ins for Apple's ActivityKit, SwiftUI and WidgetKit, with Apple's signatures, so the
-        // contract, the app's and the widget's code compile on Linux. Never used on Apple platforms: sources
-        // import the real framework wherever it exists (`#if canImport(ActivityKit)`), these only on Linux.
-        .target(name: "ActivityKitShim", swiftSettings: strict),
-        .target(name: "SwiftUIShim", swiftSettings: strict),
-        .target(name: "WidgetKitShim", dependencies: ["ActivityKitShim", "SwiftUIShim"], swiftSettings: strict),
-        // The same for Expo's Swift module API (expo-modules-core), so the Expo module's iOS side compiles and its
-        // tests can call its functions by name; that recording is a test aid, not Expo behaviour.
-        .target(name: "ExpoModulesCoreShim", swiftSettings: strict),
-
         // Foundation and ActivityKit's `ActivityAttributes` only: shared with the iOS app and widget and the Android
         // team's vectors.
-        .target(name: "DropTrackContract", dependencies: [lookAlike("ActivityKitShim")], swiftSettings: strict),
+        .target(name: "DropTrackContract", dependencies: lookAlike("ActivityKitShim"), swiftSettings: strict),
         // The delivery Live Activity's widget (Lock Screen and Dynamic Island) in SwiftUI and WidgetKit.
         .target(
             name: "DropTrackWidgets",
-            dependencies: [
-                "DropTrackContract", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
-            ],
+            dependencies: ["DropTrackContract"] + lookAlike("ActivityKitShim") + lookAlike("SwiftUIShim")
+                + lookAlike("WidgetKitShim"),
             swiftSettings: strict),
         // The app's half of the loop, shipped inside iOS apps: registers ActivityKit's tokens and device facts
         // with the server, reports lifecycle changes and reconciles, behind the `LiveActivityHost` (ActivityKit)
         // and `DropTrackDeviceAPI` (the device routes) seams. The contract only: no server target.
         .target(
             name: "DropTrackLive",
-            dependencies: ["DropTrackContract", "DropTrackSHA256", lookAlike("ActivityKitShim")],
+            dependencies: ["DropTrackContract", "DropTrackSHA256"] + lookAlike("ActivityKitShim"),
             swiftSettings: strict),
-        // The Expo module's iOS side (clients/expo/ios): JavaScript's calls on DropTrackLive, over Expo's module API.
-        .target(
-            name: "DropTrackExpo",
-            dependencies: [
-                "DropTrackLive", "DropTrackContract", lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
-            ],
-            path: "clients/expo/ios", swiftSettings: strict),
         // SHA-256 in plain Swift: fingerprints of secrets, in the server and in the iOS library alike.
         .target(name: "DropTrackSHA256", swiftSettings: strict),
         // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
         .target(name: "DropTrackCore", dependencies: ["DropTrackSHA256"], swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
         .target(
-            name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore", lookAlike("ActivityKitShim")],
+            name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore"] + lookAlike("ActivityKitShim"),
             swiftSettings: strict),
         // The doctor: silent-failure rules keyed by the trap catalog (docs/traps.md), its context, the app checklist.
         .target(
@@ -98,10 +97,8 @@ let package = Package(
         // APNs and FCM clients.
         .target(
             name: "DropTrackProviders",
-            dependencies: [
-                "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract",
-                lookAlike("ActivityKitShim"),
-            ],
+            dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"]
+                + lookAlike("ActivityKitShim"),
             swiftSettings: strict),
         // Storage: the protocol, and the memory, SQLite and PostgreSQL engines.
         .target(
@@ -193,10 +190,8 @@ let package = Package(
             path: "Tests/DropTrackTesting", swiftSettings: strict),
         .testTarget(
             name: "ContractTests",
-            dependencies: [
-                "DropTrackContract", "DropTrackWidgets", "DropTrackTesting", lookAlike("ActivityKitShim"),
-                lookAlike("SwiftUIShim"), lookAlike("WidgetKitShim"),
-            ],
+            dependencies: ["DropTrackContract", "DropTrackWidgets", "DropTrackTesting"] + lookAlike("ActivityKitShim")
+                + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim"),
             swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
         .testTarget(
@@ -244,17 +239,8 @@ let package = Package(
             name: "LiveTests",
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
-                "DropTrackTesting", "DropTrackWidgets", lookAlike("ActivityKitShim"), lookAlike("SwiftUIShim"),
-                lookAlike("WidgetKitShim"),
-            ],
-            swiftSettings: strict),
-        // The Expo module's iOS side: its conversions, its credential relay, and a run against the whole server.
-        .testTarget(
-            name: "ExpoModuleTests",
-            dependencies: [
-                "DropTrackExpo", "DropTrackContract", "DropTrackCore", "DropTrackLive", "DropTrackEmulators",
-                "DropTrackTesting", lookAlike("ExpoModulesCoreShim"), lookAlike("ActivityKitShim"),
-            ],
+                "DropTrackTesting", "DropTrackWidgets",
+            ] + lookAlike("ActivityKitShim") + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim"),
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
@@ -268,3 +254,38 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Linux only (see `onLinux` above).
+if onLinux {
+    package.targets += [
+        // Look-alikes of Apple's ActivityKit, SwiftUICore, SwiftUI and WidgetKit, with the signatures of the
+        // iOS 26.2 SDK's interfaces, so the contract, the app's and the widget's code compile and run their
+        // tests on Linux. Sources import the real framework wherever it exists (`#if canImport(ActivityKit)`)
+        // and these only in its absence; checks/lookalike_api.py holds them against their lists in
+        // Tests/LookalikeAPI/ and, given an SDK, against Apple's files.
+        .target(name: "ActivityKitShim", swiftSettings: strict),
+        .target(name: "SwiftUICoreShim", swiftSettings: strict),
+        .target(name: "SwiftUIShim", dependencies: ["SwiftUICoreShim"], swiftSettings: strict),
+        .target(
+            name: "WidgetKitShim", dependencies: ["ActivityKitShim", "SwiftUICoreShim", "SwiftUIShim"],
+            swiftSettings: strict),
+        // The same for Expo's Swift module API (expo-modules-core), so the Expo module's iOS side compiles and its
+        // tests can call its functions by name; that recording is a test aid, not Expo behaviour.
+        .target(name: "ExpoModulesCoreShim", swiftSettings: strict),
+        // The Expo module's iOS side (clients/expo/ios): JavaScript's calls on DropTrackLive, over Expo's module
+        // API. Apps get it from its CocoaPods pod (clients/expo/ios/DropTrackExpo.podspec), with ExpoModulesCore.
+        .target(
+            name: "DropTrackExpo",
+            dependencies: ["DropTrackLive", "DropTrackContract"] + lookAlike("ExpoModulesCoreShim")
+                + lookAlike("ActivityKitShim"),
+            path: "clients/expo/ios", exclude: ["DropTrackExpo.podspec"], swiftSettings: strict),
+        // The Expo module's iOS side: its conversions, its credential relay, and a run against the whole server.
+        .testTarget(
+            name: "ExpoModuleTests",
+            dependencies: [
+                "DropTrackExpo", "DropTrackContract", "DropTrackCore", "DropTrackLive", "DropTrackEmulators",
+                "DropTrackTesting",
+            ] + lookAlike("ExpoModulesCoreShim") + lookAlike("ActivityKitShim"),
+            swiftSettings: strict),
+    ]
+}

@@ -5,9 +5,9 @@
 #   scripts/install-deps.sh          everything: the C libraries droptrack links, the reference tools its
 #                                    tests and benchmarks run beside it, Chromium for the browser test,
 #                                    kotlinc, JUnit 4 and a JDK for the Android library (clients/android, no
-#                                    Gradle), tsc for the Expo module, dpkg-dev and systemd for checking the
-#                                    Debian package, curl for the README's examples, and a Python virtualenv
-#                                    (.venv) of independent peer clients (scripts/test.sh)
+#                                    Gradle), tsc for the Expo module, Ruby for the podspecs, dpkg-dev and
+#                                    systemd for checking the Debian package, curl for the README's examples,
+#                                    and a Python virtualenv (.venv) of independent peer clients (scripts/test.sh)
 #   scripts/install-deps.sh --build  only what building and running droptrack needs: the C libraries it
 #                                    links and pkg-config (scripts/demo.sh)
 set -euo pipefail
@@ -29,6 +29,7 @@ TEST_PACKAGES=(
   chromium chromium-driver fonts-dejavu-core                                        # the dashboard's browser test
   kotlin junit4 default-jdk-headless                                                # the Android library's tests (clients/android)
   node-typescript                                                                   # tsc for the Expo module (clients/expo)
+  ruby                                                                              # the podspecs, evaluated (checks/podspecs.rb)
   dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
   curl                                                                              # the README's examples (checks/readme_examples.py)
   faketime                                                                          # the server's clock moved while it runs (checks/clock_jump.py)

@@ -11,7 +11,9 @@
 #      and runs its JUnit tests, the registration client against a real `droptrack serve`; then
 #      type-checks and builds the Expo module (clients/expo) with tsc, runs its tests with node
 #      --test, checks its package files (expo-module.config.json against its schema) and its Kotlin
-#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend;
+#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend; checks the
+#      look-alikes' APIs against their lists, evaluates the podspecs with Ruby, and, given an iOS SDK
+#      (DROPTRACK_IOS_SDK), type-checks the iOS client code against it and compares the look-alikes with it;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines), sends webhooks to hostile receivers
 #      (a gzip bomb, a 400 MB answer, redirects, silence) while another app's arrive within 2 s and the
@@ -69,6 +71,13 @@ clients/expo/test.sh
 
 echo "== the Expo example app (tsc, app.json through the plugin, its dev backend against droptrack serve)"
 timeout 300 examples/expo-delivery/check.sh .build/debug/droptrack
+
+echo "== the iOS client's packaging: look-alike APIs, podspecs, and a type-check against an iOS SDK if one is given"
+# The look-alikes against their lists (Tests/LookalikeAPI/*.api); with DROPTRACK_IOS_SDK, also against Apple's
+# interfaces (the differences are printed), and the client code type-checked for iOS against that SDK.
+timeout 300 .venv/bin/python checks/lookalike_api.py ${DROPTRACK_IOS_SDK:+--real "$DROPTRACK_IOS_SDK"}
+timeout 120 ruby checks/podspecs.rb
+timeout 1800 .venv/bin/python checks/ios_typecheck.py
 
 echo "== independent checks"
 .venv/bin/python checks/apns_independent.py .build/debug/droptrack

@@ -1,22 +1,20 @@
 import Foundation
-import Synchronization
 
-// Hooks for a test-side device simulator (same package only): what the system does on a phone and
-// the look-alike cannot do by itself. Not part of ActivityKit's API.
+// Hooks for a test-side device simulator (same package only): what the system does on a phone and the
+// look-alike cannot do by itself. Not part of ActivityKit's API.
 
 @available(iOS 16.1, *)
 extension Activity {
     /// The system issued (or rotated) this activity's push token: `pushToken` and `pushTokenUpdates`.
     package func simulatePushToken(_ token: Data) {
-        inner.withLock { $0.pushToken = token }
-        tokenUpdates.yield(token)
+        model.setPushToken(token)
     }
 
-    /// The system moved the activity to `state` (e.g. `.stale` at its stale date, `.dismissed`).
+    /// The system moved the activity to `state` (`.active` when a scheduled start comes, `.stale` at its
+    /// stale date, `.dismissed`).
     package func simulateState(_ state: ActivityState) {
-        inner.withLock { $0.state = state }
-        stateUpdates.yield(state)
-        if state == .dismissed { Registry<Attributes>.shared.remove(self) }
+        model.setState(state)
+        if state == .dismissed { Registry<Attributes>.shared.remove(id) }
     }
 
     /// The system issued the push-to-start token of this attributes type.
@@ -29,7 +27,7 @@ extension Activity {
     package static func simulateRemoteStart(
         attributes: Attributes, content: ActivityContent<Activity<Attributes>.ContentState>
     ) -> Activity<Attributes> {
-        let activity = Activity(attributes: attributes, content: content)
+        let activity = Activity(attributes: attributes, state: .active, content: content)
         Registry<Attributes>.shared.add(activity)
         return activity
     }
@@ -39,8 +37,6 @@ extension Activity {
 extension ActivityAuthorizationInfo {
     /// The person changed the Live Activities settings.
     package static func simulateSettings(activitiesEnabled: Bool, frequentPushesEnabled: Bool) {
-        settings.withLock { $0 = (activitiesEnabled, frequentPushesEnabled) }
-        enablement.yield(activitiesEnabled)
-        frequentPushEnablement.yield(frequentPushesEnabled)
+        store.set(activitiesEnabled: activitiesEnabled, frequentPushesEnabled: frequentPushesEnabled)
     }
 }

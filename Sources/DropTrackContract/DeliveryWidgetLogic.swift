@@ -53,6 +53,23 @@ public enum DeliveryWidgetLogic {
     /// count, so the card must not read "0 min · You're next" under "Delivered".
     public static func isDelivered(progress: Double) -> Bool { progress.isFinite && progress >= 1 }
 
+    /// What a Live Activity shows for the ETA. A Live Activity is rendered when an update arrives and
+    /// not again until the next one, so a "12 min" worked out at render time stays "12 min"; a countdown
+    /// (`Text(timerInterval:countsDown:)`) over the range below keeps counting on the phone. `minutesText`
+    /// is for surfaces that are redrawn on their own (the dashboard, a notification re-posted each update).
+    public enum ETADisplay: Equatable, Sendable {
+        /// Count down to the range's end, the ETA; the range starts at render time, or at the ETA once
+        /// it has passed (the countdown then reads zero until the next update).
+        case countdown(ClosedRange<Date>)
+        /// A fixed line: "Arrived" once delivered, when there is nothing left to count.
+        case fixed(String)
+    }
+
+    /// The ETA display for a state rendered at `now`.
+    public static func etaDisplay(eta: Date, now: Date, progress: Double) -> ETADisplay {
+        isDelivered(progress: progress) ? .fixed("Arrived") : .countdown(min(now, eta)...eta)
+    }
+
     /// The minutes line for a state: "Arrived" once delivered, else `minutesText(eta:now:)`.
     public static func minutesText(eta: Date, now: Date, progress: Double) -> String {
         isDelivered(progress: progress) ? "Arrived" : minutesText(eta: eta, now: now)

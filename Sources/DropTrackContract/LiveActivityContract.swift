@@ -17,6 +17,7 @@ public struct LiveActivityContract: Sendable {
     private let decodeContentStateBody: @Sendable (Data) throws -> [Date]
 
     /// The contract of an `ActivityAttributes` type.
+    @available(iOS 16.1, *)
     public init<Attributes: ActivityAttributes & SendableMetatype>(
         _ type: Attributes.Type, attributesType: String? = nil
     )
@@ -31,6 +32,7 @@ public struct LiveActivityContract: Sendable {
     }
 
     /// The DropTrack delivery contract.
+    @available(iOS 16.1, *)
     public static let delivery = LiveActivityContract(
         DeliveryAttributes.self, attributesType: DeliveryAttributes.typeName)
 

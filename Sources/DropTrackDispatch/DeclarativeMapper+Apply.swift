@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 // Running a compiled mapper: an event changes the record; the record gives the content-state at a time.

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import DropTrackWire
 import Foundation
 

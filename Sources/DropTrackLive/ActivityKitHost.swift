@@ -6,6 +6,26 @@ import Foundation
     import ActivityKitShim
 #endif
 
+@available(iOS 16.2, *)
+extension LiveActivityPhase {
+    /// The phase ActivityKit's state stands for. Compared rather than switched: ActivityKit's enum is not
+    /// frozen and grows cases (iOS 26 added `.pending`, a scheduled start), and an unknown one is taken
+    /// as running rather than as over.
+    public init(_ state: ActivityState) {
+        if state == .ended {
+            self = .ended
+        } else if state == .dismissed {
+            self = .dismissed
+        } else if state == .stale {
+            self = .stale
+        } else if #available(iOS 26.0, *), state == .pending {
+            self = .pending
+        } else {
+            self = .active
+        }
+    }
+}
+
 /// The real `LiveActivityHost`: ActivityKit's `Activity<Attributes>` for one attributes type.
 ///
 /// Each stream is a task over ActivityKit's sequence that first yields what is current
@@ -95,13 +115,7 @@ public struct ActivityKitHost<Attributes: ActivityAttributes & DropTrackIdentifi
             serverActivityID: activity.attributes.dropTrackActivityID, phase: phase(activity.activityState))
     }
 
-    /// Compared rather than switched: ActivityKit's enum may grow cases the look-alike does not have.
-    static func phase(_ state: ActivityState) -> LiveActivityPhase {
-        if state == .ended { return .ended }
-        if state == .dismissed { return .dismissed }
-        if state == .stale { return .stale }
-        return .active
-    }
+    static func phase(_ state: ActivityState) -> LiveActivityPhase { LiveActivityPhase(state) }
 
     /// A stream fed by `body` in a task that is cancelled when the listener goes away.
     static func stream<Element: Sendable>(

@@ -9,7 +9,7 @@ import Foundation
 /// The app's few calls to ActivityKit for one attributes type, in the handbook's shape: start with a
 /// push token, update with a timestamp, end with a dismissal time.
 @available(iOS 16.2, *)
-public struct LiveActivityBridge<Attributes: ActivityAttributes> {
+public struct LiveActivityBridge<Attributes: ActivityAttributes>: Sendable {
     public typealias State = Attributes.ContentState
 
     public init(_ attributes: Attributes.Type = Attributes.self) {}

@@ -16,7 +16,12 @@ extension DeliveryAttributes: DropTrackIdentifiedAttributes {
 
 /// Where a Live Activity is in its life, as ActivityKit's `ActivityState` says (without needing ActivityKit).
 public enum LiveActivityPhase: String, Sendable, Codable, Equatable {
+    /// Scheduled to start later (iOS 26's `request(…start:)`): not on screen yet, nothing to report.
+    case pending
     case active, stale, ended, dismissed
+
+    /// Whether it is (or will be) on screen and can still take updates: what the server may end.
+    public var isRunning: Bool { self == .pending || self == .active || self == .stale }
 }
 
 /// One Live Activity as the sync sees it, whatever its attributes type.

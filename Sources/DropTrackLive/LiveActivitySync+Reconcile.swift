@@ -1,5 +1,6 @@
 import Foundation
 
+@available(iOS 16.0, *)
 extension LiveActivitySync {
     /// Makes the phone and the server agree, at launch and whenever the app becomes active:
     /// activities the phone still shows that the server says ended or were dismissed are ended on the
@@ -26,7 +27,8 @@ extension LiveActivitySync {
         let running = await host.runningActivities()
         let serverByID = Dictionary(
             serverActivities.map { ($0.activityId, $0) }, uniquingKeysWith: { first, _ in first })
-        for activity in running where activity.phase == .active || activity.phase == .stale {
+        // A scheduled one too: it would appear later showing a delivery the server already ended.
+        for activity in running where activity.phase.isRunning {
             guard let serverID = activity.serverActivityID, serverByID[serverID]?.isOver == true else { continue }
             endedForServer.insert(serverID)
             await host.endLocally(localID: activity.localID)

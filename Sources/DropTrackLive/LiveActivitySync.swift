@@ -1,6 +1,7 @@
 import Foundation
 
 /// What `LiveActivitySync` needs besides its seams.
+@available(iOS 16.0, *)
 public struct LiveActivitySyncConfiguration: Sendable {
     /// This phone's id at the server (stable across launches; the app picks it, e.g. a UUID in the keychain).
     public var deviceID: String
@@ -37,6 +38,7 @@ public struct LiveActivitySyncConfiguration: Sendable {
 /// Call `reconcile()` at launch and whenever the app becomes active. Work is done in order, one piece
 /// at a time; what fails for a reason that can pass (server down, 429, 5xx) is retried with backoff
 /// until it succeeds, and lifecycle reports are kept in the ledger meanwhile, so nothing is lost.
+@available(iOS 16.0, *)
 public actor LiveActivitySync {
     let host: any LiveActivityHost
     let api: any DropTrackDeviceAPI
@@ -266,13 +268,14 @@ public actor LiveActivitySync {
     }
 }
 
+@available(iOS 16.0, *)
 extension LifecycleReport.State {
     /// The phases worth telling the server: the end, and the person dismissing it.
     init?(reportable phase: LiveActivityPhase) {
         switch phase {
         case .ended: self = .ended
         case .dismissed: self = .dismissed
-        case .active, .stale: return nil
+        case .pending, .active, .stale: return nil
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
 /// Something the sync did, for the app's logs and for tests. Names tokens by fingerprint only.
+@available(iOS 16.0, *)
 public enum LiveActivitySyncEvent: Sendable, Equatable {
     /// The server accepted a token with these facts.
     case registered(Registration)

@@ -6,6 +6,7 @@ import Foundation
 /// The delay before retry `n` (0-based) is `min(maximum, initial × 2ⁿ)`, of which the first half is
 /// fixed and the second half scaled by a jitter in 0…1, so phones that lost the server together do not
 /// come back together. A server's `Retry-After` is honoured when longer.
+@available(iOS 16.0, *)
 public struct RetryPolicy: Sendable, Equatable {
     public var initialDelay: Duration
     public var maximumDelay: Duration

@@ -17,15 +17,15 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
     public var stopsLine: String
     /// "43%".
     public var percentText: String
-    /// "12 min": minutes until the ETA at the time the view was made; "Arrived" once delivered.
-    public var minutesText: String
+    /// The ETA: a countdown the phone runs by itself between updates, or "Arrived" once delivered.
+    public var etaDisplay: DeliveryWidgetLogic.ETADisplay
     /// Progress clamped to 0…1, for `ProgressView`.
     public var progress: Double
     /// How many of `segmentCount` segments are lit.
     public var litSegments: Int
     /// One segment per delivery step.
     public var segmentCount: Int
-    /// The ETA, for a `Text(_:style:)` that keeps time on its own.
+    /// The ETA, for a `Text(_:style: .time)` arrival time.
     public var eta: Date
     /// The activity's content is out of date (no update reached the phone in time).
     public var isStale: Bool
@@ -42,7 +42,7 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: true)
         stopsLine = DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining, progress: state.progress)
         percentText = DeliveryWidgetLogic.percentText(progress: state.progress)
-        minutesText = DeliveryWidgetLogic.minutesText(eta: state.eta, now: now, progress: state.progress)
+        etaDisplay = DeliveryWidgetLogic.etaDisplay(eta: state.eta, now: now, progress: state.progress)
         progress = state.progress.isFinite ? min(max(state.progress, 0), 1) : 0
         litSegments = DeliveryWidgetLogic.litSegments(progress: state.progress)
         segmentCount = DeliveryWidgetLogic.segmentCount

@@ -38,7 +38,7 @@ public struct DeliveryLiveActivity: Widget {
                     }
                 }
                 DynamicIslandExpandedRegion(.trailing) {
-                    Text(model.minutesText)
+                    DeliveryETAText(display: model.etaDisplay)
                         .font(.headline)
                 }
                 DynamicIslandExpandedRegion(.center) {
@@ -61,8 +61,9 @@ public struct DeliveryLiveActivity: Widget {
             } compactLeading: {
                 Image(systemName: model.symbolName)
             } compactTrailing: {
-                Text(model.minutesText)
+                DeliveryETAText(display: model.etaDisplay)
                     .font(.caption)
+                    .frame(width: 44)
             } minimal: {
                 Image(systemName: model.symbolName)
             }
@@ -111,6 +112,23 @@ struct DeliveryLockScreenView: View {
             }
         }
         .padding()
+    }
+}
+
+/// The ETA as the phone keeps it current: a countdown that runs between updates (the card is not
+/// re-rendered until the next one), or "Arrived".
+@available(iOS 16.2, *)
+struct DeliveryETAText: View {
+    let display: DeliveryWidgetLogic.ETADisplay
+
+    var body: some View {
+        switch display {
+        case .countdown(let range):
+            Text(timerInterval: range, countsDown: true)
+                .monospacedDigit()
+        case .fixed(let line):
+            Text(line)
+        }
     }
 }
 

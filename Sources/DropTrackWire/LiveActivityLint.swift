@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackCore
 import Foundation
 
 /// The checks for a Live Activity payload that APNs itself does not make: the push is accepted

@@ -1,28 +1,66 @@
-// The argument types a module function can take, and how JavaScript's values become them, as Expo
-// converts them: a JavaScript number becomes `Double`, or `Int` when it is whole; null and undefined
-// become `nil` for an optional and fail otherwise; an object becomes `[String: Any]`.
+// A look-alike of the part of Expo's Swift module API (expo-modules-core, ios/) that DropTrack's Expo
+// module uses, for Linux, where Expo does not exist. Never built on Apple platforms: sources import
+// ExpoModulesCore there (the pod), and Package.swift declares this target only when the manifest is
+// read on Linux.
+//
+// Every public declaration here was written from expo-modules-core's Swift sources (ios/Api/Factories/
+// and ios/Core/: Arguments, Records, Exceptions, Functions, Modules, Promise.swift, AppContext.swift):
+// names, labels, generic requirements, effects, conformances. checks/lookalike_api.py lists them
+// (Tests/LookalikeAPI/ExpoModulesCore.api).
+//
+// What it simplifies, and why:
+// - No JavaScript runtime: `AnyArgument` has no `getDynamicType()` requirement (Expo's dynamic types
+//   convert JSI values, which do not exist here); the look-alike converts JavaScript-like Swift values
+//   itself, as Expo does: a number becomes `Double`, or `Int` when whole; null and undefined become
+//   `nil` for an optional and fail otherwise; an object becomes `[String: Any]`; a `Record` is made
+//   from an object by its `@Field`s.
+// - `Function` and the concurrent `AsyncFunction` take 0 to 4 arguments (Expo: 0 to 8).
+// - `AppContext` is an empty `NSObject` (Expo's is `@objc(EXAppContext)`, which Linux lacks);
+//   `BaseModule.sendEvent` reaches the listeners a test adds.
+// - `ObjectDefinition` does not build JavaScript objects (Expo's is also a `JavaScriptObjectBuilder`).
+// - A definition's `if` block (`buildOptional`) adds its functions to the module here; the Expo
+//   version these were read from builds the block into a nested `ModuleDefinition`, and only an app
+//   build shows whether it exports them. DropTrack's module guards inside its functions instead.
+// - The `package` members record a definition (its name, events and functions) and let tests call a
+//   function by name and hear the events a module sends. That recording is a test aid, not Expo API.
 import Foundation
 
 /// A type a module function can take from JavaScript.
 public protocol AnyArgument {}
 
-extension String: AnyArgument {}
 extension Bool: AnyArgument {}
 extension Int: AnyArgument {}
+extension Int8: AnyArgument {}
+extension Int16: AnyArgument {}
+extension Int32: AnyArgument {}
+extension Int64: AnyArgument {}
+extension UInt: AnyArgument {}
+extension UInt8: AnyArgument {}
+extension UInt16: AnyArgument {}
+extension UInt32: AnyArgument {}
+extension UInt64: AnyArgument {}
+extension Float32: AnyArgument {}
 extension Double: AnyArgument {}
-extension Dictionary: AnyArgument {}
-extension Array: AnyArgument {}
+extension CGFloat: AnyArgument {}
+extension String: AnyArgument {}
 extension Optional: AnyArgument where Wrapped: AnyArgument {}
+extension Dictionary: AnyArgument where Key: Hashable {}
+extension Array: AnyArgument {}
+extension Data: AnyArgument {}
 
-/// Thrown when JavaScript passed a value the function's argument cannot take (Expo's message shape).
-public struct ArgumentCastException: Error, CustomStringConvertible {
-    /// What went wrong.
-    public let reason: String
-
-    public var description: String { reason }
+/// A type that converts itself from whatever JavaScript passed (a `Record`, or your own type).
+public protocol Convertible: AnyArgument {
+    /// Converts `value` to this type; throws when it is not one.
+    static func convert(from value: Any?, appContext: AppContext) throws -> Self
+    /// Converts a function's result of this type to what JavaScript receives.
+    static func convertResult(_ result: Any, appContext: AppContext) throws -> Any
 }
 
-/// How the look-alike turns one JavaScript value into an argument type.
+extension Convertible {
+    public static func convertResult(_ result: Any, appContext: AppContext) throws -> Any { result }
+}
+
+/// How the look-alike turns one JavaScript value into a primitive argument type.
 protocol JavaScriptConvertible {
     static func fromJavaScript(_ value: Any) -> Self?
 }
@@ -72,12 +110,15 @@ func argument<Argument>(_ arguments: [Any], _ index: Int, as type: Argument.Type
     // A Swift optional passed as `Any` stands for its wrapped value, as a bridged JavaScript value would.
     let mirror = Mirror(reflecting: value)
     let unwrapped: Any? = mirror.displayStyle == .optional ? mirror.children.first?.value : value
+    if let unwrapped, !isNull(unwrapped), let convertible = Argument.self as? any Convertible.Type {
+        return try convertible.convert(from: unwrapped, appContext: AppContext()) as! Argument
+    }
     guard let unwrapped, !isNull(unwrapped),
-        let convertible = Argument.self as? any JavaScriptConvertible.Type,
-        let converted = convertible.fromJavaScript(unwrapped) as? Argument
+        let primitive = Argument.self as? any JavaScriptConvertible.Type,
+        let converted = primitive.fromJavaScript(unwrapped) as? Argument
     else {
         throw ArgumentCastException(
-            reason: "Argument at index '\(index)' couldn't be cast to type \(Argument.self) (got \(value))")
+            "Argument at index '\(index)' couldn't be cast to type \(Argument.self) (got \(value))")
     }
     return converted
 }
@@ -93,13 +134,5 @@ extension Optional: OptionalArgument {
 
     static func wrapping(_ value: Any, _ index: Int) throws -> Optional {
         .some(try argument([value], 0, as: Wrapped.self))
-    }
-}
-
-/// Refuses more arguments than the function takes, as Expo does.
-func checkCount(_ arguments: [Any], _ expected: Int, _ name: String) throws {
-    guard arguments.count <= expected else {
-        throw ArgumentCastException(
-            reason: "Received \(arguments.count) arguments, but \(expected) was expected (function '\(name)')")
     }
 }

@@ -1,22 +1,21 @@
-// A look-alike of the parts of Expo's Swift module API (expo-modules-core) that DropTrack's Expo
-// module uses, for Linux, where Expo does not exist. Never built on Apple platforms: sources import
-// ExpoModulesCore there. Shapes follow docs.expo.dev/modules/module-api and expo-modules-core's
-// Swift sources: `Module` is `AnyModule & BaseModule`, and `definition()` is a `ModuleDefinitionBuilder`.
-//
-// Unlike Expo, the look-alike records what a definition declares (its name, events and functions),
-// and lets tests call a function by name with JavaScript-like values and hear the events a module
-// sends (the `package` members). That recording is a test aid, not Expo behaviour.
+// Expo's module classes, as expo-modules-core declares them (see Arguments.swift for what the look-alike
+// simplifies): a module subclasses `Module` (`AnyModule & BaseModule`) and declares what it exports in
+// `definition()`.
 import Foundation
-import Synchronization
 
-/// The app's context: in Expo it reaches the React Native runtime and the other modules.
-public final class AppContext: Sendable {
-    /// Creates a context (Expo makes one per React Native instance).
-    public init() {}
+/// The interface to one Expo app (Expo makes one per React Native instance).
+public final class AppContext: NSObject {
+    /// Creates a context (Expo makes them; tests make their own).
+    public convenience override init() {
+        self.init(listeners: [])
+    }
+
+    init(listeners: [String]) { super.init() }
 }
 
 /// The requirements of every module: an initializer taking the app context, and the definition.
 public protocol AnyModule: AnyObject, AnyArgument {
+    /// The default initializer; `BaseModule` implements it.
     init(appContext: AppContext)
 
     /// Declares what the module exports to JavaScript.
@@ -29,7 +28,13 @@ open class BaseModule {
     /// The context the module belongs to.
     public private(set) weak var appContext: AppContext?
 
-    private let eventListeners = Mutex<[@Sendable (String, [String: Any?]) -> Void]>([])
+    private let eventListeners = EventListeners()
+
+    @available(
+        *, unavailable,
+        message: "Module's initializer cannot be overridden, override the \"didCreate\" lifecycle hook instead."
+    )
+    public init() { fatalError("unavailable") }
 
     /// Expo creates modules; their setup goes in `OnCreate`.
     required public init(appContext: AppContext) {
@@ -38,14 +43,28 @@ open class BaseModule {
 
     /// Sends an event to JavaScript listeners of `eventName` (declared with `Events`).
     public func sendEvent(_ eventName: String, _ body: [String: Any?] = [:]) {
-        for listener in eventListeners.withLock({ $0 }) { listener(eventName, body) }
+        eventListeners.send(eventName, body)
     }
 
-    /// Test aid: hears every event the module sends, as JavaScript listeners would.
+    /// For tests: hears every event the module sends, as JavaScript listeners would.
     package func addEventListener(_ listener: @escaping @Sendable (String, [String: Any?]) -> Void) {
-        eventListeners.withLock { $0.append(listener) }
+        eventListeners.add(listener)
     }
 }
 
 /// What a module class inherits from: `public class MyModule: Module { public func definition() … }`.
 public typealias Module = AnyModule & BaseModule
+
+/// The listeners a test added to a module; events may be sent from any thread, as in Expo.
+private final class EventListeners: @unchecked Sendable {
+    private let lock = NSLock()
+    private var listeners: [@Sendable (String, [String: Any?]) -> Void] = []
+
+    func add(_ listener: @escaping @Sendable (String, [String: Any?]) -> Void) {
+        lock.withLock { listeners.append(listener) }
+    }
+
+    func send(_ name: String, _ body: [String: Any?]) {
+        for listener in lock.withLock({ listeners }) { listener(name, body) }
+    }
+}

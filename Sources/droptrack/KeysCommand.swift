@@ -83,14 +83,18 @@ enum KeysAPNsTokenCommand: Command {
             throw CommandFailure(error.message)
         }
         let clock = ManualWallClock(unixSeconds: Int64(try args.integer("iat") ?? Int(Date().timeIntervalSince1970)))
+        // A token is renewed by its age on the monotonic clock: both clocks move an hour per token.
+        let monotonic = ManualMonotonicClock()
         let tokens: APNsProviderToken
         do {
             tokens = try APNsProviderToken(
-                key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"), clock: clock)
+                key: key, keyID: try args.required("key-id"), teamID: try args.required("team-id"), clock: clock,
+                monotonic: monotonic.now)
         } catch let error as APNsConfigurationError { throw UsageError("--\(error.field): \(error.message)") }
         for _ in 0..<max(1, try args.integer("count") ?? 1) {
             print(try tokens.current())
             clock.advance(by: 3600)
+            monotonic.advance(by: .seconds(3600))
         }
         return 0
     }

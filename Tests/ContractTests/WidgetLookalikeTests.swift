@@ -28,7 +28,7 @@ struct WidgetLookalikeTests {
         #expect(model.courierCompact == "Sam (new)")
         #expect(model.stopsLine == "2 stops away")
         #expect(model.percentText == "71%")
-        #expect(model.minutesText == "12 min")
+        #expect(model.etaDisplay == .countdown(Self.now...Self.state.eta))
         #expect(model.litSegments == 5 && model.segmentCount == 7)
         #expect((0..<7).map { model.isLit(segment: $0) } == [true, true, true, true, true, false, false])
         #expect(model.symbolName == "box.truck.fill")
@@ -39,11 +39,45 @@ struct WidgetLookalikeTests {
         let state = DeliveryStep.delivered.contentState(courierName: "Sam", riderReassigned: false, at: Self.now)
         let model = DeliveryActivityViewModel(
             attributes: DeliveryAttributes(orderId: "4711"), state: state, isStale: false, now: Self.now)
-        #expect(model.minutesText == "Arrived" && model.stopsLine == "Enjoy your order")
+        #expect(model.etaDisplay == .fixed("Arrived") && model.stopsLine == "Enjoy your order")
         #expect(model.symbolName == "checkmark.circle.fill")
     }
 
+    @Test("once the ETA has passed, the countdown range ends where it starts, at the ETA (it reads zero)")
+    func passedETA() {
+        let late = DeliveryActivityViewModel(
+            attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: true,
+            now: Self.state.eta.addingTimeInterval(300))
+        #expect(late.etaDisplay == .countdown(Self.state.eta...Self.state.eta))
+    }
+
     #if !canImport(WidgetKit)
+        @Test(
+            "the ETA counts down on the phone between updates: the Dynamic Island shows Text(timerInterval:) to the ETA, no minutes made at render time"
+        )
+        @MainActor
+        func etaCountsDownOnThePhone() throws {
+            let configuration = try #require(DeliveryLiveActivity().body as? ActivityConfiguration<DeliveryAttributes>)
+            let context = ActivityViewContext<DeliveryAttributes>(
+                attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: false, activityID: "a1")
+            let island = configuration.dynamicIsland(context)
+            for (presentation, view) in [
+                ("expanded", island.expanded()), ("compact trailing", island.compactTrailing()),
+            ] {
+                let shown = texts(in: view).map(\.content)
+                let countdowns = shown.filter {
+                    if case .timer(let range, nil, true, _) = $0 { return range.upperBound == Self.state.eta }
+                    return false
+                }
+                #expect(countdowns.count == 1, "\(presentation) shows no countdown to the ETA: \(shown)")
+                #expect(
+                    !shown.contains { if case .verbatim(let line) = $0 { line.hasSuffix(" min") } else { false } },
+                    "\(presentation) shows minutes made at render time, frozen until the next update: \(shown)")
+            }
+            let card = texts(in: configuration.lockScreen(context)).map(\.content)
+            #expect(card.contains(.date(Self.state.eta, style: .time)), "the card shows the arrival time: \(card)")
+        }
+
         @Test("the Dynamic Island fills the four expanded regions and builds every presentation")
         @MainActor
         func dynamicIslandRegions() throws {
@@ -51,9 +85,27 @@ struct WidgetLookalikeTests {
             let context = ActivityViewContext<DeliveryAttributes>(
                 attributes: DeliveryAttributes(orderId: "4711"), state: Self.state, isStale: false, activityID: "a1")
             let island = configuration.dynamicIsland(context)
-            #expect(island.expandedPositions() == [.leading, .trailing, .center, .bottom])
+            #expect(island.expandedPositions() == ["leading", "trailing", "center", "bottom"])
             _ = (configuration.lockScreen(context), island.compactLeading(), island.compactTrailing(), island.minimal())
             #expect(island.keylineTintColor == .green)
+        }
+
+        /// A bundle of several widgets, one behind `if #available`, as SwiftUI's builder takes them.
+        struct ShopWidgets: WidgetBundle {
+            var body: some Widget {
+                DeliveryLiveActivity()
+                DeliveryLiveActivity()
+                if #available(iOS 16.2, *) {
+                    DeliveryLiveActivity()
+                }
+            }
+        }
+
+        @Test("a widget bundle lists several widgets, and the ones behind `if #available`")
+        @MainActor
+        func bundleOfWidgets() {
+            #expect(ShopWidgets().lookAlikeWidgets.count == 3)
+            #expect(ShopWidgets().lookAlikeWidgets.allSatisfy { $0 is DeliveryLiveActivity })
         }
 
         @Test("the look-alike Activity: request, push token, update and end come out of its async sequences")
@@ -62,9 +114,9 @@ struct WidgetLookalikeTests {
             let activity = try Activity.request(
                 attributes: DeliveryAttributes(orderId: "4711"), content: content, pushType: .token)
             #expect(Activity<DeliveryAttributes>.activities.contains { $0.id == activity.id })
-            var tokens = activity.pushTokenUpdates.makeAsyncIterator()
-            var contents = activity.contentUpdates.makeAsyncIterator()
-            var states = activity.activityStateUpdates.makeAsyncIterator()
+            let tokens = activity.pushTokenUpdates.makeAsyncIterator()
+            let contents = activity.contentUpdates.makeAsyncIterator()
+            let states = activity.activityStateUpdates.makeAsyncIterator()
 
             activity.simulatePushToken(Data([0xAB, 0xCD]))
             #expect(await tokens.next() == Data([0xAB, 0xCD]))

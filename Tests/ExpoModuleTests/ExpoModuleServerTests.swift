@@ -40,7 +40,7 @@ extension ExpoModuleTests {
         Activity<DeliveryAttributes>.simulatePushToStartToken(token)
         _ = try await loaded.definition.call(
             "configure", ["http://127.0.0.1:\(server.port)", userID, deviceID, "sandbox"])
-        defer { loaded.definition.run(.destroy) }
+        defer { loaded.definition.run(.moduleDestroy) }
 
         // What the app's JavaScript does on onCredentialNeeded: ask its backend, which mints with its API key.
         #expect(await waitFor { loaded.sent("onCredentialNeeded").first?["reason"] == "start" })

@@ -88,6 +88,22 @@ struct ExpoModuleTests {
         #expect(ended == nil || ended?.activityState == .ended || ended?.activityState == .dismissed)
     }
 
+    @Test("getRunningActivities says \"pending\" for a delivery scheduled to start later (iOS 26), not \"active\"")
+    func scheduledDeliveryIsPending() async throws {
+        let loaded = Loaded()
+        let orderID = "order-\(UUID().uuidString.prefix(8))"
+        let state = try DeliveryStateConversion.contentState(DeliveryStateConversionTests.state())
+        let scheduled = try Activity<DeliveryAttributes>.request(
+            attributes: DeliveryAttributes(orderId: orderID), content: ActivityContent(state: state, staleDate: nil),
+            pushType: .token, style: .standard,
+            alertConfiguration: AlertConfiguration(title: "Your order", body: "Starts soon", sound: .default),
+            start: Date().addingTimeInterval(3600))
+        let running = try #require(
+            try await loaded.definition.call("getRunningActivities") as? [[String: any Sendable]])
+        await scheduled.end(nil, dismissalPolicy: .immediate)
+        #expect(running.first { $0["activityId"] as? String == orderID }?["state"] as? String == "pending")
+    }
+
     @Test("a state with the ETA in seconds is refused through the module, naming the field")
     func secondsRefusedThroughTheModule() async {
         let loaded = Loaded()

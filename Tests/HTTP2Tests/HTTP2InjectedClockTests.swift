@@ -87,7 +87,10 @@ private struct BlockingHandler: HTTP2ServerHandler {
     func handle(_ request: HTTP2ServerRequest, context: HTTP2ServerConnectionContext) -> HTTP2ServerAction {
         if request.path == "/block" {
             entered.set()
-            _ = release.wait(timeout: .now() + 60)
+            // No timeout of its own: under a full test run the test's sleep once came back after more than a
+            // minute, by which time a 60 s wait here had let the connection close and stop() return.
+            // The test releases it on every path (a `defer`).
+            release.wait()
         }
         return .respond(HTTP2ServerResponse(status: 200))
     }

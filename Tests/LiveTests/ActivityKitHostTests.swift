@@ -69,5 +69,40 @@
             #expect(other.activityState == .dismissed)
             await sync.stop()
         }
+
+        @Test(
+            "a scheduled start (iOS 26's .pending) is pending to the sync, not active: it reports nothing, goes active when it starts, and reconcile ends it when the server ended its activity"
+        )
+        func scheduledStart() async throws {
+            let scheduled = try Activity<ParcelAttributes>.request(
+                attributes: ParcelAttributes(parcelID: "parcel-scheduled"), content: content("Packed"),
+                pushType: .token, style: .standard,
+                alertConfiguration: AlertConfiguration(title: "On its way", body: "Parcel", sound: .default),
+                start: Date().addingTimeInterval(3600))
+            #expect(scheduled.activityState == .pending)
+            let host = ActivityKitHost<ParcelAttributes>(appBuild: "42")
+            #expect(await host.runningActivities().first { $0.localID == scheduled.id }?.phase == .pending)
+            var phases = host.phases(localID: scheduled.id).makeAsyncIterator()
+            #expect(await phases.next() == .pending)
+            scheduled.simulateState(.active)
+            #expect(await phases.next() == .active)
+
+            let later = try Activity<ParcelAttributes>.request(
+                attributes: ParcelAttributes(parcelID: "parcel-later"), content: content("Packed"), pushType: .token,
+                style: .standard,
+                alertConfiguration: AlertConfiguration(title: "On its way", body: "Parcel", sound: .default),
+                start: Date().addingTimeInterval(3600))
+            let (sync, api) = rig()
+            await api.setServerActivities([
+                ServerDeviceActivity(
+                    activityId: "parcel-later", attributesType: "ParcelAttributes", state: "ended", version: 2,
+                    tokenFingerprint: nil, tokenValid: true)
+            ])
+            #expect(await sync.reconcile().endedLocally == ["parcel-later"])
+            #expect(later.activityState == .dismissed)
+            let reports = await api.reports
+            #expect(reports.isEmpty, "a pending activity is not over: \(reports)")
+            await scheduled.end(nil, dismissalPolicy: .immediate)
+        }
     }
 #endif

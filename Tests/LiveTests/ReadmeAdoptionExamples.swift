@@ -6,6 +6,12 @@ import DropTrackLive
 import DropTrackWidgets
 import Foundation
 
+// `WidgetBundle` and `Widget` are SwiftUI's; WidgetKit does not re-export SwiftUI.
+#if canImport(SwiftUI)
+    import SwiftUI
+#else
+    import SwiftUIShim
+#endif
 #if canImport(WidgetKit)
     import WidgetKit
 #else
@@ -36,7 +42,10 @@ func startDropTrack(
 // README: ios-widget
 struct ShopWidgets: WidgetBundle {
     var body: some Widget {
-        DeliveryLiveActivity()
+        // Your other widgets; the Live Activity from iOS 16.2 (a bundle's `if` must be `#available`).
+        if #available(iOS 16.2, *) {
+            DeliveryLiveActivity()
+        }
     }
 }
 // README: end

@@ -2,6 +2,7 @@ import Foundation
 
 /// Hands the sync a device credential that only JavaScript can get (from the app's backend): each
 /// request becomes an `onCredentialNeeded` event, and waits, bounded, for `setDeviceCredential`.
+@available(iOS 16.0, *)
 actor CredentialRelay {
     /// Says to JavaScript that a credential is needed, and why (`start`, `expired`).
     private let announce: @Sendable (_ reason: String) -> Void
@@ -58,6 +59,7 @@ actor CredentialRelay {
     }
 }
 
+@available(iOS 16.0, *)
 extension DropTrackExpoError {
     static func credentialTimedOut(after timeout: Duration) -> DropTrackExpoError {
         DropTrackExpoError(

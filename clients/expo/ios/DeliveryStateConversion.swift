@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackLive
 import Foundation
 
 #if canImport(ActivityKit)
@@ -63,13 +64,10 @@ enum DeliveryStateConversion {
         ]
     }
 
-    /// Compared rather than switched: ActivityKit's enum may grow cases the look-alike does not have.
-    static func stateName(_ state: ActivityState) -> String {
-        if state == .ended { return "ended" }
-        if state == .dismissed { return "dismissed" }
-        if state == .stale { return "stale" }
-        return "active"
-    }
+    /// The state's name in JavaScript's `RunningActivity`: DropTrackLive's phase names, so iOS 26's
+    /// `.pending` (a scheduled start) is "pending" here as it is to the sync.
+    @available(iOS 16.2, *)
+    static func stateName(_ state: ActivityState) -> String { LiveActivityPhase(state).rawValue }
 
     /// A JavaScript number as Expo bridges it (a `Double`, an `Int`, or an `NSNumber`).
     private static func number(_ value: Any) -> Double? {

@@ -11,16 +11,17 @@ import Foundation
 /// The Expo module's iOS side, on DropTrack's Swift package: exports `DropTrack` with the native
 /// interface of `src/DropTrackNativeModule.ts`. `configure` starts `LiveActivitySync`, whose credential
 /// requests go to JavaScript as `onCredentialNeeded` events; the delivery calls go through
-/// `LiveActivityBridge`. Needs iOS 16.2, DropTrackLive's floor.
+/// `LiveActivityBridge`.
+///
+/// Available at iOS 15.1, Expo's default deployment target: Expo's generated module provider names
+/// every module without an availability check, so a module marked iOS 16.2 would not compile in an app
+/// targeting less. Below iOS 16.2 it answers through `UnsupportedCalls` (`isSupported()` is false).
 ///
 /// `@unchecked Sendable`: the closures below capture it only to call `sendEvent`, which Expo allows
 /// from any thread; DropTrack's state lives in the `DropTrackSession` actor.
-@available(iOS 16.2, *)
 public final class DropTrackModule: Module, @unchecked Sendable {
     public func definition() -> ModuleDefinition {
-        let session = DropTrackSession { [weak self] name, body in self?.sendEvent(name, body.mapValues { $0 as Any? })
-        }
-        let deliveries = DeliveryActivities()
+        let calls = Self.calls { [weak self] name, body in self?.sendEvent(name, body.mapValues { $0 as Any? }) }
 
         Name("DropTrack")
         Events("onToken", "onPush", "onCredentialNeeded")
@@ -29,41 +30,50 @@ public final class DropTrackModule: Module, @unchecked Sendable {
             (serverUrl: String, userId: String, deviceId: String?, apnsEnvironment: String?) async throws in
             let settings = try SyncSettings(
                 serverURL: serverUrl, userID: userId, deviceID: deviceId, apnsEnvironment: apnsEnvironment)
-            try await session.configure(settings)
+            try await calls.configure(settings)
         }
 
         AsyncFunction("setDeviceCredential") { (credential: String) async in
-            await session.supplyCredential(credential)
+            await calls.supplyCredential(credential)
         }
 
-        Function("isSupported") { () -> Bool in deliveries.bridge.isSupported }
+        Function("isSupported") { () -> Bool in calls.isSupported }
 
-        AsyncFunction("areActivitiesEnabled") { () -> Bool in deliveries.bridge.areActivitiesEnabled }
+        AsyncFunction("areActivitiesEnabled") { () -> Bool in calls.areActivitiesEnabled() }
 
         AsyncFunction("startDelivery") { (orderId: String, state: [String: Any]) throws -> String in
-            try deliveries.start(orderID: orderId, state: state)
+            try calls.startDelivery(orderID: orderId, state: state)
         }
 
         AsyncFunction("updateDelivery") { (activityId: String, state: [String: Any]) async throws -> Bool in
-            try await deliveries.update(activityId, state: state)
+            try await calls.updateDelivery(activityId, state: state)
         }
 
         AsyncFunction("endDelivery") {
             (activityId: String, state: [String: Any]?, dismissAfterSeconds: Double?) async throws in
-            try await deliveries.end(activityId, state: state, dismissAfterSeconds: dismissAfterSeconds)
+            try await calls.endDelivery(activityId, state: state, dismissAfterSeconds: dismissAfterSeconds)
         }
 
-        AsyncFunction("getRunningActivities") { () -> [[String: any Sendable]] in deliveries.runningActivities() }
+        AsyncFunction("getRunningActivities") { () -> [[String: any Sendable]] in calls.runningActivities() }
 
-        AsyncFunction("reconcile") { () async throws -> [String: any Sendable] in try await session.reconcile() }
+        AsyncFunction("reconcile") { () async throws -> [String: any Sendable] in try await calls.reconcile() }
 
         // The person may have changed the Live Activities setting, or the server ended activities meanwhile.
         OnAppBecomesActive {
-            Task { await session.appBecameActive() }
+            Task { await calls.appBecameActive() }
         }
 
         OnDestroy {
-            Task { await session.stop() }
+            Task { await calls.stop() }
         }
+    }
+
+    /// The calls for this phone: live from iOS 16.2, unsupported below.
+    static func calls(sendEvent: @escaping DropTrackSendEvent) -> any DropTrackCalls {
+        guard #available(iOS 16.2, *) else {
+            let version = ProcessInfo.processInfo.operatingSystemVersion
+            return UnsupportedCalls(osVersion: "\(version.majorVersion).\(version.minorVersion)")
+        }
+        return LiveCalls(sendEvent: sendEvent)
     }
 }

@@ -7,9 +7,7 @@ import Foundation
 /// whose events become `onToken` events (fingerprints only: tokens never reach JavaScript).
 @available(iOS 16.2, *)
 actor DropTrackSession {
-    typealias SendEvent = @Sendable (_ name: String, _ body: [String: any Sendable]) -> Void
-
-    private let sendEvent: SendEvent
+    private let sendEvent: DropTrackSendEvent
     private let credentials: CredentialRelay
     /// Where the ledgers live (Application Support on a phone).
     private let ledgerBase: @Sendable () throws -> URL
@@ -21,7 +19,7 @@ actor DropTrackSession {
             try FileManager.default.url(
                 for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
         },
-        sendEvent: @escaping SendEvent
+        sendEvent: @escaping DropTrackSendEvent
     ) {
         self.sendEvent = sendEvent
         self.ledgerBase = ledgerBase

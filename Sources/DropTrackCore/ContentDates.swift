@@ -52,7 +52,7 @@ public enum ContentDates {
         guard scanner.atEnd, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24,
             minute < 60, second < 60
         else { return nil }
-        let days = daysSinceUnixEpoch(year: year, month: month, day: day)
+        let days = HTTPDate.daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
         return Date(timeIntervalSince1970: seconds)
     }
@@ -63,16 +63,6 @@ public enum ContentDates {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    /// Days from 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's days-from-civil).
-    private static func daysSinceUnixEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
 

@@ -1,0 +1,19 @@
+// Reads a view tree made with the look-alikes: the texts it shows, through composite views' bodies and
+// the look-alikes' records of primitives, stacks and modifiers. Linux only: SwiftUI has no such records.
+#if !canImport(SwiftUI)
+    import SwiftUIShim
+
+    /// Every `Text` in `view`, in order.
+    @MainActor
+    func texts(in view: Any) -> [Text] {
+        if let text = view as? Text { return [text] }
+        if let composite = view as? any View, let body = compositeBody(composite) { return texts(in: body) }
+        return Mirror(reflecting: view).children.flatMap { texts(in: $0.value) }
+    }
+
+    /// A view's body, unless it is a primitive (whose body the look-alike cannot give).
+    @MainActor
+    private func compositeBody<V: View>(_ view: V) -> (any View)? {
+        V.Body.self == Never.self ? nil : view.body
+    }
+#endif
