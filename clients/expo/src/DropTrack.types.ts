@@ -54,13 +54,15 @@ export interface TokenEvent {
   status: 'registered' | 'retrying' | 'failed';
   /** Why it is retrying or failed, with the fix, when it is. */
   error?: string;
+  /** When the next attempt is due (Unix ms), while it is retrying; it survives the app being killed. */
+  nextAttemptAt?: number;
 }
 
-/** A push the phone received for an activity. */
+/** A push the phone received for an activity (Android: every DropTrack FCM message, shown or not). */
 export interface PushEvent {
   activityId: string;
   event: 'start' | 'update' | 'end';
-  /** Set when the phone dropped the push, with the reason. */
+  /** Set when the phone did not show the push, with the reason (an older sequence, a card the person dismissed). */
   dropped?: string;
 }
 

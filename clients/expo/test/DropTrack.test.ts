@@ -21,7 +21,19 @@ class RecordingNative implements DropTrackNativeModule {
   isSupported() {
     return true;
   }
+  isPushToStartEligible() {
+    return true;
+  }
+  canPostPromotedNotifications() {
+    return false;
+  }
   async areActivitiesEnabled() {
+    return true;
+  }
+  async requestNotificationPermission() {
+    return true;
+  }
+  async openLiveActivitySettings() {
     return true;
   }
   async startDelivery(orderId: string) {
@@ -110,13 +122,25 @@ test('a cleartext or malformed server URL is refused before the native side star
 test('a bad delivery state never reaches the native side', async () => {
   const native = new RecordingNative();
   const dropTrack = new DropTrack(native);
-  assert.throws(() => dropTrack.startDelivery('A-1', { ...state, etaEpochMillis: 1796000720 }), /multiply by 1000/);
+  await assert.rejects(dropTrack.startDelivery('A-1', { ...state, etaEpochMillis: 1796000720 }), /multiply by 1000/);
   await assert.rejects(dropTrack.startDelivery('', state), /orderId/);
   await assert.rejects(dropTrack.endDelivery('A-1', undefined, 5 * 3600), /dismissAfterSeconds/);
   assert.deepEqual(native.calls, []);
   assert.equal(await dropTrack.startDelivery('A-1', state), 'local-1');
   await dropTrack.endDelivery('A-1', undefined, 0);
   assert.deepEqual(native.calls, ['start A-1', 'end A-1 0']);
+});
+
+test('an older native build without the synchronous checks answers false instead of failing', () => {
+  const older = new RecordingNative();
+  // A build from before these functions existed: the native module simply lacks them.
+  for (const name of ['isPushToStartEligible', 'canPostPromotedNotifications']) {
+    Object.defineProperty(older, name, { value: undefined });
+  }
+  const dropTrack = new DropTrack(older);
+  assert.equal(dropTrack.isPushToStartEligible(), false);
+  assert.equal(dropTrack.canPostPromotedNotifications(), false);
+  assert.equal(new DropTrack(new RecordingNative()).isPushToStartEligible(), true);
 });
 
 test('the web module is a no-op that says why a start cannot happen', async () => {

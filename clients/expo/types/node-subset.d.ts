@@ -24,12 +24,14 @@ declare module 'node:test' {
 declare module 'node:assert/strict' {
   function ok(value: unknown, message?: string): asserts value;
   namespace ok {
+    function ok(value: unknown, message?: string): asserts value;
     function equal<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
     function deepEqual<T>(actual: unknown, expected: T, message?: string): asserts actual is T;
     function match(value: string, pattern: RegExp, message?: string): void;
     function throws(block: () => unknown, error: (error: unknown) => boolean, message?: string): void;
     function throws(block: () => unknown, error?: RegExp, message?: string): void;
-    function rejects(block: Promise<unknown> | (() => Promise<unknown>), error?: RegExp): Promise<void>;
+    function rejects(block: Promise<unknown> | (() => Promise<unknown>), error: (error: any) => boolean, message?: string): Promise<void>;
+    function rejects(block: Promise<unknown> | (() => Promise<unknown>), error?: RegExp, message?: string): Promise<void>;
   }
   export = ok;
 }

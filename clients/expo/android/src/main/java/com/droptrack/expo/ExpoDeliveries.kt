@@ -6,7 +6,7 @@ import com.droptrack.android.core.SyncEvent
 
 /**
  * The module's native functions on Android, as plain Kotlin over the library's [LiveUpdateSync],
- * so the behaviour `clients/expo/contract/cases.json` pins for both phones is checked on the JVM:
+ * so the behaviour `clients/expo/test/contract/cases.json` pins for both phones is checked on the JVM:
  * an update of an id the phone does not show answers false and shows nothing; an end without a
  * state ends with the state shown; `dismissAfterSeconds` null keeps the ended card 4 hours (iOS's
  * default), 0 removes it now, N removes it after N seconds; an end of an unknown id is refused.
