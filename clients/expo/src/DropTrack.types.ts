@@ -24,7 +24,11 @@ export interface RunningActivity {
   activityId: string;
   /** The phone's own id for it (ActivityKit's `Activity.id`, or the notification id). */
   localId: string;
-  state: 'active' | 'stale' | 'ended' | 'dismissed';
+  /**
+   * `pending`: iOS 26 scheduled it to start later (ActivityKit's `ActivityState.pending`); it is
+   * not on the screen yet. Android has no such state.
+   */
+  state: 'pending' | 'active' | 'stale' | 'ended' | 'dismissed';
   contentState: DeliveryState;
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventSubscription } from 'expo-modules-core';
 import { DropTrack } from '../src/DropTrack';
-import type { DeliveryState, DropTrackEvents } from '../src/DropTrack.types';
+import type { DeliveryState, DropTrackEvents, RunningActivity } from '../src/DropTrack.types';
 import type { DropTrackNativeModule } from '../src/DropTrackNativeModule';
 import DropTrackWeb from '../src/DropTrackModule.web';
 
@@ -47,8 +47,9 @@ class RecordingNative implements DropTrackNativeModule {
   async endDelivery(activityId: string, _state: DeliveryState | null, dismissAfterSeconds: number | null) {
     this.calls.push(`end ${activityId} ${String(dismissAfterSeconds)}`);
   }
+  running: RunningActivity[] = [];
   async getRunningActivities() {
-    return [];
+    return this.running;
   }
   async reconcile() {
     return { endedLocally: [], reportedLost: [] };
@@ -141,6 +142,18 @@ test('an older native build without the synchronous checks answers false instead
   assert.equal(dropTrack.isPushToStartEligible(), false);
   assert.equal(dropTrack.canPostPromotedNotifications(), false);
   assert.equal(new DropTrack(new RecordingNative()).isPushToStartEligible(), true);
+});
+
+test("a delivery iOS 26 scheduled to start later is listed as 'pending', a state the type allows", async () => {
+  // Typed: without 'pending' in RunningActivity.state this file does not compile (tsc --noEmit fails).
+  const scheduled: RunningActivity = { activityId: 'A-1', localId: 'ios-local-1', state: 'pending', contentState: state };
+  const native = new RecordingNative();
+  native.running = [scheduled];
+  const listed = await new DropTrack(native).getRunningActivities();
+  assert.deepEqual(
+    listed.map((activity) => activity.state),
+    ['pending'],
+  );
 });
 
 test('the web module is a no-op that says why a start cannot happen', async () => {
