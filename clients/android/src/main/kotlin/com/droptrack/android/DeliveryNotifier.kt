@@ -4,6 +4,7 @@ import android.app.PendingIntent
 import android.content.Context
 import android.content.Intent
 import android.os.Build
+import android.util.Log
 import androidx.annotation.RequiresApi
 import androidx.core.app.NotificationChannelCompat
 import androidx.core.app.NotificationCompat
@@ -32,7 +33,9 @@ class DeliveryNotifier(
     @Volatile var smallIcon: Int,
     /** The courier icon that rides the bar (a drawable resource id). */
     @Volatile var trackerIcon: Int,
-    private val channelName: CharSequence = "Delivery updates"
+    private val channelName: CharSequence = "Delivery updates",
+    /** Where a card that asked for promotion and cannot have it is reported (see [AndroidRules.promotionWarning]). */
+    private val log: (String) -> Unit = { line -> Log.w("DropTrack", line) }
 ) : NotificationSurface {
     private val manager = NotificationManagerCompat.from(context)
 
@@ -75,8 +78,12 @@ class DeliveryNotifier(
             // Before Android 16: a plain determinate bar, which is what promotion-less devices draw.
             builder.setProgress(plan.segments.sumBy { it.length }, plan.progress, false)
         }
+        val notification = builder.build()
+        if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.BAKLAVA) {
+            AndroidRules.promotionWarning(plan, NotificationCompat.hasPromotableCharacteristics(notification))?.let { log(it) }
+        }
         try {
-            manager.notify(plan.tag, plan.id, builder.build())
+            manager.notify(plan.tag, plan.id, notification)
         } catch (denied: SecurityException) {
             // Android 13+ without POST_NOTIFICATIONS: nothing can show; the facts say so to the server.
         }
