@@ -3,10 +3,11 @@
 
 The manifest and the drawables are parsed as XML and checked for what the library needs at run
 time (the FCM service not exported, its MESSAGING_EVENT filter, the two notification permissions,
-the cards' dismiss receiver not exported, the retry job's service bound only by the system);
+the cards' dismiss receiver and the notifications-switch receiver (APP_BLOCK_STATE_CHANGED) not
+exported, the retry job's service bound only by the system);
 the Gradle scripts are only read for the blocks and values the README promises (a real Gradle run
 is what proves they build); the service the manifest names must exist among the compiled classes
-and be a FirebaseMessagingService, and likewise the receiver and the job service.
+and be a FirebaseMessagingService, and likewise the receivers and the job service.
 
     check_module.py <module dir> <compiled classes dir>
 """
@@ -47,8 +48,13 @@ def manifest_problems(path: str) -> list[str]:
         problems.append(f"{path}: the FCM filter's priority is {priority}; it must be above firebase-messaging's "
                         f"own service (-500) and below an app's own (0), e.g. -1")
     receivers = root.findall("application/receiver")
-    if len(receivers) != 1 or receivers[0].get(ANDROID + "exported") != "false":
-        problems.append(f"{path}: expected one <receiver> (the cards' delete intent) with android:exported=\"false\"")
+    actions = sorted(a.get(ANDROID + "name") or "" for r in receivers for a in r.findall("intent-filter/action"))
+    if len(receivers) != 2 or any(r.get(ANDROID + "exported") != "false" for r in receivers):
+        problems.append(f"{path}: expected two <receiver>s (the cards' delete intent, the notifications switch), "
+                        f"each with android:exported=\"false\"")
+    if actions != ["android.app.action.APP_BLOCK_STATE_CHANGED"]:
+        problems.append(f"{path}: the switch receiver must filter android.app.action.APP_BLOCK_STATE_CHANGED "
+                        f"(NotificationManager.ACTION_APP_BLOCK_STATE_CHANGED), and the delete receiver nothing; found {actions}")
     jobs = [s for s in services if s.get(ANDROID + "permission") == "android.permission.BIND_JOB_SERVICE"]
     if len(jobs) != 1:
         problems.append(f"{path}: expected one job service with android:permission=\"android.permission.BIND_JOB_SERVICE\"")

@@ -77,6 +77,16 @@ class LiveUpdateSync(
         if (store.get(REGISTERED_FACTS) != surface.facts().toJson() && outbox.pendingToken() == null) outbox.queueToken(registered)
     }
 
+    /**
+     * The system said a switch changed (Android's `ACTION_APP_BLOCK_STATE_CHANGED`: the person
+     * blocked or allowed the app's notifications): the server hears the new facts now, not at the
+     * next push or launch.
+     */
+    fun factsChanged(): Long? {
+        refreshFacts()
+        return flush()
+    }
+
     /** One FCM data message. True when it was shown; why not goes to the events. */
     fun receive(data: Map<String, String>): Boolean {
         refreshFacts()
@@ -141,9 +151,13 @@ class LiveUpdateSync(
     /**
      * Makes the shade, the records and the server agree (at launch and when the app comes to the
      * front): a card gone from the shade is `lost` (an ended one `dismissed`); an ongoing card whose
-     * activity the server ended is ended here (and not reported back). Then queued work is sent.
+     * activity the server ended is ended here (and not reported back); changed facts (Live Updates
+     * switched off) re-register the token. Then queued work is sent.
      */
     fun reconcile(): ReconcileOutcome {
+        // The person may be back from the settings screen, where Android 16's Live Updates switch is:
+        // that switch sends no broadcast, so coming to the front is when its change is noticed.
+        refreshFacts()
         val now = clock()
         val shown = surface.shown()
         val lost = ArrayList<String>()
