@@ -3,6 +3,7 @@ package com.droptrack.expo
 import com.droptrack.android.core.AndroidRules
 import com.droptrack.android.core.MiniJson
 import com.droptrack.android.core.Phone
+import com.droptrack.android.core.SyncEvent
 import com.droptrack.android.core.fcmVector
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertTrue
@@ -92,6 +93,21 @@ class ContractCasesTests {
         } finally {
             phone.delete()
         }
+    }
+
+    @Test
+    fun tokenEventsSayTruthfullyWhetherTheTokenIsRetryingOrFailedAsTokenEventTypesThem() {
+        val retrying = ExpoDeliveries.tokenEvent(SyncEvent.TokenRetrying("sha256:0123456789abcdef", 7, 1_796_000_000_000, "connection refused"))
+        assertEquals(
+            mapOf(
+                "kind" to "fcm", "fingerprint" to "sha256:0123456789abcdef", "status" to "retrying",
+                "error" to "connection refused", "nextAttemptAt" to 1.796e12
+            ),
+            retrying
+        )
+        val failed = ExpoDeliveries.tokenEvent(SyncEvent.TokenFailed("sha256:0123456789abcdef", 400, "400 bad_token: the token is not an FCM token"))
+        assertEquals("failed", failed!!["status"])
+        assertEquals(null, ExpoDeliveries.tokenEvent(SyncEvent.Reported("A-1", "active")))
     }
 
     @Test
