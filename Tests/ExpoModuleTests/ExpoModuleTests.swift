@@ -56,7 +56,10 @@ struct ExpoModuleTests {
         #expect(loaded.definition.eventNames == ["onToken", "onPush", "onCredentialNeeded"])
         #expect(
             loaded.definition.functionNames == [
-                "areActivitiesEnabled", "configure", "endDelivery", "getRunningActivities", "isSupported", "reconcile",
+                "areActivitiesEnabled", "canPostPromotedNotifications", "configure", "endDelivery",
+                "getRunningActivities",
+                "isPushToStartEligible", "isSupported", "openLiveActivitySettings", "reconcile",
+                "requestNotificationPermission",
                 "setDeviceCredential", "startDelivery", "updateDelivery",
             ])
     }

@@ -11,7 +11,8 @@
 #      (their declarations, read from the source, listed in android/lookalikes/DECLARATIONS.txt),
 #      its API levels
 #      (clients/android/tools/api_guard.py), the package files (tools/check_package.py: the
-#      expo-module.config.json schema, package.json, android/build.gradle) and its JUnit tests.
+#      expo-module.config.json schema, package.json, android/build.gradle) and its JUnit tests,
+#      among them the contract's cases (test/contract/cases.json) run on the Android side.
 # Needs Debian's node-typescript, Node 18+, kotlin, junit4, ruby, the .venv (jsonschema, pbxproj),
 # clients/android/test.sh run first (it builds .build/android) and a debug `swift build` (the
 # DropTrackWidgets module; `swift build --target DropTrackWidgets` is enough).
@@ -103,9 +104,11 @@ kotlin -Werror -cp "$android/lookalikes:$android/main:$kotlin_out/lookalikes" -d
   --classes "$kotlin_out/main" --sources android/src/main/java --compile-sdk 36 --min-sdk 24)
 "$python" "$here/tools/check_package.py" "$here" "$kotlin_out/main"
 junit=/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar
-kotlin -cp "$android/main:$kotlin_out/main:$junit" -d "$kotlin_out/test" "$here/android/src/test/kotlin" \
+# The library's test support ($android/test: the phone's files and shade) runs the contract's cases.
+kotlin -cp "$android/main:$android/test:$kotlin_out/main:$junit" -d "$kotlin_out/test" "$here/android/src/test/kotlin" \
   || { echo "the Expo module's Kotlin tests did not compile" >&2; exit 1; }
 # As for the library, the tests run without the look-alikes: the plain-Kotlin part needs no Android.
-java -cp "$android/main:$kotlin_out/main:$kotlin_out/test:/usr/share/java/kotlin-stdlib.jar:$junit" \
-  org.junit.runner.JUnitCore com.droptrack.expo.LocalDeliveryTests
+java -Ddroptrack.contract="$here/test/contract/cases.json" -Ddroptrack.vectors="$root/vectors" \
+  -cp "$android/main:$android/test:$kotlin_out/main:$kotlin_out/test:/usr/share/java/kotlin-stdlib.jar:$junit" \
+  org.junit.runner.JUnitCore com.droptrack.expo.LocalDeliveryTests com.droptrack.expo.ContractCasesTests
 echo "== Expo module: tsc, the build, node tests, the package files and the Kotlin side passed"

@@ -2,6 +2,9 @@ import DropTrackContract
 import DropTrackLive
 import Foundation
 
+#if canImport(UIKit)
+    import UIKit
+#endif
 #if canImport(ExpoModulesCore)
     import ExpoModulesCore
 #else
@@ -39,7 +42,21 @@ public final class DropTrackModule: Module, @unchecked Sendable {
 
         Function("isSupported") { () -> Bool in calls.isSupported }
 
+        // Push-to-start (the server starts one while the app is not running) came in iOS 17.2.
+        Function("isPushToStartEligible") { () -> Bool in
+            guard #available(iOS 17.2, *) else { return false }
+            return calls.isSupported
+        }
+
+        // Android 16's promotion check: an iPhone has none.
+        Function("canPostPromotedNotifications") { () -> Bool in false }
+
         AsyncFunction("areActivitiesEnabled") { () -> Bool in calls.areActivitiesEnabled() }
+
+        // Live Activities need no notification permission on iOS: nothing to ask, the answer is whether they may show.
+        AsyncFunction("requestNotificationPermission") { () -> Bool in calls.areActivitiesEnabled() }
+
+        AsyncFunction("openLiveActivitySettings") { () async -> Bool in await Self.openSettings() }
 
         AsyncFunction("startDelivery") { (orderId: String, state: [String: Any]) throws -> String in
             try calls.startDelivery(orderID: orderId, state: state)
@@ -66,6 +83,17 @@ public final class DropTrackModule: Module, @unchecked Sendable {
         OnDestroy {
             Task { await calls.stop() }
         }
+    }
+
+    /// Opens the app's page in Settings, where its Live Activities switch is; false where there is no UIKit.
+    @MainActor
+    static func openSettings() async -> Bool {
+        #if canImport(UIKit)
+            guard let url = URL(string: UIApplication.openSettingsURLString) else { return false }
+            return await UIApplication.shared.open(url)
+        #else
+            return false
+        #endif
     }
 
     /// The calls for this phone: live from iOS 16.2, unsupported below.

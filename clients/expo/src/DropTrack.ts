@@ -51,38 +51,64 @@ export class DropTrack {
     );
   }
 
+  /** Live Activities (iOS 16.2+) or Live Updates (Android 16) exist on this phone. */
   isSupported(): boolean {
     return this.native.isSupported();
+  }
+
+  /**
+   * Whether the server can start a delivery while the app is not running (iOS 17.2+; Android
+   * wherever Live Updates exist). False, never a crash, on an older phone or an older native build:
+   * the app then goes without live tracking.
+   */
+  isPushToStartEligible(): boolean {
+    return this.optional('isPushToStartEligible');
+  }
+
+  /** Synchronous, for the first render: Android 16 lets this app promote its cards now. False elsewhere. */
+  canPostPromotedNotifications(): boolean {
+    return this.optional('canPostPromotedNotifications');
   }
 
   areActivitiesEnabled(): Promise<boolean> {
     return this.native.areActivitiesEnabled();
   }
 
-  /** Starts a delivery on the phone itself; its update token reaches the server by itself. */
+  /** Asks for notifications where a phone needs asking (Android 13+): call when the person knows why. */
+  requestNotificationPermission(): Promise<boolean> {
+    return this.native.requestNotificationPermission();
+  }
+
+  /** Opens the phone's setting for this app's Live Activities (iOS) or Live Updates (Android 16). */
+  openLiveActivitySettings(): Promise<boolean> {
+    return this.native.openLiveActivitySettings();
+  }
+
+  /** Starts a delivery on the phone itself; answers its local id. */
   startDelivery(orderId: string, state: DeliveryState): Promise<string> {
     if (typeof orderId !== 'string' || orderId.length === 0) {
       return Promise.reject(new Error("DropTrack: 'orderId' must be a non-empty string"));
     }
-    return this.native.startDelivery(orderId, checkDeliveryState(state));
+    return this.checked(state, (checked) => this.native.startDelivery(orderId, checked));
   }
 
+  /** Replaces what the delivery shows; false (and nothing shown) for an id the phone does not show or that ended. */
   updateDelivery(activityId: string, state: DeliveryState): Promise<boolean> {
-    return this.native.updateDelivery(activityId, checkDeliveryState(state));
+    return this.checked(state, (checked) => this.native.updateDelivery(activityId, checked));
   }
 
-  /** Ends it; `dismissAfterSeconds` omitted keeps iOS's default (up to four hours), 0 removes it now. */
+  /**
+   * Ends it, with `state` or else the state it shows. `dismissAfterSeconds` omitted keeps the ended
+   * delivery up to four hours (iOS's default, and Android's here), 0 removes it now.
+   */
   endDelivery(activityId: string, state?: DeliveryState, dismissAfterSeconds?: number): Promise<void> {
     if (dismissAfterSeconds !== undefined && !(dismissAfterSeconds >= 0 && dismissAfterSeconds <= 4 * 3600)) {
       return Promise.reject(
         new Error("DropTrack: 'dismissAfterSeconds' must be from 0 to 14400 (iOS keeps an ended activity at most 4 hours)"),
       );
     }
-    return this.native.endDelivery(
-      activityId,
-      state === undefined ? null : checkDeliveryState(state),
-      dismissAfterSeconds ?? null,
-    );
+    if (state === undefined) return this.native.endDelivery(activityId, null, dismissAfterSeconds ?? null);
+    return this.checked(state, (checked) => this.native.endDelivery(activityId, checked, dismissAfterSeconds ?? null));
   }
 
   getRunningActivities(): Promise<RunningActivity[]> {
@@ -99,6 +125,23 @@ export class DropTrack {
 
   addPushListener(listener: DropTrackEvents['onPush']): EventSubscription {
     return this.native.addListener('onPush', listener);
+  }
+
+  /** A state checked before it crosses: a mistake rejects the promise, as the native side's refusals do. */
+  private checked<T>(state: DeliveryState, call: (checked: DeliveryState) => Promise<T>): Promise<T> {
+    let checked: DeliveryState;
+    try {
+      checked = checkDeliveryState(state);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return call(checked);
+  }
+
+  /** A synchronous check an older native build may lack: false rather than a TypeError. */
+  private optional(name: 'isPushToStartEligible' | 'canPostPromotedNotifications'): boolean {
+    const check = (this.native as Partial<DropTrackNativeModule>)[name];
+    return typeof check === 'function' ? check.call(this.native) === true : false;
   }
 }
 

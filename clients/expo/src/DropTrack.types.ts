@@ -24,7 +24,11 @@ export interface RunningActivity {
   activityId: string;
   /** The phone's own id for it (ActivityKit's `Activity.id`, or the notification id). */
   localId: string;
-  state: 'active' | 'stale' | 'ended' | 'dismissed';
+  /**
+   * `pending`: iOS 26 scheduled it to start later (ActivityKit's `ActivityState.pending`); it is
+   * not on the screen yet. Android has no such state.
+   */
+  state: 'pending' | 'active' | 'stale' | 'ended' | 'dismissed';
   contentState: DeliveryState;
 }
 
@@ -54,13 +58,15 @@ export interface TokenEvent {
   status: 'registered' | 'retrying' | 'failed';
   /** Why it is retrying or failed, with the fix, when it is. */
   error?: string;
+  /** When the next attempt is due (Unix ms), while it is retrying; it survives the app being killed. */
+  nextAttemptAt?: number;
 }
 
-/** A push the phone received for an activity. */
+/** A push the phone received for an activity (Android: every DropTrack FCM message, shown or not). */
 export interface PushEvent {
   activityId: string;
   event: 'start' | 'update' | 'end';
-  /** Set when the phone dropped the push, with the reason. */
+  /** Set when the phone did not show the push, with the reason (an older sequence, a card the person dismissed). */
   dropped?: string;
 }
 

@@ -9,12 +9,18 @@ const DropTrackWeb: DropTrackNativeModule = {
   async configure() {},
   async setDeviceCredential() {},
   isSupported: () => false,
+  isPushToStartEligible: () => false,
+  canPostPromotedNotifications: () => false,
   areActivitiesEnabled: async () => false,
+  requestNotificationPermission: async () => false,
+  openLiveActivitySettings: async () => false,
   async startDelivery() {
     throw new Error('DropTrack: Live Activities and Live Updates exist on iOS and Android only, not on the web');
   },
   updateDelivery: async () => false,
-  async endDelivery() {},
+  async endDelivery(activityId: string) {
+    throw new Error(`DropTrack: the phone shows no delivery '${activityId}': the web has none`);
+  },
   getRunningActivities: async () => [],
   reconcile: async () => ({ endedLocally: [], reportedLost: [] }),
   addListener: () => noSubscription,

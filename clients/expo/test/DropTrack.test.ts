@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventSubscription } from 'expo-modules-core';
 import { DropTrack } from '../src/DropTrack';
-import type { DeliveryState, DropTrackEvents } from '../src/DropTrack.types';
+import type { DeliveryState, DropTrackEvents, RunningActivity } from '../src/DropTrack.types';
 import type { DropTrackNativeModule } from '../src/DropTrackNativeModule';
 import DropTrackWeb from '../src/DropTrackModule.web';
 
@@ -21,7 +21,19 @@ class RecordingNative implements DropTrackNativeModule {
   isSupported() {
     return true;
   }
+  isPushToStartEligible() {
+    return true;
+  }
+  canPostPromotedNotifications() {
+    return false;
+  }
   async areActivitiesEnabled() {
+    return true;
+  }
+  async requestNotificationPermission() {
+    return true;
+  }
+  async openLiveActivitySettings() {
     return true;
   }
   async startDelivery(orderId: string) {
@@ -35,8 +47,9 @@ class RecordingNative implements DropTrackNativeModule {
   async endDelivery(activityId: string, _state: DeliveryState | null, dismissAfterSeconds: number | null) {
     this.calls.push(`end ${activityId} ${String(dismissAfterSeconds)}`);
   }
+  running: RunningActivity[] = [];
   async getRunningActivities() {
-    return [];
+    return this.running;
   }
   async reconcile() {
     return { endedLocally: [], reportedLost: [] };
@@ -110,13 +123,37 @@ test('a cleartext or malformed server URL is refused before the native side star
 test('a bad delivery state never reaches the native side', async () => {
   const native = new RecordingNative();
   const dropTrack = new DropTrack(native);
-  assert.throws(() => dropTrack.startDelivery('A-1', { ...state, etaEpochMillis: 1796000720 }), /multiply by 1000/);
+  await assert.rejects(dropTrack.startDelivery('A-1', { ...state, etaEpochMillis: 1796000720 }), /multiply by 1000/);
   await assert.rejects(dropTrack.startDelivery('', state), /orderId/);
   await assert.rejects(dropTrack.endDelivery('A-1', undefined, 5 * 3600), /dismissAfterSeconds/);
   assert.deepEqual(native.calls, []);
   assert.equal(await dropTrack.startDelivery('A-1', state), 'local-1');
   await dropTrack.endDelivery('A-1', undefined, 0);
   assert.deepEqual(native.calls, ['start A-1', 'end A-1 0']);
+});
+
+test('an older native build without the synchronous checks answers false instead of failing', () => {
+  const older = new RecordingNative();
+  // A build from before these functions existed: the native module simply lacks them.
+  for (const name of ['isPushToStartEligible', 'canPostPromotedNotifications']) {
+    Object.defineProperty(older, name, { value: undefined });
+  }
+  const dropTrack = new DropTrack(older);
+  assert.equal(dropTrack.isPushToStartEligible(), false);
+  assert.equal(dropTrack.canPostPromotedNotifications(), false);
+  assert.equal(new DropTrack(new RecordingNative()).isPushToStartEligible(), true);
+});
+
+test("a delivery iOS 26 scheduled to start later is listed as 'pending', a state the type allows", async () => {
+  // Typed: without 'pending' in RunningActivity.state this file does not compile (tsc --noEmit fails).
+  const scheduled: RunningActivity = { activityId: 'A-1', localId: 'ios-local-1', state: 'pending', contentState: state };
+  const native = new RecordingNative();
+  native.running = [scheduled];
+  const listed = await new DropTrack(native).getRunningActivities();
+  assert.deepEqual(
+    listed.map((activity) => activity.state),
+    ['pending'],
+  );
 });
 
 test('the web module is a no-op that says why a start cannot happen', async () => {

@@ -13,7 +13,7 @@ import sys
 
 DECLARATION = re.compile(
     r"^(?:@[\w.]+(?:\([^)]*\))?\s+)*(?:(?:public|internal|private|protected|open|abstract|final|inline|override|"
-    r"data|sealed|companion|operator|infix|suspend|const|lateinit)\s+)*(?:class|interface|object|fun|val|var|typealias)\b")
+    r"data|enum|sealed|companion|operator|infix|suspend|const|lateinit)\s+)*(?:class|interface|object|fun|val|var|typealias)\b")
 
 
 def strip_comments(text: str) -> str:

@@ -33,7 +33,8 @@ declare module 'node:assert/strict' {
     function doesNotMatch(value: string, pattern: RegExp, message?: string): void;
     function throws(block: () => unknown, error: (error: unknown) => boolean, message?: string): void;
     function throws(block: () => unknown, error?: RegExp, message?: string): void;
-    function rejects(block: Promise<unknown> | (() => Promise<unknown>), error?: RegExp): Promise<void>;
+    function rejects(block: Promise<unknown> | (() => Promise<unknown>), error: (error: any) => boolean, message?: string): Promise<void>;
+    function rejects(block: Promise<unknown> | (() => Promise<unknown>), error?: RegExp, message?: string): Promise<void>;
   }
   export = ok;
 }

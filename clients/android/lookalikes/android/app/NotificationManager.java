@@ -11,6 +11,10 @@ import droptrack.lookalike.Trap;
 public class NotificationManager {
     NotificationManager() {}
 
+    /** Sent to the app alone (a manifest receiver gets it) when the person blocks or allows its notifications. */
+    @Since(28)
+    public static final String ACTION_APP_BLOCK_STATE_CHANGED = "android.app.action.APP_BLOCK_STATE_CHANGED";
+
     public static final int IMPORTANCE_DEFAULT = 3;
     public static final int IMPORTANCE_LOW = 2;
 

@@ -15,5 +15,14 @@ public class ContextWrapper extends Context {
     public android.content.res.Resources getResources() { throw droptrack.lookalike.Absent.here(); }
 
     @Override
+    public android.content.pm.PackageManager getPackageManager() { throw droptrack.lookalike.Absent.here(); }
+
+    @Override
+    public SharedPreferences getSharedPreferences(String name, int mode) { throw droptrack.lookalike.Absent.here(); }
+
+    @Override
+    public void startActivity(Intent intent) { throw droptrack.lookalike.Absent.here(); }
+
+    @Override
     public int checkSelfPermission(String permission) { throw droptrack.lookalike.Absent.here(); }
 }

@@ -38,10 +38,16 @@ public class NotificationCompat {
         public Builder setColor(int argb) { throw droptrack.lookalike.Absent.here(); }
 
         @NonNull
+        public Builder setContentIntent(@Nullable android.app.PendingIntent intent) { throw droptrack.lookalike.Absent.here(); }
+
+        @NonNull
         public Builder setContentText(@Nullable CharSequence text) { throw droptrack.lookalike.Absent.here(); }
 
         @NonNull
         public Builder setContentTitle(@Nullable CharSequence title) { throw droptrack.lookalike.Absent.here(); }
+
+        @NonNull
+        public Builder setDeleteIntent(@Nullable android.app.PendingIntent intent) { throw droptrack.lookalike.Absent.here(); }
 
         @NonNull
         public Builder setOngoing(boolean ongoing) { throw droptrack.lookalike.Absent.here(); }
@@ -69,6 +75,10 @@ public class NotificationCompat {
 
         @NonNull
         public Builder setSubText(@Nullable CharSequence text) { throw droptrack.lookalike.Absent.here(); }
+
+        /** A no-op before API 26, where the platform has no timeout; NotificationCompat checks. */
+        @NonNull
+        public Builder setTimeoutAfter(long durationMs) { throw droptrack.lookalike.Absent.here(); }
 
         @NonNull
         public Builder setVisibility(int visibility) { throw droptrack.lookalike.Absent.here(); }

@@ -27,6 +27,10 @@ public final class NotificationManagerCompat {
 
     public void createNotificationChannel(@NonNull NotificationChannelCompat channel) { throw droptrack.lookalike.Absent.here(); }
 
+    /** The app's notifications shown now (the platform's list from API 23, empty before). */
+    @NonNull
+    public java.util.List<android.service.notification.StatusBarNotification> getActiveNotifications() { throw droptrack.lookalike.Absent.here(); }
+
     @Nullable
     public NotificationChannelCompat getNotificationChannelCompat(@NonNull String channelId) { throw droptrack.lookalike.Absent.here(); }
 

@@ -1,32 +1,42 @@
 package com.droptrack.android
 
+import android.app.PendingIntent
 import android.content.Context
+import android.content.Intent
 import android.os.Build
+import android.util.Log
 import androidx.annotation.RequiresApi
 import androidx.core.app.NotificationChannelCompat
 import androidx.core.app.NotificationCompat
 import androidx.core.app.NotificationManagerCompat
 import androidx.core.graphics.drawable.IconCompat
 import com.droptrack.android.core.AndroidRules
+import com.droptrack.android.core.CardIntent
+import com.droptrack.android.core.CardIntents
 import com.droptrack.android.core.DeviceFacts
+import com.droptrack.android.core.LaunchFlag
 import com.droptrack.android.core.LiveUpdatePlanner
 import com.droptrack.android.core.NotificationPlan
+import com.droptrack.android.core.NotificationSurface
+import com.droptrack.android.core.PendingFlag
 
 /**
  * Posts a [NotificationPlan] as a Live Update through androidx's NotificationCompat (core 1.17),
  * which backports Android 16's calls: the chip text and the 36.1 promotion request are extras a
  * device without them ignores, so no call here needs a minor-version guard or compileSdk 36.1.
  * Only the segmented bar is Android 16's; before it the card gets a plain progress bar.
- * The decisions are all in the plan; this class only translates them to platform calls.
+ * The decisions are all in the plan and in [CardIntents]; this class only makes platform calls.
  */
 class DeliveryNotifier(
     private val context: Context,
     /** The status-bar icon: white on transparent (a drawable resource id). */
-    private val smallIcon: Int,
+    @Volatile var smallIcon: Int,
     /** The courier icon that rides the bar (a drawable resource id). */
-    private val trackerIcon: Int,
-    private val channelName: CharSequence = "Delivery updates"
-) {
+    @Volatile var trackerIcon: Int,
+    private val channelName: CharSequence = "Delivery updates",
+    /** Where a card that asked for promotion and cannot have it is reported (see [AndroidRules.promotionWarning]). */
+    private val log: (String) -> Unit = { line -> Log.w("DropTrack", line) }
+) : NotificationSurface {
     private val manager = NotificationManagerCompat.from(context)
 
     /** The channel, created once; DEFAULT importance because MIN cannot be promoted. A no-op before API 26. */
@@ -38,8 +48,8 @@ class DeliveryNotifier(
         }
     }
 
-    /** Posts the card; needs POST_NOTIFICATIONS from Android 13 (see [NotificationPermission]). */
-    fun post(plan: NotificationPlan) {
+    /** Posts the card; needs POST_NOTIFICATIONS from Android 13 (see [NotificationPermission]), else nothing shows. */
+    override fun post(plan: NotificationPlan) {
         ensureChannel()
         val builder = NotificationCompat.Builder(context, CHANNEL_ID)
             .setSmallIcon(smallIcon)
@@ -52,6 +62,9 @@ class DeliveryNotifier(
             .setColor(AndroidRules.argb(LiveUpdatePlanner.BRAND_COLOR))
             .setShortCriticalText(plan.chipText)
             .setRequestPromotedOngoing(plan.requestPromotion)
+            .setDeleteIntent(pendingBroadcast(CardIntents.delete(plan.tag)))
+        pendingLaunch(CardIntents.content(plan.tag))?.let { builder.setContentIntent(it) }
+        plan.timeoutAfterMillis?.let { builder.setTimeoutAfter(it) }
         val whenMillis = plan.whenMillis
         if (whenMillis != null) {
             builder.setWhen(whenMillis).setShowWhen(true)
@@ -65,10 +78,55 @@ class DeliveryNotifier(
             // Before Android 16: a plain determinate bar, which is what promotion-less devices draw.
             builder.setProgress(plan.segments.sumBy { it.length }, plan.progress, false)
         }
-        manager.notify(plan.tag, plan.id, builder.build())
+        val notification = builder.build()
+        if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.BAKLAVA) {
+            AndroidRules.promotionWarning(plan, NotificationCompat.hasPromotableCharacteristics(notification))?.let { log(it) }
+        }
+        try {
+            manager.notify(plan.tag, plan.id, notification)
+        } catch (denied: SecurityException) {
+            // Android 13+ without POST_NOTIFICATIONS: nothing can show; the facts say so to the server.
+        }
     }
 
-    fun cancel(plan: NotificationPlan) = manager.cancel(plan.tag, plan.id)
+    override fun remove(activityId: String) = manager.cancel(activityId, LiveUpdatePlanner.stableId(activityId))
+
+    /** The cards shown now: this library's notifications (tag = activity id, id = its stable id), not the app's others. */
+    override fun shown(): Set<String>? = manager.activeNotifications
+        .filter { it.tag != null && it.id == LiveUpdatePlanner.stableId(it.tag) }
+        .map { it.tag }
+        .toSet()
+
+    override fun facts(): DeviceFacts = deviceFacts()
+
+    /** The app's launch intent, opened on the activity; null when the app has no launcher activity. */
+    private fun pendingLaunch(plan: CardIntent): PendingIntent? {
+        val intent = context.packageManager.getLaunchIntentForPackage(context.packageName) ?: return null
+        for (flag in plan.launchFlags) {
+            intent.addFlags(
+                when (flag) {
+                    LaunchFlag.SINGLE_TOP -> Intent.FLAG_ACTIVITY_SINGLE_TOP
+                    LaunchFlag.CLEAR_TOP -> Intent.FLAG_ACTIVITY_CLEAR_TOP
+                }
+            )
+        }
+        for ((name, value) in plan.extras) intent.putExtra(name, value)
+        return PendingIntent.getActivity(context, plan.requestCode, intent, pendingFlags(plan))
+    }
+
+    /** An explicit broadcast to the library's receiver (not exported: only this app's PendingIntents reach it). */
+    private fun pendingBroadcast(plan: CardIntent): PendingIntent {
+        val intent = Intent(context, CardDismissedReceiver::class.java).setAction(plan.action).setPackage(context.packageName)
+        for ((name, value) in plan.extras) intent.putExtra(name, value)
+        return PendingIntent.getBroadcast(context, plan.requestCode, intent, pendingFlags(plan))
+    }
+
+    private fun pendingFlags(plan: CardIntent): Int = plan.pendingFlags.fold(0) { flags, flag ->
+        flags or when (flag) {
+            PendingFlag.IMMUTABLE -> PendingIntent.FLAG_IMMUTABLE
+            PendingFlag.UPDATE_CURRENT -> PendingIntent.FLAG_UPDATE_CURRENT
+        }
+    }
 
     /** The segmented bar; Android 16 draws it, so it is built only there. */
     @RequiresApi(Build.VERSION_CODES.BAKLAVA)
@@ -88,6 +146,9 @@ class DeliveryNotifier(
             .setProgress(plan.progress)
             .setProgressTrackerIcon(IconCompat.createWithResource(context, trackerIcon))
     }
+
+    /** Whether Android 16 lets this app promote notifications now (the per-app Live Updates switch); false before 36 and on DT-116 builds. */
+    fun canPostPromoted(): Boolean = deviceFacts().canPostPromoted == true
 
     /** What the device reports with its token; the promotion facts exist only on Android 16. */
     fun deviceFacts(): DeviceFacts {
@@ -113,14 +174,16 @@ class DeliveryNotifier(
     companion object {
         const val CHANNEL_ID = "droptrack_live_updates"
 
+        /** A drawable id by name, or 0 when the app has none of that name. */
+        fun drawable(context: Context, name: String?): Int =
+            if (name == null) 0 else context.resources.getIdentifier(name, "drawable", context.packageName)
+
         /**
          * A notifier with the status-bar icon looked up by name (see [AndroidRules.STATUS_BAR_ICON_NAMES]),
          * for code that has no R ids at hand: the FCM service on a cold start, and the Expo module.
          */
         fun withIconsByName(context: Context): DeliveryNotifier {
-            val icon = AndroidRules.statusBarIcon(AndroidRules.STATUS_BAR_ICON_NAMES) { name ->
-                context.resources.getIdentifier(name, "drawable", context.packageName)
-            }
+            val icon = AndroidRules.statusBarIcon(AndroidRules.STATUS_BAR_ICON_NAMES) { name -> drawable(context, name) }
             return DeliveryNotifier(context, icon, icon)
         }
     }

@@ -2,8 +2,11 @@ package com.droptrack.android
 
 import android.Manifest
 import android.app.Activity
+import android.content.ActivityNotFoundException
 import android.content.Context
+import android.content.Intent
 import android.os.Build
+import android.provider.Settings
 import androidx.core.app.ActivityCompat
 import androidx.core.content.ContextCompat
 import androidx.core.content.PermissionChecker
@@ -32,5 +35,27 @@ object NotificationPermission {
         if (!AndroidRules.needsNotificationPermissionRequest(Build.VERSION.SDK_INT, isGranted(activity))) return false
         ActivityCompat.requestPermissions(activity, arrayOf(Manifest.permission.POST_NOTIFICATIONS), requestCode)
         return true
+    }
+
+    /**
+     * Opens the screen where the person allows this app's Live Updates: Android 16's promotion
+     * switch, else the app's notification settings (Android 8+), which some phones lack too.
+     * Returns whether a screen opened; from a non-Activity context it starts a new task.
+     */
+    fun openLiveUpdateSettings(context: Context): Boolean {
+        val actions = ArrayList<String>()
+        if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.BAKLAVA) actions.add(Settings.ACTION_APP_NOTIFICATION_PROMOTION_SETTINGS)
+        if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.O) actions.add(Settings.ACTION_APP_NOTIFICATION_SETTINGS)
+        for (action in actions) {
+            val intent = Intent(action).putExtra(Settings.EXTRA_APP_PACKAGE, context.packageName)
+            if (context !is Activity) intent.addFlags(Intent.FLAG_ACTIVITY_NEW_TASK)
+            try {
+                context.startActivity(intent)
+                return true
+            } catch (missing: ActivityNotFoundException) {
+                // This phone has no such screen: try the next one.
+            }
+        }
+        return false
     }
 }

@@ -28,6 +28,23 @@ object AndroidRules {
         return probe() ?: false
     }
 
+    /**
+     * The line to log when a card asked to be promoted and Android 16 says the built notification
+     * lacks the promotable characteristics (`NotificationCompat.hasPromotableCharacteristics`
+     * false: it then shows as an ordinary notification, without the chip), naming the reasons the
+     * plan foresaw, or saying none was foreseen. Null when it is promotable, did not ask, or the
+     * device cannot say ([promotable] null: before Android 16).
+     */
+    fun promotionWarning(plan: NotificationPlan, promotable: Boolean?): String? {
+        if (!plan.requestPromotion || promotable != false) return null
+        val why = if (plan.promotionRefusals.isEmpty()) {
+            "none foreseen from the device's facts; check the channel's importance and that the card is not colorized"
+        } else {
+            plan.promotionRefusals.joinToString(", ")
+        }
+        return "Live Update ${plan.tag} posted but not promotable (hasPromotableCharacteristics() is false): $why"
+    }
+
     /** `#RRGGBB` or `#AARRGGBB` as the ARGB int `setColor` takes; an unreadable colour is refused, naming it. */
     fun argb(color: String): Int {
         val hex = color.removePrefix("#")

@@ -15,6 +15,8 @@ object LiveUpdatePlanner {
     const val BRAND_COLOR = "#FF5A1F"
     /** The seven delivery steps, placed … delivered, one segment each. */
     const val STEP_COUNT = 7
+    /** How long an ended card stays, unless the app says otherwise: iOS's default for an ended Live Activity. */
+    const val ENDED_CARD_TIMEOUT_MILLIS = 4L * 3600 * 1000
     /** Points at the end of "picked up" (step 4) and "almost there" (step 6), as `DeliveryStep`'s raw values. */
     val POINT_POSITIONS = listOf(4, 6)
 
@@ -95,7 +97,8 @@ object LiveUpdatePlanner {
             requestPromotion = true,
             promotionRefusals = promotionRefusals(ongoing, title, device),
             sequence = sequence,
-            event = event
+            event = event,
+            timeoutAfterMillis = if (ongoing) null else ENDED_CARD_TIMEOUT_MILLIS
         )
         return PlanOutcome.Planned(plan)
     }

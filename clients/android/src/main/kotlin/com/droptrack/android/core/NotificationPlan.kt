@@ -33,7 +33,12 @@ data class NotificationPlan(
     /** Why Android may refuse to promote it, given what the device reported (codes, see [PromotionRefusal]). */
     val promotionRefusals: List<String>,
     val sequence: Long,
-    val event: String
+    val event: String,
+    /**
+     * `setTimeoutAfter`: an ended card leaves the shade after this long, as an ended Live Activity
+     * leaves the iPhone's Lock Screen after 4 hours at most; null while the card is ongoing.
+     */
+    val timeoutAfterMillis: Long?
 )
 
 /** Codes for why a requested promotion will not happen; the Swift model says the same in words. */

@@ -22,11 +22,20 @@ sealed class RegistrationResult {
     /** 204, or 404 (the server had no such token any more). */
     data class Unregistered(val status: Int, val fingerprint: String, val attempts: Int) : RegistrationResult()
 
+    /** A lifecycle report the server recorded; [tokensInvalidated] counts this device's update tokens it retired. */
+    data class Reported(val status: Int, val state: String, val tokensInvalidated: Int, val attempts: Int) : RegistrationResult()
+
+    /** `GET /v1/activities/{id}`: the activity's state as the server has it (`active`, `ended`, `dismissed`…). */
+    data class Fetched(val status: Int, val state: String, val attempts: Int) : RegistrationResult()
+
     /** The server said no and retrying will not help (400, 403, a second 401, …). */
     data class Refused(val status: Int, val code: String?, val message: String?, val attempts: Int) : RegistrationResult()
 
-    /** Every attempt failed with something retryable (429, 5xx, no connection). */
-    data class GaveUp(val lastProblem: String, val attempts: Int) : RegistrationResult()
+    /**
+     * Every attempt failed with something retryable (429, 5xx, no connection, no credential yet);
+     * [retryAfterMillis] is the last answer's `Retry-After`, when it had one.
+     */
+    data class GaveUp(val lastProblem: String, val attempts: Int, val retryAfterMillis: Long? = null) : RegistrationResult()
 }
 
 /**
@@ -69,6 +78,25 @@ class RegistrationClient(
     }
 
     /**
+     * `POST /v1/activities/{id}/lifecycle`: what this phone saw of the activity's card (`active`,
+     * `ended`, `dismissed`, `lost`). A 404 is a refusal: the server has no such activity of this user
+     * (a delivery the app started on the phone alone, or one deleted since).
+     */
+    fun reportLifecycle(activityId: String, deviceId: String, state: String, reason: String?): RegistrationResult {
+        val body = MiniJson.write(linkedMapOf("deviceId" to deviceId, "state" to state, "reason" to reason).filterValues { it != null })
+        return exchange("report $state for $activityId", "POST", "/v1/activities/$activityId/lifecycle", body) { answer, attempts ->
+            val fields = answer.json()
+            RegistrationResult.Reported(answer.status, state, ((fields["tokensInvalidated"] as? Long) ?: 0L).toInt(), attempts)
+        }
+    }
+
+    /** `GET /v1/activities/{id}` with the device credential: the activity's state at the server, for reconciling. */
+    fun activityState(activityId: String): RegistrationResult =
+        exchange("read activity $activityId", "GET", "/v1/activities/$activityId", null) { answer, attempts ->
+            RegistrationResult.Fetched(answer.status, answer.json()["state"] as? String ?: "", attempts)
+        }
+
+    /**
      * One request with the retry rules: success (2xx, or 404 for a DELETE) goes to [done]; 429,
      * 5xx and I/O errors wait and retry; the first 401 refreshes the credential and retries at once.
      */
@@ -84,6 +112,7 @@ class RegistrationClient(
         var refreshed = false
         var backoff = retry.initialBackoffMillis
         var lastProblem = "no attempt made"
+        var retryAfterMillis: Long? = null
         attempts@ for (attempt in 1..retry.maxAttempts) {
             val answer = try {
                 send(method, path, body, bearer)
@@ -114,6 +143,7 @@ class RegistrationClient(
                     }
                     status == 429 || status >= 500 -> {
                         lastProblem = "$status ${answer.errorCode() ?: ""}".trim()
+                        retryAfterMillis = answer.retryAfterSeconds?.let { it * 1000 }
                         answer.retryAfterSeconds?.let { wait = Math.min(it * 1000, retry.maxBackoffMillis) }
                         log("$name: attempt $attempt got $lastProblem")
                     }
@@ -128,7 +158,7 @@ class RegistrationClient(
                 backoff = Math.min(backoff * 2, retry.maxBackoffMillis)
             }
         }
-        return RegistrationResult.GaveUp(lastProblem, retry.maxAttempts)
+        return RegistrationResult.GaveUp(lastProblem, retry.maxAttempts, retryAfterMillis)
     }
 
     private class Answer(val status: Int, val body: String, val retryAfterSeconds: Long?) {

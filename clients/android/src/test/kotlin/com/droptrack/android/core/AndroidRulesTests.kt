@@ -33,6 +33,20 @@ class AndroidRulesTests {
     }
 
     @Test
+    fun aCardPostedButNotPromotableIsLoggedWithTheReasonsThePlanForesaw() {
+        val planned = LiveUpdatePlanner.plan(fcmVector("update.on-the-way.json"), 0, DeviceFacts(true, false, false), null)
+        val plan = (planned as PlanOutcome.Planned).plan
+        val line = AndroidRules.promotionWarning(plan, promotable = false)
+        assertTrue("$line", line!!.contains("hasPromotableCharacteristics() is false"))
+        assertTrue("$line", line.contains(PromotionRefusal.PROMOTED_PERMISSION_MISSING))
+        assertTrue("$line", line.contains(plan.tag))
+        assertTrue(AndroidRules.promotionWarning(plan.copy(promotionRefusals = emptyList()), false)!!.contains("none foreseen"))
+        assertNull("promotable: nothing to say", AndroidRules.promotionWarning(plan, promotable = true))
+        assertNull("before Android 16 the device cannot say", AndroidRules.promotionWarning(plan, promotable = null))
+        assertNull("an ended card does not ask", AndroidRules.promotionWarning(plan.copy(requestPromotion = false), false))
+    }
+
+    @Test
     fun coloursBecomeOpaqueArgbOrAreRefusedByName() {
         assertEquals(0xFFFF5A1F.toInt(), AndroidRules.argb("#FF5A1F"))
         assertEquals(0x80FF5A1F.toInt(), AndroidRules.argb("#80ff5a1f"))

@@ -55,9 +55,11 @@ class DropTrackServer {
         return body["credential"] as String
     }
 
-    /** Starts the server and waits (at most 30 s) for its banner. */
+    /** Starts the server and waits (at most 30 s) for its banner; nothing when it runs already. */
     fun start() {
+        if (process?.isAlive == true) return
         val out = File(folder, "serve.out")
+        out.delete()
         val builder = ProcessBuilder(binary, "serve", "--config", config.path, "--listen", "127.0.0.1:$port")
             .redirectOutput(out).redirectError(File(folder, "serve.err"))
         builder.environment()["DROPTRACK_STORE"] = "sqlite:${folder.path}/store.sqlite"
@@ -74,11 +76,60 @@ class DropTrackServer {
 
     /** Stops the server (SIGTERM, then SIGKILL after 10 s) and removes the folder. */
     fun stop() {
+        pause()
+        folder.deleteRecursively()
+    }
+
+    /** Stops the server but keeps its store and keys, so [start] brings the same server back. */
+    fun pause() {
         process?.let {
             it.destroy()
             if (!it.waitFor(10, TimeUnit.SECONDS)) it.destroyForcibly().waitFor(10, TimeUnit.SECONDS)
         }
         process = null
-        folder.deleteRecursively()
+    }
+
+    /** The backend starts a delivery for [userId] (`POST /v1/activities` with the API key). */
+    fun startActivity(activityId: String, userId: String) {
+        val body = "{\"activityId\":\"$activityId\",\"userId\":\"$userId\",\"attributesType\":\"DeliveryAttributes\"," +
+            "\"attributes\":{\"orderId\":\"A-1042\"},\"event\":{\"type\":\"delivery.step\",\"data\":{\"step\":\"placed\",\"courierName\":\"Sam\"}}," +
+            "\"alert\":{\"title\":\"Order placed\"},\"idempotencyKey\":\"start-$activityId\"}"
+        val status = call("POST", "/v1/activities", body).first
+        check(status == 201 || status == 200) { "starting $activityId answered $status" }
+    }
+
+    /** The backend ends a delivery (`POST /v1/activities/{id}/end`). */
+    fun endActivity(activityId: String) {
+        val status = call("POST", "/v1/activities/$activityId/end", "{}").first
+        check(status == 200) { "ending $activityId answered $status" }
+    }
+
+    /** The activity as the backend reads it (`GET /v1/activities/{id}` with the API key). */
+    @Suppress("UNCHECKED_CAST")
+    fun activity(activityId: String): Map<String, Any?> {
+        val (status, text) = call("GET", "/v1/activities/$activityId", null)
+        check(status == 200) { "reading $activityId answered $status" }
+        return MiniJson.parse(text) as Map<String, Any?>
+    }
+
+    /** The `device_lifecycle` entries of the activity's timeline: (state, note) in order. */
+    @Suppress("UNCHECKED_CAST")
+    fun lifecycleReports(activityId: String): List<Pair<String, String>> =
+        (activity(activityId)["timeline"] as List<Map<String, Any?>>)
+            .filter { it["event"] == "device_lifecycle" }
+            .map { (it["reason"] as String) to (it["note"] as? String ?: "") }
+
+    private fun call(method: String, path: String, body: String?): Pair<Int, String> {
+        val connection = URL(baseUrl + path).openConnection() as HttpURLConnection
+        connection.requestMethod = method
+        connection.setRequestProperty("Authorization", "Bearer $apiKey")
+        if (body != null) {
+            connection.doOutput = true
+            connection.setRequestProperty("Content-Type", "application/json")
+            connection.outputStream.use { it.write(body.toByteArray()) }
+        }
+        val status = connection.responseCode
+        val stream = if (status >= 400) connection.errorStream else connection.inputStream
+        return status to (stream?.use { it.readBytes().toString(Charsets.UTF_8) } ?: "")
     }
 }

@@ -91,7 +91,8 @@ class PlanVectorTests {
             "requestPromotion" to plan.requestPromotion,
             "promotionRefusals" to plan.promotionRefusals,
             "sequence" to plan.sequence,
-            "event" to plan.event
+            "event" to plan.event,
+            "timeoutAfterMillis" to plan.timeoutAfterMillis
         )
     }
 }

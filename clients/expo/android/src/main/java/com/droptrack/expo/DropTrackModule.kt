@@ -1,35 +1,41 @@
 package com.droptrack.expo
 
+import android.Manifest
 import android.content.Context
 import android.os.Build
-import com.droptrack.android.DeliveryNotifier
 import com.droptrack.android.DropTrack
 import com.droptrack.android.DropTrackSetup
-import com.droptrack.android.core.AndroidRules
+import com.droptrack.android.NotificationPermission
 import com.droptrack.android.core.CredentialRelay
-import com.droptrack.android.core.LiveUpdatePlanner
-import com.droptrack.android.core.PlanOutcome
-import com.droptrack.android.core.RegistrationResult
+import com.droptrack.android.core.SyncEvent
+import expo.modules.interfaces.permissions.PermissionsResponse
+import expo.modules.interfaces.permissions.PermissionsResponseListener
+import expo.modules.interfaces.permissions.PermissionsStatus
 import expo.modules.kotlin.modules.Module
 import expo.modules.kotlin.modules.ModuleDefinition
-import java.util.UUID
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+import kotlin.concurrent.thread
 
 /**
- * The Expo module's Android side, on DropTrack's Android library: JavaScript's calls become the
- * library's registration and notifier calls, and credential requests go to JavaScript as
- * `onCredentialNeeded` events. Live Updates come from the server by FCM; the `…Delivery` calls
- * show a local one through the same planner.
+ * The Expo module's Android side, on DropTrack's Android library. `configure` saves the setup
+ * through `DropTrack.start`, so FCM's service shows pushes and registers rotated tokens in a process
+ * where JavaScript never ran; credential requests go to JavaScript as `onCredentialNeeded`, and the
+ * credential it answers is kept sealed for such processes. The delivery calls are [ExpoDeliveries];
+ * the library's events become `onToken` and `onPush`.
  */
 class DropTrackModule : Module() {
     private val credentials = CredentialRelay { reason -> sendEvent("onCredentialNeeded", mapOf("reason" to reason)) }
 
+    private val events: (SyncEvent) -> Unit = { event ->
+        ExpoDeliveries.tokenEvent(event)?.let { sendEvent("onToken", it) }
+        ExpoDeliveries.pushEvent(event)?.let { sendEvent("onPush", it) }
+    }
+
     private val context: Context
         get() = appContext.reactContext ?: throw IllegalStateException("DropTrack: the React context is gone")
 
-    // The status-bar icon by name: the app's `notification_icon` (expo-notifications writes
-    // app.json's notification.icon under that name) or the library's own. Never the launcher icon,
-    // which Android masks to a white blob.
-    private fun notifier(): DeliveryNotifier = DeliveryNotifier.withIconsByName(context)
+    private fun deliveries() = ExpoDeliveries(DropTrack.sync(context))
 
     // Functions without arguments spell `{ -> … }`: with no parameter list a lambda could also be
     // the one-argument overload (`it`), and Kotlin before 1.4 cannot choose.
@@ -37,67 +43,86 @@ class DropTrackModule : Module() {
         Name("DropTrack")
         Events("onToken", "onPush", "onCredentialNeeded")
 
+        OnCreate {
+            DropTrack.addListener(events)
+            // Work a killed process queued (a token, dismissals) goes now, before JavaScript configures anything.
+            val app = context.applicationContext
+            thread(name = "droptrack-launch") { DropTrack.schedule(app, DropTrack.sync(app).flush()) }
+        }
+
+        OnDestroy { DropTrack.removeListener(events) }
+
+        // The person may have switched Live Updates off, swiped cards away, or the server ended activities meanwhile.
+        OnActivityEntersForeground {
+            val app = context.applicationContext
+            thread(name = "droptrack-foreground") { DropTrack.reconcile(app) }
+        }
+
         AsyncFunction("configure") { serverUrl: String, userId: String, deviceId: String?, _: String? ->
-            val icon = AndroidRules.statusBarIcon(AndroidRules.STATUS_BAR_ICON_NAMES) { name ->
-                context.resources.getIdentifier(name, "drawable", context.packageName)
+            try {
+                DropTrack.start(context, DropTrackSetup(baseUrl = serverUrl, userId = userId, deviceId = deviceId, credential = credentials::credential))
+            } catch (wrong: IllegalArgumentException) {
+                throw ModuleError(null, wrong.message ?: "the setup was refused")
             }
-            val setup = DropTrackSetup(
-                baseUrl = serverUrl, userId = userId, deviceId = deviceId ?: "android-" + UUID.randomUUID(),
-                smallIcon = icon, trackerIcon = icon, credential = credentials::credential
-            )
-            DropTrack.start(context, setup) { result -> sendEvent("onToken", tokenEvent(result)) }
         }
 
-        AsyncFunction("setDeviceCredential") { credential: String -> credentials.supply(credential) }
-
-        // Notification channels (API 26) are the floor; promotion needs 36 and is checked per post.
-        Function("isSupported") { -> Build.VERSION.SDK_INT >= Build.VERSION_CODES.O }
-
-        AsyncFunction("areActivitiesEnabled") { -> notifier().deviceFacts().notificationsEnabled == true }
-
-        AsyncFunction("startDelivery") { orderId: String, state: Map<String, Any?> ->
-            post(orderId, "start", state)
-            orderId
+        AsyncFunction("setDeviceCredential") { credential: String ->
+            credentials.supply(credential)
+            DropTrack.schedule(context, DropTrack.sync(context).supplyCredential(credential))
         }
 
-        AsyncFunction("updateDelivery") { activityId: String, state: Map<String, Any?> ->
-            post(activityId, "update", state)
+        Function("isSupported") { -> ExpoDeliveries.isSupported(Build.VERSION.SDK_INT) }
+
+        Function("isPushToStartEligible") { -> ExpoDeliveries.isPushToStartEligible(Build.VERSION.SDK_INT) }
+
+        // Synchronous, so the first render knows whether to offer Live Updates.
+        Function("canPostPromotedNotifications") { -> DropTrack.notifier(context).canPostPromoted() }
+
+        AsyncFunction("areActivitiesEnabled") { ->
+            val facts = DropTrack.notifier(context).deviceFacts()
+            facts.notificationsEnabled == true && (Build.VERSION.SDK_INT < 36 || facts.canPostPromoted == true)
         }
 
-        AsyncFunction("endDelivery") { activityId: String, state: Map<String, Any?>?, _: Double? ->
-            // Android has no dismissal delay: an ended Live Update stays as an ordinary notification.
-            post(activityId, "end", state ?: emptyMap())
+        AsyncFunction("requestNotificationPermission") { -> requestNotificationPermission() }
+
+        AsyncFunction("openLiveActivitySettings") { -> NotificationPermission.openLiveUpdateSettings(appContext.currentActivity ?: context) }
+
+        AsyncFunction("startDelivery") { orderId: String, state: Map<String, Any?> -> deliveries().start(orderId, state) }
+
+        AsyncFunction("updateDelivery") { activityId: String, state: Map<String, Any?> -> deliveries().update(activityId, state) }
+
+        AsyncFunction("endDelivery") { activityId: String, state: Map<String, Any?>?, dismissAfterSeconds: Double? ->
+            deliveries().end(activityId, state, dismissAfterSeconds)
         }
 
-        AsyncFunction("getRunningActivities") { ->
-            LocalDelivery.runningActivities(DropTrack.shownDeliveries().mapValues { it.value.data })
-        }
+        AsyncFunction("getRunningActivities") { -> deliveries().running() }
 
-        // The Android library does not report lifecycle changes yet (see clients/android/README.md).
-        AsyncFunction("reconcile") { -> mapOf("endedLocally" to emptyList<String>(), "reportedLost" to emptyList<String>()) }
+        AsyncFunction("reconcile") { -> deliveries().reconcile() }
     }
 
-    private fun post(activityId: String, event: String, state: Map<String, Any?>): Boolean {
-        val sequence = LocalDelivery.sequence(System.currentTimeMillis())
-        val data = LocalDelivery.dataMap(activityId, event, state, sequence)
-        val notifier = notifier()
-        val outcome = LiveUpdatePlanner.plan(
-            data, System.currentTimeMillis(), notifier.deviceFacts(), DropTrack.shownSequence(activityId)
+    /**
+     * True once notifications may show: at once below Android 13 (granted at install) or when granted
+     * already; else the system prompt through Expo's permissions manager, waiting for the answer.
+     */
+    private fun requestNotificationPermission(): Boolean {
+        if (Build.VERSION.SDK_INT < Build.VERSION_CODES.TIRAMISU || NotificationPermission.isGranted(context)) {
+            return DropTrack.notifier(context).deviceFacts().notificationsEnabled == true
+        }
+        val permissions = appContext.permissions
+            ?: throw ModuleError(null, "Expo's permissions manager is not linked: rebuild the app with expo-modules-core")
+        val answered = CountDownLatch(1)
+        var granted = false
+        permissions.askForPermissions(
+            object : PermissionsResponseListener {
+                override fun onResult(result: Map<String, PermissionsResponse>) {
+                    granted = result[Manifest.permission.POST_NOTIFICATIONS]?.status == PermissionsStatus.GRANTED
+                    answered.countDown()
+                }
+            },
+            Manifest.permission.POST_NOTIFICATIONS
         )
-        return when (outcome) {
-            is PlanOutcome.Planned -> {
-                notifier.post(outcome.plan)
-                DropTrack.recordShown(outcome.plan, data)
-                true
-            }
-            is PlanOutcome.Refused -> throw IllegalArgumentException("DropTrack: ${outcome.message}")
-        }
-    }
-
-    private fun tokenEvent(result: RegistrationResult): Map<String, Any?> = when (result) {
-        is RegistrationResult.Registered -> mapOf("kind" to "fcm", "fingerprint" to result.fingerprint, "status" to "registered")
-        is RegistrationResult.Refused -> mapOf("kind" to "fcm", "status" to "failed", "error" to "${result.status} ${result.code}: ${result.message}")
-        is RegistrationResult.GaveUp -> mapOf("kind" to "fcm", "status" to "retrying", "error" to result.lastProblem)
-        is RegistrationResult.Unregistered -> mapOf("kind" to "fcm", "fingerprint" to result.fingerprint, "status" to "failed")
+        // The prompt waits for the person; a bound keeps the call from hanging forever if it never answers.
+        answered.await(10, TimeUnit.MINUTES)
+        return granted
     }
 }

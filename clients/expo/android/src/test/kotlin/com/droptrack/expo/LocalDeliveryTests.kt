@@ -1,5 +1,7 @@
 package com.droptrack.expo
 
+import com.droptrack.android.core.CardPhase
+import com.droptrack.android.core.CardRecord
 import com.droptrack.android.core.DeviceFacts
 import com.droptrack.android.core.LiveUpdatePlanner
 import com.droptrack.android.core.PlanOutcome
@@ -17,19 +19,21 @@ class LocalDeliveryTests {
 
     @Test
     fun aLocalUpdateIsTheServersMapForTheSameState() {
-        val local = LocalDelivery.dataMap("act-A-1042", "update", state, 1796000100)
-        // The server's own map for this state (vectors/android/update.on-the-way.json), apart from the order id.
+        val local = LocalDelivery.dataMap("act-A-1042", "update", state)
+        // The server's own map for this state (vectors/android/update.on-the-way.json), apart from the
+        // order id and the sequence, which the sync stamps.
         val server = mapOf(
             "activityId" to "act-A-1042", "courierName" to "Sam", "etaEpochMillis" to "1796000720000",
             "event" to "update", "progress" to "0.7142857142857143", "riderReassigned" to "false",
-            "schemaVersion" to "1", "sequence" to "1796000100", "status" to "On the way", "stopsRemaining" to "2"
+            "schemaVersion" to "1", "status" to "On the way", "stopsRemaining" to "2"
         )
         assertEquals(server, local - "orderId")
+        assertEquals("1", LocalDelivery.dataMap("a", "end", state + ("progress" to 1.0))["progress"])
     }
 
     @Test
     fun theLibraryPlansALocalUpdateAsItPlansAPush() {
-        val data = LocalDelivery.dataMap("act-A-1042", "start", state, LocalDelivery.sequence(1796000000000))
+        val data = LocalDelivery.dataMap("act-A-1042", "start", state) + ("sequence" to "1796000000")
         val outcome = LiveUpdatePlanner.plan(data, 1796000000000, DeviceFacts(true, true, true), null)
         assertTrue("$outcome", outcome is PlanOutcome.Planned)
         val plan = (outcome as PlanOutcome.Planned).plan
@@ -41,18 +45,19 @@ class LocalDeliveryTests {
     @Test
     fun aMissingFieldNamesIt() {
         try {
-            LocalDelivery.dataMap("a", "update", state - "courierName", 1)
+            LocalDelivery.dataMap("a", "update", state - "courierName")
             fail("expected a refusal")
-        } catch (error: IllegalArgumentException) {
-            assertEquals("'courierName' must be a string", error.message)
+        } catch (error: ModuleError) {
+            assertEquals("DropTrack: 'courierName' must be a string", error.message)
+            assertEquals("courierName", error.field)
         }
     }
 
     @Test
     fun runningActivitiesCarryTheStateTheyShowAsTheTypeScriptTypeRequires() {
-        val started = LocalDelivery.dataMap("act-A-1042", "update", state, 10)
-        val ended = LocalDelivery.dataMap("act-B-7", "end", state + ("status" to "Delivered"), 11)
-        val running = LocalDelivery.runningActivities(mapOf("act-B-7" to ended, "act-A-1042" to started))
+        val started = CardRecord("act-A-1042", 10, LocalDelivery.dataMap("act-A-1042", "update", state), CardPhase.ACTIVE, 0)
+        val ended = CardRecord("act-B-7", 11, LocalDelivery.dataMap("act-B-7", "end", state + ("status" to "Delivered")), CardPhase.ENDED, 0)
+        val running = LocalDelivery.runningActivities(listOf(ended, started))
         assertEquals(listOf("act-A-1042", "act-B-7"), running.map { it["activityId"] })
         assertEquals(listOf("active", "ended"), running.map { it["state"] })
         // RunningActivity.contentState: the six DeliveryState fields, typed as JavaScript gets them.
