@@ -24,7 +24,10 @@ struct DeliveryActivities {
     /// Updates it from the app, stamped now; false when the phone shows no such activity.
     func update(_ id: String, state: [String: Any]) async throws -> Bool {
         let contentState = try DeliveryStateConversion.contentState(state)
-        guard let activity = running(id) else { return false }
+        // An ended activity stays listed until it is dismissed, and ActivityKit ignores updates to it: saying true
+        // would tell JavaScript the card changed when it did not (Android answers false here too).
+        guard let activity = running(id), activity.activityState != .ended, activity.activityState != .dismissed
+        else { return false }
         await bridge.update(activity, state: contentState)
         return true
     }
