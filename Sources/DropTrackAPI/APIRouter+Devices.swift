@@ -23,14 +23,8 @@ extension APIRouter {
         }
     }
 
-    /// The routes and methods a device credential may call.
-    static let deviceRoutes: [String: Set<String>] = [
-        "/v1/tokens/push-to-start": ["POST"], "/v1/tokens/activity": ["POST"], "/v1/tokens/fcm": ["POST"],
-        "/v1/tokens/channel-subscription": ["POST"], "/v1/tokens/{fingerprint}": ["DELETE"],
-        "/v1/activities/{id}": ["GET"], "/v1/devices/{deviceId}/activities": ["GET"],
-        "/v1/activities/{id}/lifecycle": ["POST"], "/v1/users/{userId}/tags": ["GET", "PUT"],
-        "/v1/devices/{deviceId}/tags": ["GET", "PUT"],
-    ]
+    /// The routes and methods a device credential may call, from the route table.
+    static let deviceRoutes: [String: Set<String>] = routes.deviceRoutes
 
     /// The bearer of an `Authorization` header, if it has one.
     static func bearer(_ header: String?) -> String? {

@@ -199,8 +199,10 @@ public final class APIRouter: HTTPHandler {
 
     /// Health, readiness, metrics and the OpenAPI document: no key needed, no tenant data.
     func operational(_ request: HTTPRequest, parts: [String]) -> Outcome? {
-        guard parts.count == 1, ["healthz", "readyz", "metrics", "openapi.json"].contains(parts[0]) else { return nil }
-        let route = "/" + parts[0]
+        guard let open = Self.routes.route(for: parts), open.methods.values.allSatisfy({ $0 == .open }) else {
+            return nil
+        }
+        let route = open.template
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = errorResponse(
                 APIError(405, "method_not_allowed", "\(route) takes GET, not \(request.method)"))
@@ -220,43 +222,15 @@ public final class APIRouter: HTTPHandler {
         case "metrics":
             reply = .response(.text(200, metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
         default:
-            reply = .response(.json(200, OpenAPIDocument.bytes))
+            reply = .response(.json(200, OpenAPIDocument.served))
         }
         return Outcome(reply: reply, route: route)
     }
 
-    /// The route template of a `/v1` path and the methods it takes.
+    /// The route template of a `/v1` path and the methods it takes, from the route table.
     static func template(_ parts: [String]) -> (String?, Set<String>) {
-        switch parts {
-        case ["v1", "tokens", "push-to-start"]: ("/v1/tokens/push-to-start", ["POST"])
-        case ["v1", "tokens", "activity"]: ("/v1/tokens/activity", ["POST"])
-        case ["v1", "tokens", "fcm"]: ("/v1/tokens/fcm", ["POST"])
-        case ["v1", "tokens", "channel-subscription"]: ("/v1/tokens/channel-subscription", ["POST"])
-        case let p where p.count == 3 && p[1] == "tokens": ("/v1/tokens/{fingerprint}", ["DELETE"])
-        case ["v1", "activities"]: ("/v1/activities", ["POST"])
-        case let p where p.count == 3 && p[1] == "activities": ("/v1/activities/{id}", ["GET", "PATCH"])
-        case let p where p.count == 4 && p[1] == "activities" && p[3] == "events":
-            ("/v1/activities/{id}/events", ["POST"])
-        case let p where p.count == 4 && p[1] == "activities" && p[3] == "end": ("/v1/activities/{id}/end", ["POST"])
-        case let p where p.count == 5 && p[1] == "activities" && p[3] == "audience" && p[4] == "refresh":
-            ("/v1/activities/{id}/audience/refresh", ["POST"])
-        case let p where p.count == 4 && p[1] == "activities" && p[3] == "diagnosis":
-            ("/v1/activities/{id}/diagnosis", ["GET"])
-        case let p where p.count == 4 && p[1] == "activities" && p[3] == "lifecycle":
-            ("/v1/activities/{id}/lifecycle", ["POST"])
-        case let p where p.count == 4 && p[1] == "devices" && p[3] == "activities":
-            ("/v1/devices/{deviceId}/activities", ["GET"])
-        case let p where p.count == 4 && p[1] == "devices" && p[3] == "tags":
-            ("/v1/devices/{deviceId}/tags", ["GET", "PUT"])
-        case let p where p.count == 4 && p[1] == "users" && p[3] == "tags": ("/v1/users/{userId}/tags", ["GET", "PUT"])
-        case let p where p.count == 4 && p[1] == "users" && p[3] == "revoke-credentials":
-            ("/v1/users/{userId}/revoke-credentials", ["POST"])
-        case ["v1", "device-credentials"]: ("/v1/device-credentials", ["POST"])
-        case ["v1", "push"]: ("/v1/push", ["POST"])
-        case ["v1", "doctor"]: ("/v1/doctor", ["POST"])
-        case ["v1", "events"]: ("/v1/events", ["GET"])
-        default: (nil, [])
-        }
+        guard parts.first == "v1", let route = routes.route(for: parts) else { return (nil, []) }
+        return (route.template, Set(route.methods.keys))
     }
 
     func serve(_ request: HTTPRequest, template: String, parts: [String], caller: Caller) throws(APIError)

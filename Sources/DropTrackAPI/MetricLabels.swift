@@ -8,14 +8,6 @@ extension APIRouter {
     /// The `method` label of a request: its method if standard, else `other`.
     static func methodLabel(_ method: String) -> String { methodLabels.contains(method) ? method : "other" }
 
-    /// Every route `route(_:)` names itself: the `/v1` templates, the operational endpoints and `unmatched`.
-    static let routeTemplates: Set<String> = [
-        "/v1/tokens/push-to-start", "/v1/tokens/activity", "/v1/tokens/fcm", "/v1/tokens/channel-subscription",
-        "/v1/tokens/{fingerprint}", "/v1/activities", "/v1/activities/{id}", "/v1/activities/{id}/events",
-        "/v1/activities/{id}/end", "/v1/activities/{id}/diagnosis", "/v1/push", "/v1/doctor", "/v1/events",
-        "/v1/activities/{id}/lifecycle", "/v1/devices/{deviceId}/activities", "/v1/device-credentials",
-        "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags", "/v1/users/{userId}/revoke-credentials",
-        "/v1/activities/{id}/audience/refresh", "/healthz", "/readyz", "/metrics", "/openapi.json",
-        "unmatched",
-    ]
+    /// Every route `route(_:)` names itself: the route table's templates and `unmatched`.
+    static let routeTemplates: Set<String> = routes.templates.union(["unmatched"])
 }
