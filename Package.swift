@@ -34,6 +34,7 @@ let package = Package(
     platforms: [.iOS("15.1")],
     products: [
         .executable(name: "droptrack", targets: ["droptrack"]),
+        .executable(name: "droptrack-dev", targets: ["droptrack-dev"]),
         .library(name: "DropTrackContract", targets: ["DropTrackContract"]),
         .library(name: "DropTrackWidgets", targets: ["DropTrackWidgets"]),
         .library(name: "DropTrackLive", targets: ["DropTrackLive"]),
@@ -163,17 +164,33 @@ let package = Package(
                 "DropTrackLive",
             ],
             swiftSettings: strict),
-        // The CLI: wires the layers together.
+        // What both programs share: arguments, the command protocol, guidance and the environment check.
+        .target(
+            name: "DropTrackCLI",
+            dependencies: [
+                "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackProviders", "DropTrackDispatch",
+                "DropTrackRuntime",
+            ],
+            swiftSettings: strict),
         // A crash as one JSON log line, written from the signal handler in async-signal-safe C (our own code,
         // not a system library: `serve` installs it).
         .target(name: "CCrashLine", path: "Sources/CCrashLine"),
+        // `droptrack`, what production runs (and the Debian package and the image ship): the server and its
+        // operator's commands. It links neither the emulators, the simulated phones, the demo nor the iOS library.
         .executableTarget(
             name: "droptrack",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
-                "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore",
-                "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "DropTrackDemo",
-                "CCrashLine",
+                "DropTrackCLI", "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire",
+                "DropTrackDoctor", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackStore",
+                "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "CCrashLine",
+            ],
+            swiftSettings: strict),
+        // `droptrack-dev`, the test rig: the demo, the APNs and FCM emulators, the benchmarks, development keys.
+        .executableTarget(
+            name: "droptrack-dev",
+            dependencies: [
+                "DropTrackCLI", "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire",
+                "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackDemo",
             ],
             swiftSettings: strict),
 

@@ -2,7 +2,7 @@
 """Pushes per second from aioapns (the fastest Python APNs client) against an APNs-compatible server.
 
 Usage: aioapns_rate.py HOST PORT CA_FILE KEY_FILE KEY_ID TEAM_ID BUNDLE_ID N CONCURRENCY
-Prints pushes_per_second=<number> as its last line, like `droptrack bench apns`.
+Prints pushes_per_second=<number> as its last line, like `droptrack-dev bench apns`.
 """
 import asyncio
 import os

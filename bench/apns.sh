@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # APNs speed, measured against references in the same run:
 #   1. the emulator under h2load, against nghttpd under h2load     (target ≥ 0.8×)
-#   2. `droptrack bench apns` against h2load, on the same server    (target ≥ 0.5×)
-#   3. `droptrack bench apns` against aioapns, on the same emulator (target ≥ 10×)
+#   2. `droptrack-dev bench apns` against h2load, on the same server    (target ≥ 0.5×)
+#   3. `droptrack-dev bench apns` against aioapns, on the same emulator (target ≥ 10×)
 # Each figure is the median of ROUNDS rounds, rounds interleaved so noise hits all sides alike.
 # Usage: bench/apns.sh [N] [ROUNDS]        (defaults 200000 and 3)
 set -euo pipefail
@@ -13,19 +13,20 @@ CONCURRENCY=100
 ./scripts/install-deps.sh >/dev/null
 swift build -c release >/dev/null
 BIN=.build/release/droptrack
+DEV=.build/release/droptrack-dev   # the emulators, development keys and the bench client
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-"$BIN" keys dev --out "$WORK/keys" >/dev/null
+"$DEV" keys dev --out "$WORK/keys" >/dev/null
 KID=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['keyId'])" "$WORK/keys/apns/apns.json")
 TID=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['teamId'])" "$WORK/keys/apns/apns.json")
 BUNDLE=com.droptrack.demo
 KEY="$WORK/keys/apns/AuthKey_$KID.p8"
 # h2load keeps up to 100 streams open from the start; a real client waits for the first answer.
 echo '{"faults":[],"oneStreamUntilValidToken":false}' > "$WORK/faults.json"
-"$BIN" emulate apns --listen 127.0.0.1:0 --auth-key-pub "$WORK/keys/apns/AuthKey_$KID.pub.pem" --key-id "$KID" \
+"$DEV" emulate apns --listen 127.0.0.1:0 --auth-key-pub "$WORK/keys/apns/AuthKey_$KID.pub.pem" --key-id "$KID" \
   --team-id "$TID" --bundle-id "$BUNDLE" --tls-cert "$WORK/keys/server.pem" --tls-key "$WORK/keys/server-key.pem" \
   --faults "$WORK/faults.json" > "$WORK/emulator.log" 2>/dev/null &
 PIDS+=($!)
@@ -70,10 +71,10 @@ h2load_rate() {
 # $2 is the status every answer must have (200 from the emulator, 404 from nghttpd).
 client_rate() {
   local out
-  out=$("$BIN" bench apns --host "127.0.0.1:$1" --ca-file "$WORK/keys/ca.pem" -n "$N" --concurrency "$CONCURRENCY" \
+  out=$("$DEV" bench apns --host "127.0.0.1:$1" --ca-file "$WORK/keys/ca.pem" -n "$N" --concurrency "$CONCURRENCY" \
     --key "$KEY" --key-id "$KID" --team-id "$TID" --bundle-id "$BUNDLE" 2>/dev/null)
   if ! grep -q "^statuses=$2:$N\$" <<<"$out"; then
-    echo "droptrack bench against port $1 did not get $N answers of $2: $(echo "$out" | grep statuses)" >&2
+    echo "droptrack-dev bench against port $1 did not get $N answers of $2: $(echo "$out" | grep statuses)" >&2
     exit 1
   fi
   echo "$out" | awk -F= '/pushes_per_second/ {print $2}'
@@ -105,9 +106,9 @@ for key in "${!results[@]}"; do med[$key]=$(echo "${results[$key]}" | tr ' ' '\n
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 echo "APNs throughput, pushes/s, median of $ROUNDS rounds of $N (aioapns: $((N / 10))), $CONCURRENCY in flight, one connection"
 printf '  %-42s %10s   rounds: %s\n' "h2load -> nghttpd" "${med[h2_nghttpd]}" "${results[h2_nghttpd]}"
-printf '  %-42s %10s   rounds: %s\n' "h2load -> droptrack emulate apns" "${med[h2_emulator]}" "${results[h2_emulator]}"
-printf '  %-42s %10s   rounds: %s\n' "droptrack bench apns -> emulator" "${med[client_emulator]}" "${results[client_emulator]}"
-printf '  %-42s %10s   rounds: %s\n' "droptrack bench apns -> nghttpd" "${med[client_nghttpd]}" "${results[client_nghttpd]}"
+printf '  %-42s %10s   rounds: %s\n' "h2load -> droptrack-dev emulate apns" "${med[h2_emulator]}" "${results[h2_emulator]}"
+printf '  %-42s %10s   rounds: %s\n' "droptrack-dev bench apns -> emulator" "${med[client_emulator]}" "${results[client_emulator]}"
+printf '  %-42s %10s   rounds: %s\n' "droptrack-dev bench apns -> nghttpd" "${med[client_nghttpd]}" "${results[client_nghttpd]}"
 printf '  %-42s %10s   rounds: %s\n' "aioapns -> emulator" "${med[aioapns_emulator]}" "${results[aioapns_emulator]}"
 echo "ratios:"
 echo "  emulator vs nghttpd under h2load:        $(ratio "${med[h2_emulator]}" "${med[h2_nghttpd]}")   (target >= 0.8)"

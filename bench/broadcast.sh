@@ -11,7 +11,7 @@ ROUNDS=${2:-3}
 swift build -c release >/dev/null
 for round in $(seq "$ROUNDS"); do
   echo "round $round of $ROUNDS"
-  out=$(.build/release/droptrack bench broadcast -n "$N")
+  out=$(.build/release/droptrack-dev bench broadcast -n "$N")
   echo "$out" | sed 's/^/  /'
   grep -q "^broadcast_requests=1$" <<<"$out" || { echo "expected exactly one broadcast request" >&2; exit 1; }
   grep -q "^devices_showing_new_state=$N$" <<<"$out" || { echo "not every device shows the new state" >&2; exit 1; }

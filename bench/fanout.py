@@ -7,7 +7,7 @@ emulator over HTTP/2 + TLS, in three set-ups measured in the same run:
 For each: the fan-out time, pushes per second, server CPU and peak RSS, how busy the whole machine
 was, and the ratio to the SQLite run. References, on a fresh start of the same emulator (as the SQLite
 fan-out had): h2load pushing N requests to one token (the loopback + emulator ceiling), and
-`droptrack bench apns`, the bare client with no store (what dispatch costs on top), twice: pushing to N
+`droptrack-dev bench apns`, the bare client with no store (what dispatch costs on top), twice: pushing to N
 distinct tokens, one push each as the fan-out does (the reference the ratio is taken against), and
 cycling over 1,000 tokens (the reference of earlier runs). The emulator keeps state per token, and a
 thousand tokens stay in the caches where N do not: that reference runs faster than the same job
@@ -159,12 +159,12 @@ def h2load_rate(stack):
 
 
 def client_rate(stack, tokens):
-    out = stack.run("bench", "apns", "--host", stack.apns_host, "--ca-file", stack.ca_file, "-n", str(N),
+    out = stack.run_dev("bench", "apns", "--host", stack.apns_host, "--ca-file", stack.ca_file, "-n", str(N),
                     "--tokens", str(tokens),
                     "--concurrency", str(CLIENT_CONCURRENCY), "--connections", str(CLIENT_CONNECTIONS), "--key", f"{stack.work}/keys/apns/AuthKey_{stack.key_id}.p8",
                     "--key-id", stack.key_id, "--team-id", stack.team_id, "--bundle-id", stack.bundle_id)
     if f"statuses=200:{N}" not in out:
-        fail(f"droptrack bench apns did not get {N} 200s:\n{out}")
+        fail(f"droptrack-dev bench apns did not get {N} 200s:\n{out}")
     return float(re.search(r"pushes_per_second=([\d.]+)", out).group(1))
 
 
@@ -223,7 +223,7 @@ for label, _, figures in results:
 # working (on the server, the database, the emulator), and two replicas cannot go faster than one here.
 print(f"cores={os.cpu_count()} (box busy: all cores together, during the fan-out)")
 print(f"reference_h2load_pushes_per_second={h2load:.0f} (same emulator, same count, no store)")
-print(f"reference_client_pushes_per_second={client:.0f} (droptrack bench apns: the bare client, {N} distinct tokens)")
+print(f"reference_client_pushes_per_second={client:.0f} (droptrack-dev bench apns: the bare client, {N} distinct tokens)")
 print(f"reference_client_cycling_pushes_per_second={client_cycling:.0f} (the bare client cycling over 1,000 tokens)")
 print(f"ratio_sqlite_fanout_to_h2load={base / h2load:.2f}")
 print(f"ratio_sqlite_fanout_to_client={base / client:.2f}")

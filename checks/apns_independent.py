@@ -2,7 +2,7 @@
 """Independent checks of DropTrack's APNs side with code nobody here wrote.
 
 1. PyJWT (with `cryptography`) verifies every provider token `droptrack` makes.
-2. aioapns sends a Live Activity push to `droptrack emulate apns` and is accepted; the same client
+2. aioapns sends a Live Activity push to `droptrack-dev emulate apns` and is accepted; the same client
    with a key the emulator does not know gets 403 InvalidProviderToken.
 
 Usage: apns_independent.py PATH/TO/droptrack
@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives import serialization
 
 DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
+DROPTRACK_DEV = os.path.join(os.path.dirname(DROPTRACK), "droptrack-dev")  # the emulator and development keys
 failures = []
 
 
@@ -67,7 +68,7 @@ def verify_jwts(keys_dir, cfg):
 
 def start_emulator(keys_dir, cfg):
     process = subprocess.Popen(
-        [DROPTRACK, "emulate", "apns", "--listen", "127.0.0.1:0",
+        [DROPTRACK_DEV, "emulate", "apns", "--listen", "127.0.0.1:0",
          "--auth-key-pub", f"{keys_dir}/apns/AuthKey_{cfg['keyId']}.pub.pem", "--key-id", cfg["keyId"],
          "--team-id", cfg["teamId"], "--bundle-id", cfg["bundleId"],
          "--tls-cert", f"{keys_dir}/server.pem", "--tls-key", f"{keys_dir}/server-key.pem"],
@@ -97,7 +98,7 @@ async def aioapns_push(keys_dir, cfg, port, key_file, token):
 
 
 def aioapns_checks(keys_dir, cfg):
-    print("aioapns against droptrack emulate apns")
+    print("aioapns against droptrack-dev emulate apns")
     process, port = start_emulator(keys_dir, cfg)
     try:
         token = os.urandom(32).hex()
@@ -125,7 +126,7 @@ def aioapns_checks(keys_dir, cfg):
 
 def main():
     with tempfile.TemporaryDirectory() as keys_dir:
-        run("keys", "dev", "--out", keys_dir, "--force")
+        subprocess.run([DROPTRACK_DEV, "keys", "dev", "--out", keys_dir, "--force"], check=True, capture_output=True)
         cfg = json.load(open(f"{keys_dir}/apns/apns.json"))
         verify_jwts(keys_dir, cfg)
         aioapns_checks(keys_dir, cfg)

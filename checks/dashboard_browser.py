@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The demo in a real browser: headless Chromium from Debian, driven through chromedriver's W3C
-WebDriver protocol (plain HTTP, no client library), against `droptrack demo`.
+WebDriver protocol (plain HTTP, no client library), against `droptrack-dev demo`.
 
 1. Open the dashboard, place an order, press "Next step" six times: the iPhone card shows the last
    step ("Delivered", all seven segments lit) and the Android notification agrees.
@@ -37,6 +37,7 @@ from webdriver import WebDriver, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
+DROPTRACK_DEV = os.path.join(os.path.dirname(DROPTRACK), "droptrack-dev")  # the demo is droptrack-dev's
 ARTIFACT = os.path.join(ROOT, ".build/artifacts/dashboard.png")
 ARTIFACT_390 = os.path.join(ROOT, ".build/artifacts/dashboard-390.png")
 failures = []
@@ -56,7 +57,7 @@ def state(port):
 work = tempfile.mkdtemp(prefix="droptrack-browser-")
 port = free_port()
 demo_log = open(f"{work}/demo.log", "w")
-demo = subprocess.Popen([DROPTRACK, "demo", "--listen", f"127.0.0.1:{port}", "--data", f"{work}/data"],
+demo = subprocess.Popen([DROPTRACK_DEV, "demo", "--listen", f"127.0.0.1:{port}", "--data", f"{work}/data"],
                         stdout=demo_log, stderr=subprocess.STDOUT)
 browser = None
 try:

@@ -15,6 +15,7 @@ import urllib.request
 import ssl
 
 DROPTRACK = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/droptrack")
+DROPTRACK_DEV = os.path.join(os.path.dirname(DROPTRACK), "droptrack-dev")  # the emulator and development keys
 failures = []
 
 
@@ -33,12 +34,12 @@ def free_port():
 def main():
     with tempfile.TemporaryDirectory() as keys:
         port = free_port()
-        subprocess.run([DROPTRACK, "keys", "dev", "--out", keys, "--force", "--fcm-token-uri",
+        subprocess.run([DROPTRACK_DEV, "keys", "dev", "--out", keys, "--force", "--fcm-token-uri",
                         f"https://localhost:{port}/token"], check=True, capture_output=True)
         account_file = f"{keys}/fcm/service-account.json"
         account = json.load(open(account_file))
         emulator = subprocess.Popen(
-            [DROPTRACK, "emulate", "fcm", "--listen", f"127.0.0.1:{port}", "--project", account["project_id"],
+            [DROPTRACK_DEV, "emulate", "fcm", "--listen", f"127.0.0.1:{port}", "--project", account["project_id"],
              "--service-account-pub", f"{keys}/fcm/service-account.pub.pem", "--client-email", account["client_email"],
              "--tls-cert", f"{keys}/server.pem", "--tls-key", f"{keys}/server-key.pem"],
             stdout=subprocess.PIPE, text=True)
@@ -55,7 +56,7 @@ def main():
             from firebase_admin import credentials, messaging, exceptions
             messaging._MessagingService.FCM_URL = f"https://localhost:{port}/v1/projects/{{0}}/messages:send"
             app = firebase_admin.initialize_app(credentials.Certificate(account_file))
-            print("firebase-admin against droptrack emulate fcm")
+            print("firebase-admin against droptrack-dev emulate fcm")
             name = messaging.send(messaging.Message(
                 token=token, data={"activityId": "act-1", "event": "update", "progress": "0.5"},
                 android=messaging.AndroidConfig(priority="high", ttl=60)), app=app)

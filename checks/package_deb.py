@@ -41,7 +41,7 @@ def main():
         root = contents(deb, work)
         maintainer_scripts(deb, work)
         unit(root)
-        packaged_binary(root, work)
+        packaged_binary(root, work, os.path.join(os.path.dirname(binary), "droptrack-dev"))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if failures:
@@ -180,7 +180,8 @@ def unit(root):
     check(exposure is not None and float(exposure.group(1)) <= 2.0, "exposure level 2.0 or better (OK)")
 
 
-def packaged_binary(root, work):
+def packaged_binary(root, work, development):
+    """`development` is droptrack-dev from the build (the package ships only droptrack): it makes the keys."""
     print("== the packaged binary with the packaged configuration")
     binary = f"{root}/usr/bin/droptrack"
     environment = {k: v for k, v in os.environ.items() if not k.startswith("DROPTRACK_")}
@@ -194,7 +195,7 @@ def packaged_binary(root, work):
           f"sqlite:{work}/droptrack.sqlite")
     check(os.stat(f"{work}/droptrack.sqlite").st_mode & 0o777 == 0o600, "the SQLite store is created 0600")
     # The sample production config, its key files made by `keys dev` in place of Apple's and Google's.
-    run(binary, "keys", "dev", "--out", f"{work}/keys", env=environment)
+    run(development, "keys", "dev", "--out", f"{work}/keys")
     sample = open(f"{root}/usr/share/doc/droptrack/droptrack.production.json").read()
     key_id = json.load(open(f"{work}/keys/apns/apns.json"))["keyId"]
     sample = sample.replace("/etc/droptrack/keys/AuthKey_ABC123DEFG.p8", f"{work}/keys/apns/AuthKey_{key_id}.p8")

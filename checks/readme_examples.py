@@ -1,5 +1,5 @@
 """Every command in the README works as written: the shell examples are run, in the README's order,
-in one bash session in an empty folder, with the binary given on PATH as `droptrack`.
+in one bash session in an empty folder, with the binary given on PATH as `droptrack`, and `droptrack-dev` from beside it.
 
     python checks/readme_examples.py .build/debug/droptrack
 
@@ -169,6 +169,8 @@ def main():
     bin_dir = f"{work}/.bin"
     os.makedirs(bin_dir)
     os.symlink(binary, f"{bin_dir}/droptrack")
+    # The emulators and development keys the examples start are droptrack-dev's, built beside droptrack.
+    os.symlink(os.path.join(os.path.dirname(binary), "droptrack-dev"), f"{bin_dir}/droptrack-dev")
     ports = {}
     session = Session(work, bin_dir)
     try:
@@ -205,7 +207,7 @@ def after(work, ports, readme, output):
     backup_mode = os.stat(f"{work}/droptrack-backup.sqlite").st_mode & 0o777
     check(backup_mode == 0o600, f"the backup (raw device tokens) is 0600: {backup_mode:o}")
     check(os.stat(f"{work}/droptrack.json").st_mode & 0o777 == 0o600, "apps add wrote the config 0600")
-    context = ssl.create_default_context(cafile=f"{work}/droptrack-dev/ca.pem")
+    context = ssl.create_default_context(cafile=f"{work}/dev-keys/ca.pem")
     apns = f"https://localhost:{ports['APNS_PORT']}"
     deadline, devices = time.time() + 30, {}
     while time.time() < deadline:

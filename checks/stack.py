@@ -76,6 +76,8 @@ class Stack:
 
     def __init__(self, droptrack, apps=("app1",), store="sqlite", server_env=None, apns_args=(), work=None):
         self.droptrack = os.path.abspath(droptrack)
+        # The emulators and development keys are droptrack-dev's, built beside droptrack.
+        self.droptrack_dev = os.path.join(os.path.dirname(self.droptrack), "droptrack-dev")
         self.work = work or tempfile.mkdtemp(prefix="droptrack-stack-")
         self.processes = {}
         self.keys = {}
@@ -91,17 +93,22 @@ class Stack:
     def run(self, *args, **kwargs):
         return subprocess.run([self.droptrack, *args], check=True, capture_output=True, text=True, **kwargs).stdout
 
-    def spawn(self, name, args, env=None, ready="listening on"):
+    def run_dev(self, *args, **kwargs):
+        """A `droptrack-dev` command (keys dev, bench)."""
+        return subprocess.run([self.droptrack_dev, *args], check=True, capture_output=True, text=True,
+                              **kwargs).stdout
+
+    def spawn(self, name, args, env=None, ready="listening on", program=None):
         log = f"{self.work}/{name}.log"
         handle = open(log, "w")
-        process = subprocess.Popen([self.droptrack, *args], stdout=handle, stderr=subprocess.STDOUT,
+        process = subprocess.Popen([program or self.droptrack, *args], stdout=handle, stderr=subprocess.STDOUT,
                                    env={**os.environ, **(env or {})})
         self.processes[name] = process
         return wait_for_line(log, ready, process)
 
     def start(self):
         self.fcm_port = free_port()
-        self.run("keys", "dev", "--out", f"{self.work}/keys", "--fcm-token-uri",
+        self.run_dev("keys", "dev", "--out", f"{self.work}/keys", "--fcm-token-uri",
                  f"https://localhost:{self.fcm_port}/token")
         apns = json.load(open(f"{self.work}/keys/apns/apns.json"))
         self.key_id, self.team_id, self.bundle_id = apns["keyId"], apns["teamId"], apns["bundleId"]
@@ -122,7 +129,8 @@ class Stack:
         self.spawn("fcm", [
             "emulate", "fcm", "--listen", f"127.0.0.1:{self.fcm_port}", "--project", "droptrack-demo",
             "--service-account-pub", f"{self.work}/keys/fcm/service-account.pub.pem",
-            "--tls-cert", f"{self.work}/keys/server.pem", "--tls-key", f"{self.work}/keys/server-key.pem"])
+            "--tls-cert", f"{self.work}/keys/server.pem", "--tls-key", f"{self.work}/keys/server-key.pem"],
+            program=self.droptrack_dev)
 
     def stop_apns(self):
         """APNs goes away: its port refuses connections until `start_apns` brings it back."""
@@ -136,7 +144,7 @@ class Stack:
             "emulate", "apns", "--listen", listen,
             "--auth-key-pub", f"{self.work}/keys/apns/AuthKey_{self.key_id}.pub.pem", "--key-id", self.key_id,
             "--team-id", self.team_id, "--bundle-id", self.bundle_id, "--tls-cert", f"{self.work}/keys/server.pem",
-            "--tls-key", f"{self.work}/keys/server-key.pem", *self.apns_args])
+            "--tls-key", f"{self.work}/keys/server-key.pem", *self.apns_args], program=self.droptrack_dev)
         self.apns_host = line.split("listening on")[1].split()[0].strip()
 
     def server_environment(self, name="server"):

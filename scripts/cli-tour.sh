@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 swift build -c release 2>&1 | grep -E "error|warning: |Compiling|Build complete" | tail -3
 BIN=.build/release/droptrack
+DEV=.build/release/droptrack-dev   # the emulators, development keys and the bench client
 WORK=$(mktemp -d)
 EMULATOR_PID=""
 FCM_PID=""
@@ -15,10 +16,10 @@ cleanup() { for pid in $EMULATOR_PID $FCM_PID; do kill "$pid" 2>/dev/null; done;
 trap cleanup EXIT
 
 FCM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$BIN" keys dev --out "$WORK/keys" --fcm-token-uri "https://localhost:$FCM_PORT/token" | head -7
+"$DEV" keys dev --out "$WORK/keys" --fcm-token-uri "https://localhost:$FCM_PORT/token" | head -7
 KID=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['keyId'])" "$WORK/keys/apns/apns.json")
 TID=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['teamId'])" "$WORK/keys/apns/apns.json")
-"$BIN" emulate apns --listen 127.0.0.1:0 --auth-key-pub "$WORK/keys/apns/AuthKey_$KID.pub.pem" --key-id "$KID" \
+"$DEV" emulate apns --listen 127.0.0.1:0 --auth-key-pub "$WORK/keys/apns/AuthKey_$KID.pub.pem" --key-id "$KID" \
   --team-id "$TID" --bundle-id com.droptrack.demo --tls-cert "$WORK/keys/server.pem" \
   --tls-key "$WORK/keys/server-key.pem" > "$WORK/emulator.log" 2>&1 &
 EMULATOR_PID=$!
@@ -65,7 +66,7 @@ for record in json.load(sys.stdin)["records"]:
 '
 
 echo; echo "The same delivery on Android: an FCM data message (every value a string) to the local FCM."
-"$BIN" emulate fcm --listen "127.0.0.1:$FCM_PORT" --project droptrack-demo \
+"$DEV" emulate fcm --listen "127.0.0.1:$FCM_PORT" --project droptrack-demo \
   --service-account-pub "$WORK/keys/fcm/service-account.pub.pem" --tls-cert "$WORK/keys/server.pem" \
   --tls-key "$WORK/keys/server-key.pem" > "$WORK/fcm.log" 2>&1 &
 FCM_PID=$!

@@ -12,7 +12,7 @@ public struct DevelopmentKeysError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The throwaway credentials for the local emulators (never for production): a TLS CA and server
-/// certificate, an APNs key and a Google service account. `droptrack keys dev` and the demo write them.
+/// certificate, an APNs key and a Google service account. `droptrack-dev keys dev` and the demo write them.
 public struct DevelopmentKeys: CustomStringConvertible, Sendable {
     public var directory: String
     public var keyID: String
@@ -105,7 +105,7 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
         guard let data = FileManager.default.contents(atPath: path),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: String],
             let keyID = object["keyId"], let teamID = object["teamId"], let bundleID = object["bundleId"]
-        else { throw DevelopmentKeysError("cannot read \(path); run `droptrack keys dev --out \(directory)` first") }
+        else { throw DevelopmentKeysError("cannot read \(path); run `droptrack-dev keys dev --out \(directory)` first") }
         return DevelopmentKeys(directory: directory, keyID: keyID, teamID: teamID, bundleID: bundleID)
     }
 
@@ -120,10 +120,10 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
           FCM public key:   \(serviceAccountPublicKeyFile)
 
         next:
-          droptrack emulate apns --listen 127.0.0.1:2197 --auth-key-pub \(apnsPublicKeyFile) \\
+          droptrack-dev emulate apns --listen 127.0.0.1:2197 --auth-key-pub \(apnsPublicKeyFile) \\
             --key-id \(keyID) --team-id \(teamID) --bundle-id \(bundleID) \\
             --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
-          droptrack emulate fcm --listen \(fcmListen) --service-account-pub \(serviceAccountPublicKeyFile) \
+          droptrack-dev emulate fcm --listen \(fcmListen) --service-account-pub \(serviceAccountPublicKeyFile) \
             --project \(projectID) --tls-cert \(certificateFile) --tls-key \(certificateKeyFile)
         """
     }

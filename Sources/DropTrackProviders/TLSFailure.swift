@@ -9,5 +9,5 @@ public enum TLSFailure {
 
     /// What to do, naming the CLI flag and the server setting.
     public static let advice =
-        "Remedy: the server's TLS certificate is not signed by a CA this machine trusts. Pass --ca-file PATH with the CA that signed it (for the local emulators, keys/ca.pem from `droptrack keys dev`, or the ca-file the emulator printed at start); a server takes caFile in its configuration or DROPTRACK_CA_FILE. Sending again unchanged fails the same way."
+        "Remedy: the server's TLS certificate is not signed by a CA this machine trusts. Pass --ca-file PATH with the CA that signed it (for the local emulators, keys/ca.pem from `droptrack-dev keys dev`, or the ca-file the emulator printed at start); a server takes caFile in its configuration or DROPTRACK_CA_FILE. Sending again unchanged fails the same way."
 }

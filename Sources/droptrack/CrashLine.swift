@@ -1,4 +1,5 @@
 import CCrashLine
+import DropTrackCLI
 import Foundation
 
 /// A crash of `serve` as one JSON line in its JSON-line log (`server.crashed`, with the signal), when

@@ -1,3 +1,4 @@
+import DropTrackCLI
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch

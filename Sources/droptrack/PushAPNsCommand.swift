@@ -1,3 +1,4 @@
+import DropTrackCLI
 import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto

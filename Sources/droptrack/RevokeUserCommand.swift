@@ -1,3 +1,4 @@
+import DropTrackCLI
 import DropTrackDispatch
 import DropTrackRuntime
 import Foundation

@@ -1,4 +1,5 @@
 import DropTrackAPI
+import DropTrackCLI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch

@@ -10,6 +10,8 @@ struct ArchitectureTests {
     static let toolchain: Set<String> = [
         "Foundation", "FoundationNetworking", "Dispatch", "Synchronization", "Glibc", "Testing", "XCTest",
         "ActivityKit", "SwiftUI", "SwiftUICore", "WidgetKit", "ExpoModulesCore",
+        // Apple-only, imported under `#if canImport(UIKit)` (the Expo module opens the app's Settings page).
+        "UIKit",
     ]
 
     /// Apple's frameworks, and Expo's, that have a look-alike here (`<name>Shim`).
@@ -20,7 +22,9 @@ struct ArchitectureTests {
         let manifest = try String(contentsOfFile: repositoryRoot + "/Package.swift", encoding: .utf8)
         var targets: [String: Set<String>] = [:]
         let pattern = try NSRegularExpression(
-            pattern: #"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"(.*?)swiftSettings"#,
+            // A target's text ends at its swiftSettings, or where the next target begins (a C target has none).
+            pattern:
+                #"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"((?:(?!\.(?:target|executableTarget|testTarget|systemLibrary)\().)*?)swiftSettings"#,
             options: [.dotMatchesLineSeparators])
         let range = NSRange(manifest.startIndex..., in: manifest)
         for match in pattern.matches(in: manifest, range: range) {
@@ -39,7 +43,9 @@ struct ArchitectureTests {
     static func declaredPaths() throws -> [String: String] {
         let manifest = try String(contentsOfFile: repositoryRoot + "/Package.swift", encoding: .utf8)
         let target = try NSRegularExpression(
-            pattern: #"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"(.*?)swiftSettings"#,
+            // A target's text ends at its swiftSettings, or where the next target begins (a C target has none).
+            pattern:
+                #"\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"((?:(?!\.(?:target|executableTarget|testTarget|systemLibrary)\().)*?)swiftSettings"#,
             options: [.dotMatchesLineSeparators])
         let path = try NSRegularExpression(pattern: #"path:\s*"([^"]+)""#)
         var paths: [String: String] = [:]
@@ -168,6 +174,25 @@ struct ArchitectureTests {
         ] {
             #expect(!dispatch.contains(forbidden), "DropTrackDispatch depends on \(forbidden)")
         }
+    }
+
+    @Test("droptrack, the production binary, links no emulator, simulated phone, demo or iOS client library")
+    func productionWithoutTheTestRig() throws {
+        let declared = try Self.declaredDependencies()
+        // Everything droptrack's target reaches, through every target it depends on.
+        var reached: Set<String> = []
+        var frontier = ["droptrack"]
+        while let target = frontier.popLast() {
+            for dependency in declared[target] ?? [] where reached.insert(dependency).inserted {
+                frontier.append(dependency)
+            }
+        }
+        for forbidden in ["DropTrackEmulators", "DropTrackDemo", "DropTrackLive", "DropTrackWidgets"] {
+            #expect(!reached.contains(forbidden), "droptrack reaches \(forbidden)")
+        }
+        #expect(reached.contains("DropTrackRuntime"), "the walk found droptrack's own layers: \(reached.sorted())")
+        let development = try #require(declared["droptrack-dev"])
+        #expect(development.contains("DropTrackEmulators") && development.contains("DropTrackDemo"))
     }
 
     @Test("nothing in the repository points outside it")

@@ -5,11 +5,13 @@ import DropTrackTesting
 import Foundation
 import Testing
 
-/// Runs the built `droptrack` binary (built by `swift build --build-tests`, as scripts/test.sh does).
+/// Runs the built `droptrack` binary, or `droptrack-dev` (built by `swift build --build-tests`, as scripts/test.sh
+/// does).
 func runDropTrack(
-    _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, directory: String? = nil
+    _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, directory: String? = nil,
+    program: String = "droptrack"
 ) throws -> (status: Int32, out: String, err: String) {
-    let binary = repositoryRoot + "/.build/debug/droptrack"
+    let binary = repositoryRoot + "/.build/debug/" + program
     guard FileManager.default.isExecutableFile(atPath: binary) else {
         throw CocoaError(
             .fileNoSuchFile, userInfo: [NSFilePathErrorKey: binary + " (run `swift build --build-tests` first)"])
@@ -46,7 +48,17 @@ struct CLITests {
     func help() throws {
         let help = try runDropTrack(["--help"])
         #expect(help.status == 0)
-        for command in ["push apns", "emulate apns", "bench apns", "keys dev"] { #expect(help.out.contains(command)) }
+        for command in ["serve", "push apns", "keys apns-token"] { #expect(help.out.contains(command)) }
+        for command in ["emulate apns", "bench apns", "keys dev", "demo"] {
+            #expect(!help.out.contains("  \(command) "))
+        }
+        let dev = try runDropTrack(["--help"], program: "droptrack-dev")
+        #expect(dev.status == 0)
+        for command in ["demo", "emulate apns", "emulate fcm", "bench apns", "keys dev"] {
+            #expect(dev.out.contains("  \(command) "), "droptrack-dev --help lacks \(command)")
+        }
+        let moved = try runDropTrack(["emulate", "apns", "--listen", "127.0.0.1:0"])
+        #expect(moved.status == 2 && moved.err.contains("run 'droptrack-dev emulate apns --listen 127.0.0.1:0'"))
         let unknown = try runDropTrack(["launch", "rockets"])
         #expect(unknown.status == 2)
         #expect(unknown.err.contains("unknown command"))

@@ -189,6 +189,13 @@ private final class StreamKeeper: HTTPHandler {
 struct EventStreamBatchTests {
     @Test("a client that stops reading stays connected, loses the oldest frames, and is told how many")
     func dropsOldest() throws {
+        // Far more than the socket buffers hold, in batches as the event bus sends them. Made before the client
+        // connects: under a loaded CI machine, making them between sends took longer than the server's 30 s
+        // connection timeout, and libmicrohttpd closed the stalled connection before the client began to read.
+        let big = String(repeating: "x", count: 64 * 1024)
+        let batches = (0..<100).map { batch in
+            (0..<20).map { EventStream.frame(event: "n", id: nil, data: "\(batch * 20 + $0) " + big) }
+        }
         let keeper = StreamKeeper()
         let server = HTTPServer(handler: keeper, heartbeat: .milliseconds(200), maximumQueuedEvents: 8)
         let port = try server.start(port: 0)
@@ -200,13 +207,7 @@ struct EventStreamBatchTests {
         let stream = try #require(keeper.first)
         let closed = Atomic(false)
         stream.onClose { closed.store(true, ordering: .relaxed) }
-        // Far more than the socket buffers hold, in batches as the event bus sends them.
-        let big = String(repeating: "x", count: 64 * 1024)
-        for batch in 0..<100 {
-            stream.send(
-                frames: (0..<20).map { EventStream.frame(event: "n", id: nil, data: "\(batch * 20 + $0) " + big) },
-                dropped: batch == 50 ? 5 : 0)
-        }
+        for (batch, frames) in batches.enumerated() { stream.send(frames: frames, dropped: batch == 50 ? 5 : 0) }
         #expect(!stream.isClosed, "the stream drops rather than closes")
         let text = readEvents(client, timeout: .seconds(30), through: "data: 1999 ")
         let events = parseEvents(text)

@@ -16,11 +16,13 @@ func fileMode(_ path: String) -> mode_t? {
     return status.st_mode & 0o777
 }
 
-/// Runs the built `droptrack` under `umask 000` (through sh, so this process's umask is untouched).
-func runDropTrackUnderUmask0(_ arguments: [String]) throws -> Int32 {
+/// Runs the built `droptrack` (or `droptrack-dev`) under `umask 000` (through sh, so this process's umask is
+/// untouched).
+func runDropTrackUnderUmask0(_ arguments: [String], program: String = "droptrack") throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", #"umask 000 && exec "$0" "$@""#, repositoryRoot + "/.build/debug/droptrack"] + arguments
+    process.arguments =
+        ["-c", #"umask 000 && exec "$0" "$@""#, repositoryRoot + "/.build/debug/" + program] + arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
@@ -87,7 +89,7 @@ struct FileModeTests {
         #expect(fileMode(config) == 0o600)
 
         let keys = directory + "/keys"
-        #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys]) == 0)
+        #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys], program: "droptrack-dev") == 0)
         let written = (FileManager.default.enumerator(atPath: keys)?.allObjects as? [String] ?? []).map {
             keys + "/" + $0
         }
@@ -105,7 +107,7 @@ struct FileModeTests {
         let directory = makeTemporaryDirectory("modes-keys")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let keys = directory + "/dev/keys"
-        #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys]) == 0)
+        #expect(try runDropTrackUnderUmask0(["keys", "dev", "--out", keys], program: "droptrack-dev") == 0)
         let written = (FileManager.default.enumerator(atPath: keys)?.allObjects as? [String] ?? []).sorted()
         #expect(written.count == 10, "\(written)")
         func expected(_ name: String) -> mode_t {

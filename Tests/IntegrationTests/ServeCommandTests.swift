@@ -101,19 +101,22 @@ struct ServeCommandTests {
         }
     }
 
-    @Test("the README's CLI table has a row for every command droptrack --help lists")
+    @Test("the README's CLI table has a row for every command droptrack and droptrack-dev --help list")
     func readmeListsEveryCommand() throws {
         let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
-        let help = try runDropTrack(["--help"])
-        let commandLines = help.out.components(separatedBy: "COMMANDS:").last?.split(separator: "\n") ?? []
-        // Each line is the command words, padded with at least two spaces, then the abstract.
-        let commands = commandLines.compactMap {
-            $0.trimmingCharacters(in: .whitespaces).components(separatedBy: "  ").first
-        }
-        #expect(commands.contains("apps rotate-key") && commands.contains("demo"), "\(help.out)")
-        for command in commands {
-            let documented = readme.contains("| `droptrack \(command) ")
-            #expect(documented, "README's CLI table lacks droptrack \(command)")
+        for program in ["droptrack", "droptrack-dev"] {
+            let help = try runDropTrack(["--help"], program: program)
+            let commandLines = help.out.components(separatedBy: "COMMANDS:").last?.split(separator: "\n") ?? []
+            // Each line is two spaces, the command words, padded with at least two spaces, then the abstract.
+            let commands = commandLines.filter { $0.hasPrefix("  ") }.compactMap {
+                $0.trimmingCharacters(in: .whitespaces).components(separatedBy: "  ").first
+            }
+            let expected = program == "droptrack" ? "apps rotate-key" : "demo"
+            #expect(commands.contains(expected), "\(help.out)")
+            for command in commands {
+                let documented = readme.contains("| `\(program) \(command) ")
+                #expect(documented, "README's CLI table lacks \(program) \(command)")
+            }
         }
     }
 

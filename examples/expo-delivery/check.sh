@@ -46,7 +46,7 @@ cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; r
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 cd "$work"
-"$droptrack" keys dev --out dev > /dev/null
+"$(dirname "$droptrack")/droptrack-dev" keys dev --out dev > /dev/null
 key_id=$(sed -n 's/.*"keyId" *: *"\([^"]*\)".*/\1/p' dev/apns/apns.json)
 team_id=$(sed -n 's/.*"teamId" *: *"\([^"]*\)".*/\1/p' dev/apns/apns.json)
 api_key=$("$droptrack" apps add --config droptrack.json --id shop --bundle-id com.droptrack.demo \

@@ -63,7 +63,7 @@ recorded() { # recorded PATTERN NAME: the stand-ins' record matches
 
 echo "-- sim-push.sh on a real droptrack push apns --dry-run"
 cd "$work"
-"$droptrack" keys dev --out dev > /dev/null
+"$(dirname "$droptrack")/droptrack-dev" keys dev --out dev > /dev/null
 key_id=$(sed -n 's/.*"keyId" *: *"\([^"]*\)".*/\1/p' dev/apns/apns.json)
 team_id=$(sed -n 's/.*"teamId" *: *"\([^"]*\)".*/\1/p' dev/apns/apns.json)
 state='{"status":"Picked up","progress":0.5,"etaEpochMillis":1796323635000,"stopsRemaining":2,"courierName":"Sam","riderReassigned":false}'

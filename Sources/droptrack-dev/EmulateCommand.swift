@@ -1,3 +1,4 @@
+import DropTrackCLI
 import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
@@ -5,12 +6,12 @@ import DropTrackEmulators
 import DropTrackWire
 import Foundation
 
-/// `droptrack emulate apns`: a strict local APNs.
+/// `droptrack-dev emulate apns`: a strict local APNs.
 enum EmulateAPNsCommand: Command {
     static let path = ["emulate", "apns"]
     static let abstract = "run a strict local APNs (HTTP/2 over TLS) that records every push"
     static let help = """
-        USAGE: droptrack emulate apns --auth-key-pub FILE --key-id ID --team-id ID --bundle-id ID
+        USAGE: droptrack-dev emulate apns --auth-key-pub FILE --key-id ID --team-id ID --bundle-id ID
                  [--listen 127.0.0.1:0] [--tls-cert FILE --tls-key FILE] [--faults FILE]
                  [--environment sandbox|production] [--max-streams N] [--strict-signatures]
                  [--require-registered-tokens]

@@ -1,3 +1,4 @@
+import DropTrackCLI
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackProviders
@@ -6,12 +7,12 @@ import DropTrackWire
 import Foundation
 import Synchronization
 
-/// `droptrack bench apns`: how fast the APNs client pushes to a given HTTP/2 server.
+/// `droptrack-dev bench apns`: how fast the APNs client pushes to a given HTTP/2 server.
 enum BenchAPNsCommand: Command {
     static let path = ["bench", "apns"]
     static let abstract = "measure APNs client throughput against any HTTP/2 server"
     static let help = """
-        USAGE: droptrack bench apns --host HOST:PORT -n N --concurrency C [--ca-file PEM]
+        USAGE: droptrack-dev bench apns --host HOST:PORT -n N --concurrency C [--ca-file PEM]
                  [--key FILE.p8 --key-id ID --team-id ID --bundle-id ID] [--connections K] [--tokens T]
 
         Sends N Live Activity update pushes with C in flight, the way a fan-out does (one payload, many

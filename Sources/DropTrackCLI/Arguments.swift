@@ -3,30 +3,30 @@ import Foundation
 import Synchronization
 
 /// A usage mistake: printed to stderr with the command's usage, exit code 2.
-struct UsageError: Error, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+package struct UsageError: Error, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// A failure while running a command: printed to stderr, exit code 1.
-struct CommandFailure: Error, CustomStringConvertible {
-    var message: String
-    init(_ message: String) { self.message = message }
-    var description: String { message }
+package struct CommandFailure: Error, CustomStringConvertible {
+    package var message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// Parsed `--flag value`, `--flag=value` and bare `--switch` arguments. Every flag can also come
 /// from an environment variable: `--key-id` under prefix `DROPTRACK_APNS_` is `DROPTRACK_APNS_KEY_ID`.
-struct Arguments {
+package struct Arguments {
     private var values: [String: String] = [:]
     private var switches: Set<String> = []
-    private(set) var positional: [String] = []
-    let environmentPrefix: String
+    package private(set) var positional: [String] = []
+    package let environmentPrefix: String
     private let environment: [String: String]
 
     /// Parses `arguments` against the flags a command knows; anything else is a usage error.
-    init(
+    package init(
         _ arguments: [String], valued: Set<String>, switches allowedSwitches: Set<String>, environmentPrefix: String,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws {
@@ -68,17 +68,17 @@ struct Arguments {
         }
     }
 
-    static func environmentName(prefix: String, flag: String) -> String {
+    package static func environmentName(prefix: String, flag: String) -> String {
         prefix + flag.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
     /// The flag's value, from the command line or else the environment.
-    func value(_ name: String) -> String? {
+    package func value(_ name: String) -> String? {
         values[name] ?? environment[Arguments.environmentName(prefix: environmentPrefix, flag: name)]
     }
 
     /// The value, or a usage error naming the flag and its variable.
-    func required(_ name: String) throws -> String {
+    package func required(_ name: String) throws -> String {
         guard let value = value(name), !value.isEmpty else {
             throw UsageError(
                 "--\(name) is required (or set \(Arguments.environmentName(prefix: environmentPrefix, flag: name)))")
@@ -87,21 +87,21 @@ struct Arguments {
     }
 
     /// An integer value, or a usage error naming the flag.
-    func integer(_ name: String) throws -> Int? {
+    package func integer(_ name: String) throws -> Int? {
         guard let text = value(name) else { return nil }
         guard let number = Int(text) else { throw UsageError("--\(name) must be a whole number, not '\(text)'") }
         return number
     }
 
     /// A switch, from the command line or the environment (`1`, `true`, `yes`).
-    func flag(_ name: String) -> Bool {
+    package func flag(_ name: String) -> Bool {
         if switches.contains(name) { return true }
         let raw = environment[Arguments.environmentName(prefix: environmentPrefix, flag: name)]?.lowercased()
         return raw == "1" || raw == "true" || raw == "yes"
     }
 
     /// Reads `JSON` or `@FILE`.
-    func jsonText(_ name: String) throws -> String? {
+    package func jsonText(_ name: String) throws -> String? {
         guard let raw = value(name) else { return nil }
         guard raw.hasPrefix("@") else { return raw }
         let path = String(raw.dropFirst())
@@ -113,7 +113,7 @@ struct Arguments {
 }
 
 /// One CLI command.
-protocol Command {
+package protocol Command {
     /// The words that select it, e.g. `["push", "apns"]`.
     static var path: [String] { get }
     /// One line for `droptrack --help`.
@@ -127,7 +127,7 @@ protocol Command {
 /// The command line, program name first. Preloaded under libfaketime (`LD_PRELOAD`, as
 /// checks/clock_jump.py runs the server) the Swift runtime sees no arguments at all, and `droptrack
 /// serve` printed the usage; Linux keeps them in /proc/self/cmdline, NUL-terminated.
-func processArguments() -> [String] {
+package func processArguments() -> [String] {
     if !CommandLine.arguments.isEmpty { return CommandLine.arguments }
     guard let bytes = FileManager.default.contents(atPath: "/proc/self/cmdline"), !bytes.isEmpty else { return [] }
     var parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
@@ -136,7 +136,7 @@ func processArguments() -> [String] {
 }
 
 /// Writes a line to standard error.
-func printError(_ text: String) {
+package func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
@@ -144,17 +144,17 @@ func printError(_ text: String) {
 /// that a server is up, so a signal sent right after the announcement is not lost). SIGHUP ends the
 /// process like SIGTERM, after the same drain: left to its default it killed the server on the spot,
 /// leaving the starts in flight in doubt as a kill -9 does (a closed terminal or session sends it).
-final class TerminationSignal: Sendable {
+package final class TerminationSignal: Sendable {
     private let received = OnceFlag()
     private let semaphore = DispatchSemaphore(value: 0)
     private let name = Mutex("")
 
     /// The signals that end a long-running command, with their names for the log.
-    static let handled: [(number: Int32, name: String)] = [
+    package static let handled: [(number: Int32, name: String)] = [
         (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"),
     ]
 
-    init() {
+    package init() {
         for (number, _) in Self.handled { signal(number, SIG_IGN) }
         let queue = DispatchQueue(label: "signals")
         var sources: [any DispatchSourceSignal] = []
@@ -175,7 +175,7 @@ final class TerminationSignal: Sendable {
 
     /// Returns once a signal has arrived, with its name (`SIGTERM`).
     @discardableResult
-    func wait() async -> String {
+    package func wait() async -> String {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async { [semaphore] in
                 semaphore.wait()
@@ -187,16 +187,16 @@ final class TerminationSignal: Sendable {
 }
 
 /// Keeps signal sources alive for the life of the process.
-enum SignalSourceKeeper {
+package enum SignalSourceKeeper {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    static func keep(_ new: [any DispatchSourceSignal]) { sources.append(contentsOf: new) }
+    package static func keep(_ new: [any DispatchSourceSignal]) { sources.append(contentsOf: new) }
 }
 
 /// True the first time only.
-final class OnceFlag: @unchecked Sendable {
+package final class OnceFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var done = false
-    func claim() -> Bool {
+    package func claim() -> Bool {
         lock.lock()
         defer { lock.unlock() }
         if done { return false }

@@ -1,13 +1,14 @@
+import DropTrackCLI
 import DropTrackCore
 import DropTrackDemo
 import Foundation
 
-/// `droptrack demo`: the whole loop on one machine, in the browser.
+/// `droptrack-dev demo`: the whole loop on one machine, in the browser.
 enum DemoCommand: Command {
     static let path = ["demo"]
     static let abstract = "run the server, both emulators and two simulated phones; open the dashboard"
     static let help = """
-        USAGE: droptrack demo [--listen 127.0.0.1:8787] [--data DIR] [--log-level LEVEL]
+        USAGE: droptrack-dev demo [--listen 127.0.0.1:8787] [--data DIR] [--log-level LEVEL]
 
         Starts, in this process: development keys, the APNs and FCM emulators, the server on SQLite,
         a simulated iPhone (ActivityKit's rules) and a simulated Android 16 phone registered for user
@@ -59,12 +60,12 @@ enum DemoCommand: Command {
     }
 }
 
-/// `droptrack bench broadcast`: one event to N devices on an iOS 18 broadcast channel.
+/// `droptrack-dev bench broadcast`: one event to N devices on an iOS 18 broadcast channel.
 enum BenchBroadcastCommand: Command {
     static let path = ["bench", "broadcast"]
     static let abstract = "one event to N simulated iOS 18 devices on a broadcast channel: requests and time"
     static let help = """
-        USAGE: droptrack bench broadcast [-n N]
+        USAGE: droptrack-dev bench broadcast [-n N]
 
         In one process: the server, the APNs emulator, and N simulated iPhones (iOS 18) whose
         activities listen on the channel of one broadcast activity. One event is posted; it prints
