@@ -49,11 +49,12 @@ fi
 [ "$build_only" -eq 0 ] || exit 0
 
 PYTHON_TOOLS=(pyjwt cryptography aioapns firebase-admin "schemathesis==4.32.5" "openapi-spec-validator==0.9.0"
-  jsonschema)  # jsonschema: the Expo module's expo-module.config.json (clients/expo/test.sh)
+  jsonschema wheel)  # jsonschema: the Expo module's expo-module.config.json (clients/expo/test.sh); wheel (with
+                     # setuptools and cryptography): `pip install clients/python` offline (clients/python/test.sh)
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import jwt, cryptography, aioapns, firebase_admin, schemathesis, openapi_spec_validator, jsonschema" 2>/dev/null; then
+if ! .venv/bin/python -c "import jwt, cryptography, aioapns, firebase_admin, schemathesis, openapi_spec_validator, jsonschema, wheel" 2>/dev/null; then
   echo "installing Python peer clients: ${PYTHON_TOOLS[*]}" >&2
   .venv/bin/pip install -q "${PYTHON_TOOLS[@]}"
 fi
