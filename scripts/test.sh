@@ -11,7 +11,10 @@
 #      and runs its JUnit tests, the registration client against a real `droptrack serve`; then
 #      type-checks and builds the Expo module (clients/expo) with tsc, runs its tests with node
 #      --test, checks its package files (expo-module.config.json against its schema) and its Kotlin
-#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend; checks the
+#      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend; tests the
+#      backend SDKs (clients/python installed with pip, clients/node built with tsc and run with node --test):
+#      their retry rules against a scripted server, and their calls, device credentials and webhook
+#      verification against a real `droptrack serve` (checks/sdk_server.py); checks the
 #      look-alikes' APIs against their lists, evaluates the podspecs with Ruby, and, given an iOS SDK
 #      (DROPTRACK_IOS_SDK), type-checks the iOS client code against it and compares the look-alikes with it;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
@@ -71,6 +74,10 @@ clients/expo/test.sh
 
 echo "== the Expo example app (tsc, app.json through the plugin, its dev backend against droptrack serve)"
 timeout 300 examples/expo-delivery/check.sh .build/debug/droptrack
+
+echo "== the backend SDKs (clients/python, clients/node) against droptrack serve and the emulators"
+timeout 300 clients/python/test.sh .build/debug/droptrack
+timeout 300 clients/node/test.sh .build/debug/droptrack
 
 echo "== the iOS client's packaging: look-alike APIs, podspecs, and a type-check against an iOS SDK if one is given"
 # The look-alikes against their lists (Tests/LookalikeAPI/*.api); with DROPTRACK_IOS_SDK, also against Apple's

@@ -67,7 +67,9 @@ echo "-- node --test: against droptrack serve and the emulators"
 facts="$out/facts.json"
 "$python" "$root/checks/sdk_server.py" "$droptrack" "$facts" > "$out/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+stop() { kill $server 2>/dev/null; wait $server 2>/dev/null || true; }
+trap stop EXIT
+trap 'exit 143' TERM INT
 for _ in $(seq 600); do
   [ -f "$facts" ] && break
   kill -0 $server 2>/dev/null || { cat "$out/server.log" >&2; exit 1; }

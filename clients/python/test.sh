@@ -38,12 +38,14 @@ echo "-- against droptrack serve and the emulators"
 facts="$out/facts.json"
 "$python" "$root/checks/sdk_server.py" "$droptrack" "$facts" > "$out/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+stop() { kill $server 2>/dev/null; wait $server 2>/dev/null || true; }
+trap stop EXIT
+trap 'exit 143' TERM INT
 for _ in $(seq 600); do
   [ -f "$facts" ] && break
   kill -0 $server 2>/dev/null || { cat "$out/server.log" >&2; exit 1; }
   sleep 0.1
 done
 [ -f "$facts" ] || { echo "the server did not start within 60 s" >&2; cat "$out/server.log" >&2; exit 1; }
-(cd "$out" && DROPTRACK_SDK_FACTS="$facts" PYTHONPATH="$out/site" "$python" -m unittest -v tests.test_server 2>&1)
+(cd "$out" && DROPTRACK_REPOSITORY="$root" DROPTRACK_SDK_FACTS="$facts" PYTHONPATH="$out/site" "$python" -m unittest -v tests.test_server 2>&1)
 echo "== Python SDK: installed, retry rules and the real server's checks passed"

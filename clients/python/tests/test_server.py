@@ -2,13 +2,16 @@
 facts to the file named by DROPTRACK_SDK_FACTS): a start, an event, an audience start, a device credential
 minted here that the server takes, forged ones it refuses, and a webhook from the server verified."""
 import base64
+import contextlib
 import hashlib
 import http.server
+import io
 import json
 import os
 import threading
 import time
 import unittest
+import unittest.mock
 
 import droptrack
 from droptrack.credentials import N
@@ -186,6 +189,31 @@ class ServerTests(unittest.TestCase):
             later.verify(header, body)
         self.assertEqual(raised.exception.reason, "too_old", "a replay after the window is refused")
         self.assertNotIn(FACTS["webhookSecret"], repr(verifier))
+
+
+    def test_the_readmes_example_runs_as_written(self):
+        """README.md's Python block under "Backend SDKs", with the variables it reads; its fixed ids need a
+        server it has not run against, as test.sh gives it."""
+        with open(os.path.join(os.environ["DROPTRACK_REPOSITORY"], "README.md")) as f:
+            readme = f.read()
+        section = readme[readme.index("### Backend SDKs"):]
+        block = section[section.index("```python\n") + len("```python\n"):]
+        block = block[:block.index("```\n")]
+        environment = {"DROPTRACK_URL": FACTS["baseUrl"], "DROPTRACK_API_KEY": FACTS["apiKey"],
+                       "DROPTRACK_WEBHOOK_SECRET": FACTS["webhookSecret"]}
+        printed = io.StringIO()
+        with unittest.mock.patch.dict(os.environ, environment), contextlib.redirect_stdout(printed):
+            namespace = {"__name__": "readme"}
+            exec(compile(block, "README.md (Backend SDKs)", "exec"), namespace)
+        self.assertTrue(printed.getvalue().startswith("422 "), printed.getvalue())
+        self.assertEqual(self.client.get_activity("order-2001")["contentState"]["status"], "Picked up")
+        self.assertEqual(self.client.get_activity("sale-2001")["progress"]["members"], 1)
+        self.client.end_activity("order-2001")
+        headers, body = self.receiver.delivery(lambda d: d["type"] == "activity_ended" and d["activityId"] == "order-2001")
+        with unittest.mock.patch.dict(os.environ, environment):
+            self.assertEqual(namespace["on_webhook"](headers["droptrack-signature"], body)["activityId"], "order-2001")
+            with self.assertRaises(droptrack.WebhookVerificationError):
+                namespace["on_webhook"](headers["droptrack-signature"], body.replace(b"order-2001", b"order-2002"))
 
 
 if __name__ == "__main__":
