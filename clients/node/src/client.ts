@@ -20,6 +20,8 @@ export interface Started {
   timestamp: number;
   destinations: number;
   destinationsByKind: Record<string, number>;
+  /** A broadcast start's channel. */
+  channelId?: string | null;
   /** Added by this client: the key the start was sent with; give it again to retry later. */
   idempotencyKey: string;
 }
@@ -119,6 +121,11 @@ export class Client {
   /** `POST /v1/tokens/fcm`: an Android device's registration token. */
   registerFcm(token: { userId: string; deviceId: string; token: string; device?: JSONObject }): Promise<TokenRegistered> {
     return this.#http.request('POST', '/v1/tokens/fcm', token, true);
+  }
+
+  /** `POST /v1/tokens/channel-subscription`: an iOS 18 device subscribed to a broadcast activity's channel. */
+  subscribeChannel(subscription: { activityId: string; deviceId: string; device?: JSONObject }): Promise<TokenRegistered> {
+    return this.#http.request('POST', '/v1/tokens/channel-subscription', subscription, true);
   }
 
   /** `DELETE /v1/tokens/{fingerprint}`. */

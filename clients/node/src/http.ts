@@ -62,7 +62,8 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       let response: FetchResponse;
       try {
-        const init = { method, headers, signal: AbortSignal.timeout(this.#timeout * 1000) };
+        // DropTrack never redirects; following one would send the key wherever a proxy or a wrong URL points.
+        const init = { method, headers, redirect: 'manual' as const, signal: AbortSignal.timeout(this.#timeout * 1000) };
         response = await fetch(this.baseUrl + path, data === undefined ? init : { ...init, body: data });
       } catch (failure) {
         const sent = !refused(failure);
@@ -73,7 +74,15 @@ export class Transport {
         continue;
       }
       const text = await response.text();
-      if (response.status < 400) return (text ? JSON.parse(text) : undefined) as T;
+      if (response.status >= 300 && response.status < 400) {
+        throw new DropTrackError(
+          response.status,
+          'redirect',
+          `answered ${response.status} to ${response.headers.get('Location')}: redirects are not followed, so the ` +
+            'key goes nowhere else; give the final URL as the base URL',
+        );
+      }
+      if (response.status < 300) return (text ? JSON.parse(text) : undefined) as T;
       const error = refusal(response, text);
       const unserved = response.status === 429 || (response.status === 503 && UNSERVED_503.has(error.code));
       const retriable = unserved || (response.status === 503 && idempotent);

@@ -100,6 +100,15 @@ test('attempts are bounded', async () => {
   assert.deepEqual([server.requests.length, waits], [3, [1, 1]]);
 });
 
+test('a redirect is not followed', async () => {
+  const elsewhere = await new Scripted([VERSION]).start();
+  servers.push(elsewhere);
+  const { server, client } = await scripted([{ status: 302, headers: { Location: `${elsewhere.url}/v1/activities/a1/events` }, body: {} }]);
+  await assert.rejects(client.postEvent('a1', STEP), isRefusal(302, 'redirect'));
+  await Promise.all([server.close(), elsewhere.close()]);
+  assert.deepEqual([server.requests.length, elsewhere.requests], [1, []], 'the key went nowhere else');
+});
+
 test('Retry-After as an HTTP date', () => {
   assert.equal(retryAfterSeconds('Thu, 01 Jan 2026 00:00:10 GMT', 1767225600000), 10);
   assert.equal(retryAfterSeconds('7'), 7);

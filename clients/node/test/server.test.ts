@@ -73,6 +73,16 @@ test('a start, an event and an end', async () => {
   await assert.rejects(client.postEvent(activity, { type: 'delivery.nonsense', data: {} }), (error) => error instanceof DropTrackError && error.status === 422 && error.code.length > 0);
 });
 
+test('a broadcast start and a channel subscription', async () => {
+  const [user, activity] = [PREFIX + 'u-cast', PREFIX + 'cast-1'];
+  await client.registerPushToStart({ userId: user, deviceId: PREFIX + 'iphone-cast', token: hexToken('b2'), environment: 'sandbox', attributesType: 'DeliveryAttributes' });
+  const started = await client.startActivity(activity, { ...START, userId: user, broadcast: {} });
+  assert(started.channelId, 'a broadcast start names its channel');
+  const subscribed = await client.subscribeChannel({ activityId: activity, deviceId: PREFIX + 'iphone-cast' });
+  assert.deepEqual([subscribed.kind, subscribed.created], ['channel_subscription', true]);
+  await client.unregisterToken(subscribed.fingerprint);
+});
+
 test("a refusal carries the server's code and field", async () => {
   await assert.rejects(
     client.startActivity('bad id!', { ...START, userId: 'u1' }),

@@ -22,7 +22,7 @@ interface FetchResponse {
 }
 declare function fetch(
   url: string,
-  init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+  init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; redirect?: 'manual' },
 ): Promise<FetchResponse>;
 declare function setTimeout(callback: () => void, milliseconds: number): unknown;
 declare const process: { env: Record<string, string | undefined>; pid: number };

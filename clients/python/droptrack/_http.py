@@ -20,6 +20,15 @@ from typing import Any, Callable
 
 from .errors import DropTrackError, TransportError
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """DropTrack never redirects; following one would send the API key wherever a proxy or a wrong URL points."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102
+        return None  # urllib then raises the 3xx as an HTTPError
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
 # Codes the server gives before it serves a request: retrying such a refusal repeats nothing.
 REFUSED_UNSERVED_503 = {"unavailable"}
 
@@ -66,7 +75,7 @@ class Transport:
             if data is not None:
                 request.add_header("Content-Type", "application/json")
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with _OPENER.open(request, timeout=self.timeout) as response:
                     raw = response.read()
                     return json.loads(raw) if raw else None
             except urllib.error.HTTPError as answer:
@@ -86,6 +95,10 @@ class Transport:
 
     def _error(self, answer: urllib.error.HTTPError) -> DropTrackError:
         raw = answer.read()
+        if 300 <= answer.code < 400:
+            return DropTrackError(answer.code, "redirect", f"answered {answer.code} to {answer.headers.get('Location')}: "
+                                  "redirects are not followed, so the key goes nowhere else; give the final URL "
+                                  "as base_url")
         try:
             error = json.loads(raw)["error"]
             code, message, field = error["code"], error.get("message", ""), error.get("field")

@@ -94,6 +94,11 @@ class Client:
         return self._http.request("POST", "/v1/tokens/fcm", _without_none({
             "userId": user_id, "deviceId": device_id, "token": token, "device": device}), idempotent=True)
 
+    def subscribe_channel(self, activity_id: str, device_id: str, device: JSON | None = None) -> TokenRegistered:
+        """`POST /v1/tokens/channel-subscription`: an iOS 18 device subscribed to a broadcast activity's channel."""
+        return self._http.request("POST", "/v1/tokens/channel-subscription", _without_none({
+            "activityId": activity_id, "deviceId": device_id, "device": device}), idempotent=True)
+
     def unregister_token(self, token_fingerprint: str) -> None:
         """`DELETE /v1/tokens/{fingerprint}`."""
         self._http.request("DELETE", f"/v1/tokens/{_path(token_fingerprint)}", idempotent=True)

@@ -136,6 +136,15 @@ class RetryTests(unittest.TestCase):
             client.get_activity("a1")
         self.assertEqual((len(server.requests), waits), (3, [1.0, 1.0]))
 
+    def test_a_redirect_is_not_followed(self):
+        elsewhere = self.scripted(VERSION)
+        server = self.scripted((302, {"Location": elsewhere.url + "/v1/activities/a1/events"}, {}))
+        client, _ = self.client(server)
+        with self.assertRaises(droptrack.DropTrackError) as raised:
+            client.post_event("a1", "delivery.step", {"step": "picked_up"})
+        self.assertEqual((raised.exception.status, raised.exception.code), (302, "redirect"))
+        self.assertEqual((len(server.requests), elsewhere.requests), (1, []), "the key went nowhere else")
+
     def test_retry_after_as_an_http_date(self):
         self.assertEqual(retry_after_seconds("Thu, 01 Jan 2026 00:00:10 GMT", 1767225600.0), 10.0)
         self.assertEqual(retry_after_seconds("7", 0), 7.0)

@@ -103,6 +103,15 @@ class ServerTests(unittest.TestCase):
         self.assertEqual(raised.exception.status, 422)
         self.assertTrue(raised.exception.code and raised.exception.message)
 
+    def test_a_broadcast_start_and_a_channel_subscription(self):
+        user, activity = PREFIX + "u-cast", PREFIX + "cast-1"
+        self.client.register_push_to_start(user, PREFIX + "iphone-cast", hex_token("b2"), "sandbox", "DeliveryAttributes")
+        started = self.client.start_activity(activity, user_id=user, broadcast={}, **START)
+        self.assertTrue(started.get("channelId"), "a broadcast start names its channel")
+        subscribed = self.client.subscribe_channel(activity, PREFIX + "iphone-cast")
+        self.assertEqual((subscribed["kind"], subscribed["created"]), ("channel_subscription", True))
+        self.client.unregister_token(subscribed["fingerprint"])
+
     def test_a_refusal_carries_the_servers_code_and_field(self):
         with self.assertRaises(droptrack.DropTrackError) as raised:
             self.client.start_activity("bad id!", user_id="u1", **START)
