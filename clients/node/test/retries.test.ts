@@ -86,6 +86,22 @@ test('a broken connection is not repeated for an event', async () => {
   assert.equal(server.requests.length, 1);
 });
 
+test('a broken connection is retried for a read', async () => {
+  const { server, waits, client } = await scripted([null, VERSION]);
+  assert.equal((await client.getActivity('a1')).version, 2);
+  await server.close();
+  assert.deepEqual([server.requests.length, waits.length], [2, 1]);
+});
+
+test('a refused connection is retried for any call and says nothing was sent', async () => {
+  const closed = await new Scripted([]).start(); // a port nothing listens on once closed
+  await closed.close();
+  const waits: number[] = [];
+  const client = new Client(closed.url, 'dt_app1_secretsecret', { maxAttempts: 3, sleep: async (s) => void waits.push(s) });
+  await assert.rejects(client.postEvent('a1', STEP), (error) => error instanceof TransportError && !error.sent);
+  assert.equal(waits.length, 2, 'an event that never left is tried again');
+});
+
 test('a Retry-After beyond the limit is thrown, not waited', async () => {
   const { server, waits, client } = await scripted([refusal(429, 'rate_limited', 120)], { maxRetryWaitSeconds: 30 });
   await assert.rejects(client.getActivity('a1'), (error) => isRefusal(429, 'rate_limited')(error) && (error as DropTrackError).retryAfter === 120);

@@ -3,6 +3,7 @@ Retry-After is waited out and retried; a non-idempotent call is never sent twice
 mean it was served; a start repeats with the same idempotency key."""
 import http.server
 import json
+import socket
 import threading
 import unittest
 
@@ -121,6 +122,23 @@ class RetryTests(unittest.TestCase):
             client.post_event("a1", "delivery.step", {"step": "picked_up"})
         self.assertTrue(raised.exception.sent)
         self.assertEqual(len(server.requests), 1)
+
+    def test_a_broken_connection_is_retried_for_a_read(self):
+        server = self.scripted(None, VERSION)
+        client, waits = self.client(server)
+        self.assertEqual(client.get_activity("a1")["version"], 2)
+        self.assertEqual((len(server.requests), len(waits)), (2, 1))
+
+    def test_a_refused_connection_is_retried_for_any_call_and_says_nothing_was_sent(self):
+        with socket.socket() as probe:  # a port nothing listens on
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        waits = []
+        client = droptrack.Client(f"http://127.0.0.1:{port}", "dt_app1_secretsecret", max_attempts=3, sleep=waits.append)
+        with self.assertRaises(droptrack.TransportError) as raised:
+            client.post_event("a1", "delivery.step", {"step": "picked_up"})
+        self.assertFalse(raised.exception.sent)
+        self.assertEqual(len(waits), 2, "an event that never left is tried again")
 
     def test_a_retry_after_beyond_the_limit_is_raised_not_waited(self):
         server = self.scripted(refusal(429, "rate_limited", 120))
