@@ -7,7 +7,8 @@
 #   3. node --test: the retry rules against a scripted HTTP server on 127.0.0.1 (test/retries.test.ts), and
 #      the SDK against a real `droptrack serve` with the emulators, started by checks/sdk_server.py
 #      (test/server.test.ts): starts, events, audiences, tags, device credentials minted here (and forged
-#      ones refused), and a webhook delivery from the server verified.
+#      ones refused), and a webhook delivery from the server verified;
+#   4. README.md's example, compiled as written through the package's exports and run against the server.
 # Needs Debian's node-typescript, Node 20, openssl and the .venv (scripts/install-deps.sh).
 #   clients/node/test.sh [path/to/droptrack]     (default .build/debug/droptrack)
 #   clients/node/test.sh --update-declarations    rewrite types/DECLARATIONS.txt, then stop
@@ -44,7 +45,6 @@ done
 mkdir -p "$out/consumer"
 cat > "$out/consumer/index.ts" <<'TS'
 import { Client, DeviceKey, WebhookVerifier, type Started } from 'droptrack';
-declare const console: { log(...values: unknown[]): void };
 const client: Client = new Client('http://127.0.0.1:8787', 'dt_app_key');
 const pending: Promise<Started> | undefined = undefined;
 console.log(String(client), typeof DeviceKey, typeof WebhookVerifier, pending === undefined);
@@ -77,4 +77,19 @@ for _ in $(seq 600); do
 done
 [ -f "$facts" ] || { echo "the server did not start within 60 s" >&2; cat "$out/server.log" >&2; exit 1; }
 DROPTRACK_SDK_FACTS="$facts" node --test "$out/compiled/test/server.test.js"
+
+echo "-- README.md's example, compiled as written through the package's exports and run against the server"
+mkdir -p "$out/readme-example"
+awk '/^```ts$/ {on=1; next} /^```$/ {if (on) exit} on' "$here/README.md" > "$out/readme-example/index.ts"
+cp "$here/types/node-subset.d.ts" "$out/consumer/tsconfig.json" "$out/readme-example/"
+tsc -p "$out/readme-example/tsconfig.json"
+example_ok=1
+node -e "
+  const facts = require('$facts');
+  Object.assign(process.env, { DROPTRACK_URL: facts.baseUrl, DROPTRACK_API_KEY: facts.apiKey, DROPTRACK_APP: facts.appId,
+    DEVICE_KEY_FILE: facts.privateKeyFile, DROPTRACK_WEBHOOK_SECRET: facts.webhookSecret });
+  require('$out/readme-example/index.js');" > "$out/readme-example/output.txt" || example_ok=0
+cat "$out/readme-example/output.txt"
+[ "$example_ok" -eq 1 ] && grep -q "^422 " "$out/readme-example/output.txt" && grep -qx "order-3001 3 3" "$out/readme-example/output.txt" \
+  || { echo "README.md's example failed, or did not print the 422 and the activity with two credentials" >&2; exit 1; }
 echo "== Node SDK: tsc, the build, the package's exports, the retry rules and the real server's checks passed"

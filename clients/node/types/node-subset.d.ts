@@ -25,7 +25,8 @@ declare function fetch(
   init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; redirect?: 'manual' },
 ): Promise<FetchResponse>;
 declare function setTimeout(callback: () => void, milliseconds: number): unknown;
-declare const process: { env: Record<string, string | undefined>; pid: number };
+declare const process: { env: Record<string, string | undefined>; pid: number; exitCode?: number };
+declare const console: { log(...values: unknown[]): void };
 declare module 'node:crypto' {
   interface KeyObject {
     readonly asymmetricKeyType?: string;
