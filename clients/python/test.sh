@@ -28,7 +28,8 @@ import importlib.metadata as m, cryptography
 from packaging.requirements import Requirement
 (req,) = [Requirement(r) for r in m.requires('droptrack')]
 assert req.name == 'cryptography' and req.specifier.contains(cryptography.__version__), (str(req), cryptography.__version__)
-import droptrack; assert droptrack.__file__.startswith('$out/site'), droptrack.__file__
+import droptrack, os; assert droptrack.__file__.startswith('$out/site'), droptrack.__file__
+assert os.path.exists(os.path.join(os.path.dirname(droptrack.__file__), 'py.typed')), 'py.typed is not installed'
 print('   installed droptrack', m.version('droptrack'), 'needing', req)")
 
 echo "-- the retry rules (a scripted server on 127.0.0.1)"

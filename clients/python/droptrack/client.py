@@ -25,6 +25,7 @@ class Started(TypedDict, total=False):
     timestamp: int
     destinations: int
     destinationsByKind: dict[str, int]
+    channelId: str | None  # a broadcast start's channel
     idempotencyKey: str  # added by this client: the key the start was sent with
 
 
