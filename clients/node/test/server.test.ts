@@ -137,6 +137,16 @@ test('forged credentials are refused', async () => {
   await assert.rejects(device(high).getUserTags(PREFIX + 'u-forged'), refused(401, 'credential_high_s'));
 });
 
+// A device credential's user may make 20 calls at once, then 5 a second (requestsPerSecondPerUser): 30 calls
+// in a row meet the server's 429 and its Retry-After, and all succeed.
+test("the server's 429 is waited out", async () => {
+  const waits: number[] = [];
+  const busy = new Client(facts.baseUrl, key.mint(PREFIX + 'u-busy'), { sleep: async (s) => { waits.push(s); await sleep(s * 1000); } });
+  for (let n = 0; n < 30; n++) assert.deepEqual((await busy.getUserTags(PREFIX + 'u-busy')).tags, []);
+  assert(waits.length > 0, 'the server refused some with 429');
+  assert(waits.every((wait) => wait >= 1), `each wait is the server's Retry-After: ${waits.join(', ')}`);
+});
+
 test('a credential from the server', async () => {
   const issued = await client.issueDeviceCredential(PREFIX + 'u-issued', 300);
   assert.equal(issued.userId, PREFIX + 'u-issued');

@@ -165,6 +165,17 @@ class ServerTests(unittest.TestCase):
             self.device_client(high).get_user_tags(PREFIX + "u-forged")
         self.assertEqual((raised.exception.status, raised.exception.code), (401, "credential_high_s"))
 
+    def test_the_servers_429_is_waited_out(self):
+        """A device credential's user may make 20 calls at once, then 5 a second (requestsPerSecondPerUser):
+        30 calls in a row meet the server's 429 and its Retry-After, and all succeed."""
+        waits = []
+        credential = self.key.mint(PREFIX + "u-busy")
+        busy = droptrack.Client(FACTS["baseUrl"], credential, sleep=lambda s: (waits.append(s), time.sleep(s)))
+        for _ in range(30):
+            self.assertEqual(busy.get_user_tags(PREFIX + "u-busy")["tags"], [])
+        self.assertTrue(waits, "the server refused some with 429")
+        self.assertTrue(all(wait >= 1 for wait in waits), f"each wait is the server's Retry-After: {waits}")
+
     def test_a_credential_from_the_server(self):
         issued = self.client.issue_device_credential(PREFIX + "u-issued", ttl_seconds=300)
         self.assertEqual(issued["userId"], PREFIX + "u-issued")
