@@ -64,6 +64,10 @@ test('a start, an event and an end', async () => {
   assert(version.version > started.version);
   const state = (await client.getActivity(activity)).contentState as { status?: string };
   assert.equal(state.status, 'Picked up');
+  const updated = await client.updateActivity(activity, { contentState: { ...state, stopsRemaining: 1 }, alert: { title: 'Almost there' } });
+  assert.deepEqual([updated.event, updated.version], ['update', version.version + 1]);
+  assert.equal(((await client.getActivity(activity)).contentState as { stopsRemaining?: number }).stopsRemaining, 1);
+  assert('findings' in (await client.diagnose(activity)));
   for (let waited = 0; ; waited += 100) {
     const timeline = (await client.getActivity(activity)).timeline as { event: string; reason: string }[];
     if (timeline.some((entry) => entry.event === 'start' && entry.reason === 'ok')) break;

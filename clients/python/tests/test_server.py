@@ -92,7 +92,13 @@ class ServerTests(unittest.TestCase):
         self.assertEqual(again["version"], started["version"], "the same key gives the same answer")
         version = self.client.post_event(activity, "delivery.step", {"step": "picked_up"})
         self.assertGreater(version["version"], started["version"])
-        self.assertEqual(self.client.get_activity(activity)["contentState"]["status"], "Picked up")
+        content_state = self.client.get_activity(activity)["contentState"]
+        self.assertEqual(content_state["status"], "Picked up")
+        updated = self.client.update_activity(activity, {**content_state, "stopsRemaining": 1},
+                                              alert={"title": "Almost there"})
+        self.assertEqual((updated["event"], updated["version"]), ("update", version["version"] + 1))
+        self.assertEqual(self.client.get_activity(activity)["contentState"]["stopsRemaining"], 1)
+        self.assertIn("findings", self.client.diagnose(activity))
         deadline = time.time() + 30
         while not any(entry["event"] == "start" and entry["reason"] == "ok"
                       for entry in self.client.get_activity(activity)["timeline"]):
