@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from .errors import DropTrackError, TransportError
 
+
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """DropTrack never redirects; following one would send the API key wherever a proxy or a wrong URL points."""
 
