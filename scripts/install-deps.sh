@@ -51,12 +51,14 @@ fi
 [ "$build_only" -eq 0 ] || exit 0
 
 PYTHON_TOOLS=(pyjwt cryptography aioapns firebase-admin "schemathesis==4.32.5" "openapi-spec-validator==0.9.0"
-  jsonschema "pbxproj==4.3.3")  # jsonschema: the Expo module's expo-module.config.json; pbxproj (mod-pbxproj):
-                                # an independent reader of the Xcode project the config plugin writes (clients/expo/test.sh)
+  jsonschema "pbxproj==4.3.3" wheel)  # jsonschema: the Expo module's expo-module.config.json; pbxproj (mod-pbxproj):
+                                      # an independent reader of the Xcode project the config plugin writes
+                                      # (clients/expo/test.sh); wheel (with setuptools and cryptography):
+                                      # `pip install clients/python` offline (clients/python/test.sh)
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import jwt, cryptography, aioapns, firebase_admin, schemathesis, openapi_spec_validator, jsonschema, pbxproj" 2>/dev/null; then
+if ! .venv/bin/python -c "import jwt, cryptography, aioapns, firebase_admin, schemathesis, openapi_spec_validator, jsonschema, pbxproj, wheel" 2>/dev/null; then
   echo "installing Python peer clients: ${PYTHON_TOOLS[*]}" >&2
   .venv/bin/pip install -q "${PYTHON_TOOLS[@]}"
 fi

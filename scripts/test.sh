@@ -12,7 +12,10 @@
 #      type-checks and builds the Expo module (clients/expo) with tsc, runs its tests with node
 #      --test, checks its package files (expo-module.config.json against its schema) and its Kotlin
 #      side, and type-checks the example app (examples/expo-delivery) and runs its dev backend, and checks
-#      the device scripts (scripts/device) without a phone; checks the
+#      the device scripts (scripts/device) without a phone; tests the
+#      backend SDKs (clients/python installed with pip, clients/node built with tsc and run with node --test):
+#      their retry rules against a scripted server, and their calls, device credentials and webhook
+#      verification against a real `droptrack serve` (checks/sdk_server.py); checks the
 #      look-alikes' APIs against their lists, evaluates the podspecs with Ruby, and, given an iOS SDK
 #      (DROPTRACK_IOS_SDK), type-checks the iOS client code against it and compares the look-alikes with it;
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
@@ -76,6 +79,10 @@ timeout 300 examples/expo-delivery/check.sh .build/debug/droptrack
 
 echo "== the device scripts (scripts/device: their arguments, their refusal without Xcode or adb, a real push dry run)"
 timeout 120 scripts/device/check.sh .build/debug/droptrack
+
+echo "== the backend SDKs (clients/python, clients/node) against droptrack serve and the emulators"
+timeout 300 clients/python/test.sh .build/debug/droptrack
+timeout 300 clients/node/test.sh .build/debug/droptrack
 
 echo "== the iOS client's packaging: look-alike APIs, podspecs, and a type-check against an iOS SDK if one is given"
 # The look-alikes against their lists (Tests/LookalikeAPI/*.api); with DROPTRACK_IOS_SDK, also against Apple's
