@@ -59,11 +59,16 @@ extension RegisterToken {
         let inner = try FieldReader(attributes, prefix: "attributes")
         try inner.refuseUnknown(ExpoWidgetsAttributes.attributeKeys.union([ExpoWidgetsAttributes.activityIdKey]))
         let carried = try inner.identifier(ExpoWidgetsAttributes.activityIdKey)
-        if let named = try reader.string("activityId", required: false), named != carried {
-            throw .invalid(
-                "attributes.activityId",
-                "'attributes.activityId' ('\(carried)') and 'activityId' ('\(named)') name different activities; send the one the activity's attributes carry"
-            )
+        _ = try inner.string("url", required: false, maxLength: Int.max)
+        if reader.object["activityId"] != nil {
+            // Both fit the published schema, so their disagreement is a 422, not a 400.
+            let named = try reader.identifier("activityId")
+            guard named == carried else {
+                throw .unprocessable(
+                    message:
+                        "'attributes.activityId' ('\(carried)') and 'activityId' ('\(named)') name different activities; send the one the activity's attributes carry",
+                    field: "attributes.activityId")
+            }
         }
         return carried
     }

@@ -132,7 +132,7 @@ struct ExpoActivityIdTests {
         let disagree = try expo.registerUpdateToken(
             attributes: .object(["activityId": .string("receipt-8")]), token: token,
             extra: #","activityId":"receipt-9""#)
-        #expect(disagree.status == 400 && disagree.errorField == "attributes.activityId", "\(disagree.text)")
+        #expect(disagree.status == 422 && disagree.errorField == "attributes.activityId", "\(disagree.text)")
         let unknownKey = try expo.registerUpdateToken(
             attributes: .object(["activityId": .string("receipt-8"), "orderId": .string("x")]), token: token)
         #expect(unknownKey.errorField == "attributes.orderId", "\(unknownKey.text)")
