@@ -55,6 +55,11 @@ extension RegisterToken {
     /// started by push, so the app learns the server's id only from its attributes). Both may be
     /// sent when they agree.
     static func activityId(_ reader: FieldReader) throws(ActivityError) -> String {
+        if reader.object["attributes"] == .null {
+            throw .invalid(
+                "attributes",
+                "'attributes' must be an object holding 'activityId'; or leave it out and send 'activityId'")
+        }
         guard let attributes = try reader.object("attributes") else { return try reader.identifier("activityId") }
         let inner = try FieldReader(attributes, prefix: "attributes")
         try inner.refuseUnknown(ExpoWidgetsAttributes.attributeKeys.union([ExpoWidgetsAttributes.activityIdKey]))

@@ -136,6 +136,8 @@ struct ExpoActivityIdTests {
         let unknownKey = try expo.registerUpdateToken(
             attributes: .object(["activityId": .string("receipt-8"), "orderId": .string("x")]), token: token)
         #expect(unknownKey.errorField == "attributes.orderId", "\(unknownKey.text)")
+        let null = try expo.registerUpdateToken(attributes: .null, token: token, extra: #","activityId":"receipt-8""#)
+        #expect(null.status == 400 && null.errorField == "attributes", "as published: an object or absent")
         let other = try expo.registerUpdateToken(attributes: .object(["activityId": .string("theirs")]), token: token)
         #expect(other.status == 404 && other.errorField == "activityId", "\(other.text)")
     }
