@@ -141,7 +141,10 @@ extension APIRouter {
             } else if parts[2] == "push-to-start" || parts[2] == "fcm" {
                 object["userId"] = .string(user)
             }
-            if let activityId = object["activityId"]?.stringValue {
+            // An expo-widgets app may name the activity only as its attributes carry it.
+            if let activityId = object["activityId"]?.stringValue
+                ?? object["attributes"]?[ExpoWidgetsAttributes.activityIdKey]?.stringValue
+            {
                 let owned = try domain { () throws(ActivityError) in
                     try Identifier.check(activityId, field: "activityId")
                     return try registry.activity(app: app, id: activityId, belongsTo: user)

@@ -20,8 +20,8 @@ extension RegisterToken {
             userId = try reader.identifier("userId")
             attributesType = try reader.string("attributesType")
         case .activity:
-            try reader.refuseUnknown(["activityId", "deviceId", "token", "environment", "device"])
-            activityId = try reader.identifier("activityId")
+            try reader.refuseUnknown(["activityId", "attributes", "deviceId", "token", "environment", "device"])
+            activityId = try Self.activityId(reader)
         case .fcm:
             try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
             userId = try reader.identifier("userId")
@@ -46,6 +46,36 @@ extension RegisterToken {
         self.init(
             kind: kind, token: token, userId: userId, deviceId: deviceId, activityId: activityId,
             attributesType: attributesType, environment: environment, device: reader.object["device"])
+    }
+}
+
+extension RegisterToken {
+    /// The activity an update token belongs to: `activityId`, or `attributes.activityId` as an app
+    /// built with a patched expo-widgets reads it from `LiveActivityAttributes` (the activity was
+    /// started by push, so the app learns the server's id only from its attributes). Both may be
+    /// sent when they agree.
+    static func activityId(_ reader: FieldReader) throws(ActivityError) -> String {
+        if reader.object["attributes"] == .null {
+            throw .invalid(
+                "attributes",
+                "'attributes' must be an object holding 'activityId'; or leave it out and send 'activityId'")
+        }
+        guard let attributes = try reader.object("attributes") else { return try reader.identifier("activityId") }
+        let inner = try FieldReader(attributes, prefix: "attributes")
+        try inner.refuseUnknown(ExpoWidgetsAttributes.attributeKeys.union([ExpoWidgetsAttributes.activityIdKey]))
+        let carried = try inner.identifier(ExpoWidgetsAttributes.activityIdKey)
+        _ = try inner.string("url", required: false, maxLength: Int.max)
+        if reader.object["activityId"] != nil {
+            // Both fit the published schema, so their disagreement is a 422, not a 400.
+            let named = try reader.identifier("activityId")
+            guard named == carried else {
+                throw .unprocessable(
+                    message:
+                        "'attributes.activityId' ('\(carried)') and 'activityId' ('\(named)') name different activities; send the one the activity's attributes carry",
+                    field: "attributes.activityId")
+            }
+        }
+        return carried
     }
 }
 

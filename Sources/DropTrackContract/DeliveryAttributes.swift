@@ -28,11 +28,16 @@ public struct DeliveryAttributes: ActivityAttributes, Hashable, Sendable {
         public var courierName: String
         /// True once the order moved to another courier.
         public var riderReassigned: Bool
+        /// Steps done, the N of "N of M" (0 to `stepCount`); absent, the bar is lit from `progress`.
+        public var step: Int?
+        /// Steps in all, the M of "N of M" ("3 of 12 confirmations"): the bar's segments, 1 to 100.
+        /// Absent, the bar has the delivery's seven steps. Both are optional, so older widgets decode it.
+        public var stepCount: Int?
 
         /// Creates a content state.
         public init(
             status: String, progress: Double, eta: Date, stopsRemaining: Int, courierName: String,
-            riderReassigned: Bool
+            riderReassigned: Bool, step: Int? = nil, stepCount: Int? = nil
         ) {
             self.status = status
             self.progress = progress
@@ -40,6 +45,8 @@ public struct DeliveryAttributes: ActivityAttributes, Hashable, Sendable {
             self.stopsRemaining = stopsRemaining
             self.courierName = courierName
             self.riderReassigned = riderReassigned
+            self.step = step
+            self.stepCount = stepCount
         }
     }
 
@@ -87,9 +94,21 @@ extension DeliveryAttributes.ContentState {
         guard stops == stops.rounded(), abs(stops) < 1e9 else {
             throw ContentStateInputError(field: "stopsRemaining", message: "'stopsRemaining' must be a whole number")
         }
+        func count(_ key: String) throws -> Int? {
+            guard let value = object[key], value != .null else { return nil }
+            guard let number = value.numberValue, number == number.rounded(), abs(number) < 1e9 else {
+                throw ContentStateInputError(field: key, message: "'\(key)' must be a whole number")
+            }
+            return Int(number)
+        }
+        let step = try count("step")
+        let stepCount = try count("stepCount")
+        if let problem = DeliveryWidgetLogic.stepProblem(step: step, stepCount: stepCount) {
+            throw ContentStateInputError(field: problem.key, message: problem.message)
+        }
         return Self(
             status: try string("status"), progress: try number("progress"), eta: eta, stopsRemaining: Int(stops),
-            courierName: try string("courierName"), riderReassigned: reassigned)
+            courierName: try string("courierName"), riderReassigned: reassigned, step: step, stepCount: stepCount)
     }
 }
 

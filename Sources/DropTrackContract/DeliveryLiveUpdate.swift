@@ -26,8 +26,14 @@ public enum DeliveryLiveUpdate {
         public static let riderReassigned = "riderReassigned"
         public static let schemaVersion = "schemaVersion"
         public static let sequence = "sequence"
+        /// N of M: steps done and steps in all, sent only when the content-state counts steps.
+        public static let step = "step"
+        public static let stepCount = "stepCount"
 
-        /// Every key the map carries.
+        /// The keys sent only when the content-state has them.
+        public static let optional = [step, stepCount]
+
+        /// Every key the map always carries.
         public static let all = [
             activityId, event, orderId, status, progress, etaEpochMillis, stopsRemaining, courierName,
             riderReassigned, schemaVersion, sequence,
@@ -66,7 +72,7 @@ public enum DeliveryLiveUpdate {
 
     /// The data map for a message.
     public static func encode(_ message: Message) -> [String: String] {
-        [
+        var map = [
             Key.activityId: message.activityId,
             Key.event: message.event.rawValue,
             Key.orderId: message.orderId,
@@ -79,6 +85,9 @@ public enum DeliveryLiveUpdate {
             Key.schemaVersion: schemaVersion,
             Key.sequence: String(message.sequence),
         ]
+        map[Key.step] = message.state.step.map { String($0) }
+        map[Key.stepCount] = message.state.stepCount.map { String($0) }
+        return map
     }
 
     /// Reads a map strictly, naming the first key that is missing or does not parse. (The Android
@@ -115,11 +124,16 @@ public enum DeliveryLiveUpdate {
         guard version == schemaVersion else {
             throw DataMapError(key: Key.schemaVersion, message: "schema version \(version) is not \(schemaVersion)")
         }
+        func optionalCount(_ key: String) throws(DataMapError) -> Int? {
+            guard data[key] != nil else { return nil }
+            return Int(clamping: try integer(key))
+        }
         let state = DeliveryAttributes.ContentState(
             status: try value(Key.status), progress: try number(Key.progress),
             eta: Date(timeIntervalSince1970: Double(try integer(Key.etaEpochMillis)) / 1000),
             stopsRemaining: Int(try integer(Key.stopsRemaining)), courierName: try value(Key.courierName),
-            riderReassigned: reassigned == "true")
+            riderReassigned: reassigned == "true", step: try optionalCount(Key.step),
+            stepCount: try optionalCount(Key.stepCount))
         return Message(
             activityId: try value(Key.activityId), event: event, orderId: try value(Key.orderId), state: state,
             sequence: try integer(Key.sequence))

@@ -3,16 +3,22 @@ import Foundation
 /// The widget's pure view logic, shared by the SwiftUI widget, the Android notifier's vectors, the
 /// dashboard and the device simulators, so every surface renders a state the same way.
 public enum DeliveryWidgetLogic {
-    /// The number of segments in the progress bar: one per delivery step.
+    /// The number of segments when the state names none: one per delivery step.
     public static let segmentCount = DeliveryStep.allCases.count
+
+    /// The most segments a state may ask for (`stepCount`); more could not be told apart on a card.
+    public static let maximumStepCount = 100
 
     /// How many of the 7 segments are lit: progress clamped to 0…1, times 7, rounded up.
     /// A tolerance keeps 3/7 from lighting 4 segments through floating-point error; NaN lights none.
-    public static func litSegments(progress: Double) -> Int {
+    public static func litSegments(progress: Double) -> Int { litSegments(progress: progress, of: segmentCount) }
+
+    /// How many of `count` segments a progress 0…1 lights: a step counts once it has started.
+    public static func litSegments(progress: Double, of count: Int) -> Int {
         guard progress.isFinite, progress > 0 else { return 0 }
         let clamped = min(progress, 1)
-        let lit = Int((clamped * Double(segmentCount) - 1e-9).rounded(.up))
-        return min(max(lit, 0), segmentCount)
+        let lit = Int((clamped * Double(count) - 1e-9).rounded(.up))
+        return min(max(lit, 0), count)
     }
 
     /// "You're next", "1 stop away" or "N stops away". Negative counts read as "You're next".

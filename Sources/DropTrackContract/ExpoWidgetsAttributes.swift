@@ -28,4 +28,8 @@ public struct ExpoWidgetsAttributes: Codable, Hashable, Sendable {
     public static let typeName = "LiveActivityAttributes"
     /// The attribute keys the type decodes; any other key is ignored by the phone and lost.
     public static let attributeKeys: Set<String> = ["url"]
+    /// The key a patched expo-widgets adds to `LiveActivityAttributes` (`var activityId: String?`, the
+    /// receipt write-up's patch): the backend's id, set by the start and read by the app wherever it
+    /// reports a token, so that the token of an activity started by push finds its record.
+    public static let activityIdKey = "activityId"
 }

@@ -165,14 +165,13 @@ struct DemoRoutes: RouteExtension {
             if let state = try? LiveActivityJSON.decode(
                 DeliveryAttributes.ContentState.self, from: activity.contentState.encoded())
             {
+                let bar = DeliveryWidgetLogic.Bar(state)
                 object["view"] = .object([
                     "status": .string(state.status),
-                    "litSegments": .number(Double(DeliveryWidgetLogic.litSegments(progress: state.progress))),
-                    "segmentCount": .number(Double(DeliveryWidgetLogic.segmentCount)),
-                    "percent": .string(DeliveryWidgetLogic.percentText(progress: state.progress)),
+                    "litSegments": .number(Double(bar.lit)), "segmentCount": .number(Double(bar.segmentCount)),
+                    "percent": .string(bar.progressText),
                     "eta": .string(DeliveryWidgetLogic.minutesText(eta: state.eta, now: now, progress: state.progress)),
-                    "stops": .string(
-                        DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining, progress: state.progress)),
+                    "stops": .string(bar.remainingText),
                     "courier": .string(
                         DeliveryWidgetLogic.courierLabel(
                             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: false)),

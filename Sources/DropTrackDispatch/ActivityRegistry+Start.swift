@@ -126,7 +126,8 @@ extension ActivityRegistry {
 
         let now = clock.now()
         try contracts.requireKnown(type, field: "attributesType")
-        let attributes = try contracts.attributes(start.attributes, type: type, field: "attributes")
+        let attributes = try contracts.attributes(
+            start.attributes, type: type, activityId: start.activityId, field: "attributes")
         try requireFuture(start.staleDate, "staleDate", now: now)
         try requireFuture(start.endAt, "endAt", now: now)
         var schedule = try start.schedule.map { entries throws(ActivityError) in

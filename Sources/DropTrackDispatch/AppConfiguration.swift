@@ -151,6 +151,10 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
     public var widgetName: String?
     /// For expo-widgets: several widgets sharing these props; a start picks one with `widget`.
     public var widgetNames: [String]?
+    /// For expo-widgets: the app's build is patched so that `LiveActivityAttributes` carries
+    /// `activityId` (the receipt write-up's patch). Every start then sends the server's activity id
+    /// there, and the app reports it with the update token of an activity started by push.
+    public var activityIdAttribute: Bool?
     /// Groups of optional top-level content-state fields of which exactly one must be set.
     public var oneOf: [[String]]?
     /// A declarative mapper: how events change a per-activity record, and how the content-state is
@@ -159,8 +163,10 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
 
     public init(
         contentState: [String: Field], attributes: [String: Field]? = nil, output: String? = nil,
-        widgetName: String? = nil, widgetNames: [String]? = nil, oneOf: [[String]]? = nil, mapper: JSONValue? = nil
+        widgetName: String? = nil, widgetNames: [String]? = nil, activityIdAttribute: Bool? = nil,
+        oneOf: [[String]]? = nil, mapper: JSONValue? = nil
     ) {
+        self.activityIdAttribute = activityIdAttribute
         self.oneOf = oneOf
         self.mapper = mapper
         self.contentState = contentState
@@ -172,6 +178,9 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
 
     /// True when the content-state travels in expo-widgets' `{name, props}` wrapper.
     public var isExpoWidgets: Bool { output == "expo-widgets" }
+
+    /// True when the app's `LiveActivityAttributes` carries `activityId` (see `activityIdAttribute`).
+    public var carriesActivityId: Bool { isExpoWidgets && activityIdAttribute == true }
 
     /// The expo-widgets widget names a start may show, `widgetName` first; empty when neither is given
     /// (the schema's own name is the widget's then).

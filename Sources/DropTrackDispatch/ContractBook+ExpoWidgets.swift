@@ -76,23 +76,45 @@ extension ContractBook {
     var allWidgetNames: [String] { Set(expoSchemas.keys.flatMap { widgetNames($0) }).sorted() }
 
     /// Checks attributes for an expo-widgets schema: `LiveActivityAttributes` decodes `url` (a
-    /// string) and nothing else, so any other key would be lost on the phone and is refused.
-    func expoAttributes(_ value: JSONValue, field: String) throws(ActivityError) -> JSONValue {
+    /// string) and nothing else, so any other key would be lost on the phone and is refused; a schema
+    /// declaring `activityIdAttribute` (a patched build) also gets `activityId`, always the activity's
+    /// own id, so that the app can report it with the token of an activity started by push.
+    func expoAttributes(_ value: JSONValue, type: String, activityId: String?, field: String) throws(ActivityError)
+        -> JSONValue
+    {
         let reader = try FieldReader(value, prefix: field)
+        let carriesId = schemas[type]?.carriesActivityId == true
+        let idKey = ExpoWidgetsAttributes.activityIdKey
         for key in reader.object.keys.sorted() where !ExpoWidgetsAttributes.attributeKeys.contains(key) {
+            if key == idKey, carriesId { continue }
+            let fix =
+                key == idKey
+                ? "if the app's expo-widgets is patched to carry activityId, declare \"activityIdAttribute\": true in the schema \(type); otherwise drop it (the server's activity id is the start's activityId)"
+                : "move it into contentState (the widget's props)"
             throw ActivityError.invalid(
                 "\(field).\(key)",
-                "expo-widgets' LiveActivityAttributes decodes only 'url', so '\(field).\(key)' would never reach the widget: move it into contentState (the widget's props)"
+                "expo-widgets' LiveActivityAttributes decodes only 'url', so '\(field).\(key)' would never reach the widget: \(fix)"
             )
         }
+        var attributes: [String: JSONValue] = [:]
         switch reader.object["url"] {
-        case nil, .null: return .object([:])
-        case .string(let url): return .object(["url": .string(url)])
+        case nil, .null: break
+        case .string(let url): attributes["url"] = .string(url)
         case .some(let other):
             throw ActivityError.invalid(
                 "\(field).url",
                 "'\(field).url' is a \(other.typeName); LiveActivityAttributes.url is a string (a deep link), and iOS drops a start whose attributes do not decode"
             )
         }
+        if carriesId, let activityId {
+            if let given = reader.object[idKey], given != .null, given.stringValue != activityId {
+                throw ActivityError.invalid(
+                    "\(field).\(idKey)",
+                    "'\(field).\(idKey)' must be the activity's own id '\(activityId)' (the app reports it with the token), or left out: the server fills it in"
+                )
+            }
+            attributes[idKey] = .string(activityId)
+        }
+        return .object(attributes)
     }
 }

@@ -34,12 +34,19 @@ struct ContractBook {
         }
     }
 
-    /// Checks static attributes; returns them in ActivityKit's form.
-    func attributes(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue {
-        try unprocessable { () throws(ActivityError) in try checkedAttributes(value, type: type, field: field) }
+    /// Checks static attributes; returns them in ActivityKit's form. `activityId` is the activity they
+    /// start, for an expo-widgets build that carries it in its attributes.
+    func attributes(_ value: JSONValue, type: String, activityId: String? = nil, field: String) throws(ActivityError)
+        -> JSONValue
+    {
+        try unprocessable { () throws(ActivityError) in
+            try checkedAttributes(value, type: type, activityId: activityId, field: field)
+        }
     }
 
-    private func checkedAttributes(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue {
+    private func checkedAttributes(_ value: JSONValue, type: String, activityId: String?, field: String)
+        throws(ActivityError) -> JSONValue
+    {
         if type == DeliveryAttributes.typeName {
             guard let orderId = value["orderId"]?.stringValue, !orderId.isEmpty else {
                 throw ActivityError.invalid(
@@ -49,7 +56,9 @@ struct ContractBook {
             try reader.refuseUnknown(["orderId"])
             return .object(["orderId": .string(orderId)])
         }
-        if schemas[type]?.isExpoWidgets == true { return try expoAttributes(value, field: field) }
+        if schemas[type]?.isExpoWidgets == true {
+            return try expoAttributes(value, type: type, activityId: activityId, field: field)
+        }
         guard let schema = schemas[type]?.attributes else {
             guard value.objectValue != nil else { throw ActivityError.invalid(field, "'\(field)' must be an object") }
             return value

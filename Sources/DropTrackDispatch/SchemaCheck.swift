@@ -147,6 +147,12 @@ extension AttributesSchema {
                 "\(names[0].0) names an expo-widgets widget, but \(path).output is not \"expo-widgets\"; set it, or remove the widget names"
             )
         }
+        if activityIdAttribute == true, !isExpoWidgets {
+            throw ConfigurationError(
+                key: "\(path).activityIdAttribute",
+                "\(path).activityIdAttribute is for expo-widgets' LiveActivityAttributes, but \(path).output is not \"expo-widgets\"; set it, or remove activityIdAttribute (an ActivityKit type carries its own attributes)"
+            )
+        }
         var seen = Set<String>()
         for (key, name) in names {
             guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {

@@ -171,19 +171,20 @@ extension AndroidLiveUpdatePhone {
         let reassigned = data[Key.riderReassigned] == "true"
         let courier = data[Key.courierName] ?? ""
         let nowMillis = Int64(now.timeIntervalSince1970 * 1000)
-        let steps = DeliveryStep.allCases.count
+        // The bar and what remains, as the widget draws them (N of M when the map counts steps).
+        let bar = DeliveryWidgetLogic.Bar(
+            progress: progress, stopsRemaining: Int(data[Key.stopsRemaining] ?? "") ?? 0,
+            step: Int(data[Key.step] ?? ""), stepCount: Int(data[Key.stepCount] ?? ""))
         let style = ProgressStyleModel(
-            segments: (0..<steps).map { _ in ProgressStyleModel.Segment(length: 1, color: brandColor) },
-            points: [DeliveryStep.pickedUp, .nearby].map {
-                ProgressStyleModel.Point(position: $0.rawValue, color: nil)
-            },
-            progress: DeliveryWidgetLogic.litSegments(progress: progress), trackerIcon: "ic_courier")
+            segments: bar.androidSegmentLengths.map { ProgressStyleModel.Segment(length: $0, color: brandColor) },
+            points: bar.points.map { ProgressStyleModel.Point(position: $0, color: nil) },
+            progress: bar.lit, trackerIcon: "ic_courier")
         return LiveUpdateNotification(
             id: stableID(activityId), tag: activityId, title: data[Key.status] ?? "",
-            text: DeliveryWidgetLogic.courierLabel(courierName: courier, riderReassigned: reassigned, compact: false),
+            text: bar.androidText(courierName: courier, riderReassigned: reassigned),
             subText: "Order #\(data[Key.orderId] ?? "")", ongoing: event != "end", onlyAlertOnce: true,
             color: brandColor,
-            colorized: false, shortCriticalText: DeliveryWidgetLogic.percentText(progress: progress),
+            colorized: false, shortCriticalText: bar.progressText,
             requestPromotedOngoing: true, whenMillis: etaMillis > nowMillis ? etaMillis : nil,
             showWhen: etaMillis > nowMillis,
             usesChronometer: false, style: "progress", progressStyle: style, isGroupSummary: false,

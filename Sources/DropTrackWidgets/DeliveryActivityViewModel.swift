@@ -13,9 +13,10 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
     public var courierLine: String
     /// "Sam" or "Sam (new)", for the Dynamic Island.
     public var courierCompact: String
-    /// "You're next", "1 stop away", "N stops away"; "Enjoy your order" once delivered.
+    /// What remains: "You're next", "1 stop away", "N stops away", "Enjoy your order" once
+    /// delivered; "9 to go" or "All done" for a state counting its own steps.
     public var stopsLine: String
-    /// "43%".
+    /// "43%", or "3 of 12" for a state counting its own steps.
     public var percentText: String
     /// The ETA: a countdown the phone runs by itself between updates, or "Arrived" once delivered.
     public var etaDisplay: DeliveryWidgetLogic.ETADisplay
@@ -23,7 +24,7 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
     public var progress: Double
     /// How many of `segmentCount` segments are lit.
     public var litSegments: Int
-    /// One segment per delivery step.
+    /// One segment per step: the state's `stepCount`, else the delivery's seven.
     public var segmentCount: Int
     /// The ETA, for a `Text(_:style: .time)` arrival time.
     public var eta: Date
@@ -40,12 +41,13 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: false)
         courierCompact = DeliveryWidgetLogic.courierLabel(
             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: true)
-        stopsLine = DeliveryWidgetLogic.stopsLabel(stopsRemaining: state.stopsRemaining, progress: state.progress)
-        percentText = DeliveryWidgetLogic.percentText(progress: state.progress)
+        let bar = DeliveryWidgetLogic.Bar(state)
+        stopsLine = bar.remainingText
+        percentText = bar.progressText
         etaDisplay = DeliveryWidgetLogic.etaDisplay(eta: state.eta, now: now, progress: state.progress)
         progress = state.progress.isFinite ? min(max(state.progress, 0), 1) : 0
-        litSegments = DeliveryWidgetLogic.litSegments(progress: state.progress)
-        segmentCount = DeliveryWidgetLogic.segmentCount
+        litSegments = bar.lit
+        segmentCount = bar.segmentCount
         eta = state.eta
         self.isStale = isStale
         symbolName = DeliveryWidgetLogic.isDelivered(progress: progress) ? "checkmark.circle.fill" : "box.truck.fill"

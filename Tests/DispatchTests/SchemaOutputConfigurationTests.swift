@@ -52,4 +52,12 @@ struct SchemaOutputConfigurationTests {
             AttributesSchema(contentState: state, output: "expo-widgets", widgetNames: ["ScoreLarge", "ScoreLarge"]))
         #expect(twice?.hasPrefix("apps[0].schemas.Scores.widgetNames[1] | ") == true, "\(twice ?? "loaded")")
     }
+
+    @Test("activityIdAttribute loads for expo-widgets only, naming its key otherwise")
+    func activityIdAttribute() {
+        #expect(error(AttributesSchema(contentState: state, output: "expo-widgets", activityIdAttribute: true)) == nil)
+        let found = error(AttributesSchema(contentState: state, activityIdAttribute: true))
+        #expect(found?.hasPrefix("apps[0].schemas.Scores.activityIdAttribute | ") == true, "\(found ?? "loaded")")
+        #expect(found?.contains("output is not \"expo-widgets\"") == true, "\(found ?? "loaded")")
+    }
 }

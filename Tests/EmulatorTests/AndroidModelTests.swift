@@ -32,7 +32,9 @@ struct AndroidModelTests {
             #expect(shown.progressStyle?.shownProgress == step.rawValue)
             #expect(shown.shortCriticalText == DeliveryWidgetLogic.percentText(progress: step.progress))
             #expect(shown.subText == "Order #A-1")
-            #expect(shown.text == "Sam is delivering your order")
+            // The card says what remains, as the widget's stops line does.
+            let remaining = DeliveryWidgetLogic.stopsLabel(stopsRemaining: step.stopsRemaining, progress: step.progress)
+            #expect(shown.text == "Sam is delivering your order · \(remaining)")
             if step.isTerminal {
                 #expect(!shown.ongoing && !shown.promoted)
                 #expect(shown.notPromotedBecause == ["not ongoing (the delivery ended)"])
@@ -58,7 +60,7 @@ struct AndroidModelTests {
         clock.advance(by: 1)
         let shown = try #require(
             phone.receive(data: message(.onTheWay, courier: "Priya", reassigned: true, sequence: 2)))
-        #expect(shown.text == "New courier: Priya")
+        #expect(shown.text == "New courier: Priya · 2 stops away")
         #expect(shown.whenMillis == Int64((referenceUnix + 720) * 1000))
         clock.advance(by: 3600)
         let late = try #require(phone.receive(data: message(.nearby, sequence: 3)))

@@ -17,6 +17,7 @@ struct AndroidPlanVectorTests {
         for required in [
             "start", "update.on-the-way", "update.reassigned", "end", "past-eta", "missing-activity-id",
             "progress-not-a-number", "unknown-schema-version", "stale-sequence", "promotion-not-allowed",
+            "update.3-of-12",
         ] {
             #expect(Self.names.contains(required + ".json"), "vectors/android-plans/\(required).json is missing")
         }

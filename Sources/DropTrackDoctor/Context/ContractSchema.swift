@@ -138,6 +138,9 @@ public struct ContractSchema: Sendable, Codable, Equatable {
                 "status": Field(type: "string"), "progress": Field(type: "number", minimum: 0, maximum: 1),
                 "eta": Field(type: "date"), "stopsRemaining": Field(type: "integer", minimum: 0),
                 "courierName": Field(type: "string"), "riderReassigned": Field(type: "boolean"),
+                "step": Field(type: "integer", optional: true, minimum: 0),
+                "stepCount": Field(
+                    type: "integer", optional: true, minimum: 1, maximum: Double(DeliveryWidgetLogic.maximumStepCount)),
             ],
             attributes: ["orderId": Field(type: "string")], correlationKey: "orderId",
             androidData: [
@@ -150,6 +153,9 @@ public struct ContractSchema: Sendable, Codable, Equatable {
                 Key.riderReassigned: Field(type: "boolean"),
                 Key.schemaVersion: Field(type: "string", values: [DeliveryLiveUpdate.schemaVersion]),
                 Key.sequence: Field(type: "integer"),
+                Key.step: Field(type: "integer", optional: true, minimum: 0),
+                Key.stepCount: Field(
+                    type: "integer", optional: true, minimum: 1, maximum: Double(DeliveryWidgetLogic.maximumStepCount)),
             ],
             androidWhenKey: Key.etaEpochMillis)
     }()

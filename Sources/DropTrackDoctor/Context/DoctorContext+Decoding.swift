@@ -147,7 +147,7 @@ private indirect enum KeyShape: Sendable {
         "attributesType": .any, "version": .any, "compatibleVersions": .any,
         "contentState": .map(.field(ContractSchema.Field.activityTypes)),
         "attributes": .map(.field(ContractSchema.Field.activityTypes)), "output": .any, "widgetName": .any,
-        "widgetNames": .any,
+        "widgetNames": .any, "activityIdAttribute": .any,
         "correlationKey": .any, "mutableAttributes": .any,
         "androidData": .map(.field(ContractSchema.Field.androidTypes)),
         "androidWhenKey": .any, "androidShortTextKey": .any,

@@ -177,6 +177,7 @@ extension Doctor {
                     }
                 }
             }
+            stepProblem(e, &r)
         },
 
         DoctorRule("DT-032", "iOS 18 start and channel fields used on the wrong OS or path", scope: .payload) { e, r in
@@ -225,4 +226,25 @@ extension Doctor {
                 fix: "send alerts only for transitions the user must notice")
         },
     ]
+}
+
+extension Doctor {
+    /// N of M in the delivery contract: `step` beyond `stepCount`, or given without it, is in range
+    /// field by field but misdraws the bar (the field ranges themselves are the schema's to report).
+    static func stepProblem(_ e: Examination, _ r: inout DoctorReport) {
+        guard e.stateContract?.attributesType == DeliveryAttributes.typeName, let state = e.effectiveState else {
+            return
+        }
+        func count(_ key: String) -> Int? {
+            state.value[key]?.numberValue.flatMap { Int(exactly: $0) }
+        }
+        let stepCount = count("stepCount")
+        guard stepCount.map({ (1...DeliveryWidgetLogic.maximumStepCount).contains($0) }) ?? true,
+            let step = count("step"), step >= 0,
+            let problem = DeliveryWidgetLogic.stepProblem(step: step, stepCount: stepCount)
+        else { return }
+        r.warning(
+            "\(state.path).\(problem.key)", problem.message,
+            fix: "send 'step' from 0 to 'stepCount', and 'stepCount' with it")
+    }
 }

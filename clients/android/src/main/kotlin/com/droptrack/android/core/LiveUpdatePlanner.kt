@@ -13,10 +13,14 @@ package com.droptrack.android.core
 object LiveUpdatePlanner {
     const val SCHEMA_VERSION = "1"
     const val BRAND_COLOR = "#FF5A1F"
-    /** The seven delivery steps, placed … delivered, one segment each. */
+    /** The seven delivery steps, placed … delivered, one segment each, when the map counts no steps of its own. */
     const val STEP_COUNT = 7
     /** How long an ended card stays, unless the app says otherwise: iOS's default for an ended Live Activity. */
     const val ENDED_CARD_TIMEOUT_MILLIS = 4L * 3600 * 1000
+    /** The most steps a map may count (`stepCount`), as `DeliveryWidgetLogic.maximumStepCount`. */
+    const val MAXIMUM_STEP_COUNT = 100
+    /** ProgressStyle draws at most this many segments apart; more are posted as one long segment. */
+    const val MAXIMUM_SEGMENTS = 10
     /** Points at the end of "picked up" (step 4) and "almost there" (step 6), as `DeliveryStep`'s raw values. */
     val POINT_POSITIONS = listOf(4, 6)
 
@@ -32,6 +36,9 @@ object LiveUpdatePlanner {
         const val RIDER_REASSIGNED = "riderReassigned"
         const val SCHEMA_VERSION = "schemaVersion"
         const val SEQUENCE = "sequence"
+        /** N of M: steps done and steps in all, present only when the content-state counts steps. */
+        const val STEP = "step"
+        const val STEP_COUNT = "stepCount"
     }
 
     /**
@@ -82,17 +89,21 @@ object LiveUpdatePlanner {
         val title = data[Key.STATUS] ?: ""
         val etaMillis = data[Key.ETA_EPOCH_MILLIS]?.toLongOrNull() ?: 0L
         val ongoing = event != "end"
+        val bar = bar(
+            progress, data[Key.STOPS_REMAINING]?.toIntOrNull() ?: 0,
+            data[Key.STEP]?.toIntOrNull(), data[Key.STEP_COUNT]?.toIntOrNull()
+        )
         val plan = NotificationPlan(
             id = stableId(activityId),
             tag = activityId,
             title = title,
-            text = courierLabel(data[Key.COURIER_NAME] ?: "", data[Key.RIDER_REASSIGNED] == "true"),
+            text = courierLabel(data[Key.COURIER_NAME] ?: "", data[Key.RIDER_REASSIGNED] == "true") + " · " + bar.remainingText,
             subText = "Order #" + (data[Key.ORDER_ID] ?: ""),
             ongoing = ongoing,
-            segments = List(STEP_COUNT) { PlanSegment(1, BRAND_COLOR) },
-            points = POINT_POSITIONS.map { PlanPoint(it, null) },
-            progress = litSegments(progress),
-            chipText = percentText(progress),
+            segments = bar.segmentLengths.map { PlanSegment(it, BRAND_COLOR) },
+            points = bar.points.map { PlanPoint(it, null) },
+            progress = bar.lit,
+            chipText = bar.progressText,
             whenMillis = if (etaMillis > nowMillis) etaMillis else null,
             requestPromotion = true,
             promotionRefusals = promotionRefusals(ongoing, title, device),
@@ -125,10 +136,44 @@ object LiveUpdatePlanner {
     }
 
     /** Segments lit for a progress 0…1: a step counts once it has started (as `DeliveryWidgetLogic.litSegments`). */
-    fun litSegments(progress: Double): Int {
+    fun litSegments(progress: Double, count: Int = STEP_COUNT): Int {
         if (!progress.isFinite() || progress <= 0) return 0
-        val lit = Math.ceil(Math.min(progress, 1.0) * STEP_COUNT - 1e-9).toInt()
-        return Math.min(Math.max(lit, 0), STEP_COUNT)
+        val lit = Math.ceil(Math.min(progress, 1.0) * count - 1e-9).toInt()
+        return Math.min(Math.max(lit, 0), count)
+    }
+
+    /**
+     * The bar and its lines, as `DeliveryWidgetLogic.Bar` draws them (`vectors/progress/` holds both
+     * to it): N of M when the map has a `stepCount` of at least 1 (at most [MAXIMUM_STEP_COUNT], `step`
+     * clamped to it, or lit from `progress` without one), else the delivery's seven steps.
+     */
+    fun bar(progress: Double, stopsRemaining: Int, step: Int?, stepCount: Int?): ProgressBar {
+        if (stepCount != null && stepCount >= 1) {
+            val count = Math.min(stepCount, MAXIMUM_STEP_COUNT)
+            val done = if (step != null) Math.min(Math.max(step, 0), count) else litSegments(progress, count)
+            return ProgressBar(
+                segmentLengths = if (count <= MAXIMUM_SEGMENTS) List(count) { 1 } else listOf(count),
+                points = emptyList(),
+                lit = done,
+                progressText = "$done of $count",
+                remainingText = if (done >= count) "All done" else "${count - done} to go"
+            )
+        }
+        return ProgressBar(
+            segmentLengths = List(STEP_COUNT) { 1 },
+            points = POINT_POSITIONS,
+            lit = litSegments(progress),
+            progressText = percentText(progress),
+            remainingText = stopsLabel(stopsRemaining, progress)
+        )
+    }
+
+    /** "You're next", "1 stop away", "N stops away"; "Enjoy your order" once delivered (progress 1). */
+    fun stopsLabel(stopsRemaining: Int, progress: Double): String = when {
+        progress.isFinite() && progress >= 1 -> "Enjoy your order"
+        stopsRemaining <= 0 -> "You're next"
+        stopsRemaining == 1 -> "1 stop away"
+        else -> "$stopsRemaining stops away"
     }
 
     /** "0%" … "100%", rounded half away from zero as Swift's `rounded()`. */
@@ -145,3 +190,17 @@ object LiveUpdatePlanner {
     // Swift's CharacterSet.whitespaces: spaces and tabs, not newlines.
     private fun isBlank(text: String) = text.all { it == ' ' || it == '\t' || Character.getType(it) == Character.SPACE_SEPARATOR.toInt() }
 }
+
+/** The progress bar a map asks for, and the lines that go with it ([LiveUpdatePlanner.bar]). */
+data class ProgressBar(
+    /** `ProgressStyle` segment lengths: one per step up to ten, else one as long as the steps. */
+    val segmentLengths: List<Int>,
+    /** Points at step boundaries (the delivery's only). */
+    val points: List<Int>,
+    /** Steps lit. */
+    val lit: Int,
+    /** "3 of 12", or "71%" for the delivery's steps. */
+    val progressText: String,
+    /** What remains: "9 to go", "All done"; "2 stops away", "You're next", "Enjoy your order". */
+    val remainingText: String
+)

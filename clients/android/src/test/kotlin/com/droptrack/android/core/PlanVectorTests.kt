@@ -22,7 +22,8 @@ class PlanVectorTests {
         val names = files().map { it.name.removeSuffix(".json") }.toSet()
         for (required in listOf(
             "start", "update.on-the-way", "update.reassigned", "end", "past-eta", "missing-activity-id",
-            "progress-not-a-number", "unknown-schema-version", "stale-sequence", "promotion-not-allowed"
+            "progress-not-a-number", "unknown-schema-version", "stale-sequence", "promotion-not-allowed",
+            "update.3-of-12"
         )) {
             assertTrue("vectors/android-plans/$required.json is missing (have $names)", required in names)
         }
@@ -36,6 +37,44 @@ class PlanVectorTests {
                 check(file)
             } catch (error: AssertionError) {
                 problems.add("${file.name}: ${error.message}")
+            }
+        }
+        if (problems.size > 0) fail(problems.joinToString("\n"))
+    }
+
+    private val progressFolder = File(System.getProperty("droptrack.vectors") ?: "vectors", "progress")
+
+    /**
+     * `vectors/progress/`: N of M (3 of 12 among them) and the delivery's seven steps. The map of
+     * `update.on-the-way` with each vector's keys posts the vector's bar, as the Swift widget logic,
+     * the Android phone model and the doctor read the same files.
+     */
+    @Test
+    @Suppress("UNCHECKED_CAST")
+    fun everyProgressVectorDrawsItsBar() {
+        val files = (progressFolder.listFiles { file -> file.name.endsWith(".json") } ?: emptyArray()).sortedBy { it.name }
+        assertTrue("vectors/progress/3-of-12.json is missing", files.any { it.name == "3-of-12.json" })
+        val base = strings((MiniJson.parse(File(folder, "update.on-the-way.json").readText()) as Map<String, Any?>)["data"] as Map<String, Any?>)
+        val problems = ArrayList<String>()
+        for (file in files) {
+            val vector = MiniJson.parse(file.readText()) as Map<String, Any?>
+            val bar = vector["bar"] as Map<String, Any?>
+            val outcome = LiveUpdatePlanner.plan(base + strings(vector["data"] as Map<String, Any?>), 0L, DeviceFacts(), null)
+            if (outcome !is PlanOutcome.Planned) {
+                problems.add("${file.name}: not planned: $outcome")
+                continue
+            }
+            val plan = outcome.plan
+            val actual = mapOf(
+                "androidSegments" to plan.segments.map { it.length.toLong() },
+                "points" to plan.points.map { it.position.toLong() },
+                "lit" to plan.progress.toLong(),
+                "segmentCount" to plan.segments.map { it.length.toLong() }.sum(),
+                "progressText" to plan.chipText,
+                "remainingText" to plan.text.substringAfterLast(" · ")
+            )
+            for ((key, value) in actual) {
+                if (bar[key] != value) problems.add("${file.name}: $key is $value, the vector says ${bar[key]}")
             }
         }
         if (problems.size > 0) fail(problems.joinToString("\n"))

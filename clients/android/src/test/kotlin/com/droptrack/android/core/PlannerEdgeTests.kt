@@ -60,7 +60,7 @@ class PlannerEdgeTests {
     fun missingOptionalValuesHaveDefaults() {
         val plan = planned(mapOf("activityId" to "act-1"))
         assertEquals("", plan.title)
-        assertEquals("Your courier is delivering your order", plan.text)
+        assertEquals("Your courier is delivering your order · You're next", plan.text)
         assertEquals("Order #", plan.subText)
         assertTrue(plan.ongoing)
         assertNull(plan.whenMillis)
@@ -102,8 +102,8 @@ class PlannerEdgeTests {
 
     @Test
     fun onlyTheExactStringTrueMeansReassigned() {
-        assertEquals("New courier: Sam", planned(base + ("riderReassigned" to "true")).text)
-        assertEquals("Sam is delivering your order", planned(base + ("riderReassigned" to "TRUE")).text)
+        assertEquals("New courier: Sam · 1 stop away", planned(base + ("riderReassigned" to "true")).text)
+        assertEquals("Sam is delivering your order · 1 stop away", planned(base + ("riderReassigned" to "TRUE")).text)
     }
 
     @Test
