@@ -105,7 +105,9 @@ public struct DevelopmentKeys: CustomStringConvertible, Sendable {
         guard let data = FileManager.default.contents(atPath: path),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: String],
             let keyID = object["keyId"], let teamID = object["teamId"], let bundleID = object["bundleId"]
-        else { throw DevelopmentKeysError("cannot read \(path); run `droptrack-dev keys dev --out \(directory)` first") }
+        else {
+            throw DevelopmentKeysError("cannot read \(path); run `droptrack-dev keys dev --out \(directory)` first")
+        }
         return DevelopmentKeys(directory: directory, keyID: keyID, teamID: teamID, bundleID: bundleID)
     }
 

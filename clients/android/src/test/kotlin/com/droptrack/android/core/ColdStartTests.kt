@@ -66,7 +66,7 @@ class ColdStartTests {
             assertTrue(second.sync.receive(vector("update.reassigned.json", "cold-1")))
             val card = phone.shade.cards.getValue("cold-1")
             assertEquals("On the way", card.title)
-            assertEquals("New courier: Priya", card.text)
+            assertEquals("New courier: Priya · 2 stops away", card.text)
             assertEquals("Order #A-1042", card.subText)
             assertEquals("71%", card.chipText)
             assertEquals(1796000200L, card.sequence)
