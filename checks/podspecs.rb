@@ -16,7 +16,7 @@ require 'json'
 ROOT = File.expand_path('..', __dir__)
 EXPO_DEFAULT_TARGET = '15.1'
 # Apple's modules, and FoundationNetworking: Linux's half of Foundation, imported only `#if canImport` it.
-APPLE_MODULES = %w[Foundation FoundationNetworking Dispatch Synchronization ActivityKit SwiftUI WidgetKit].freeze
+APPLE_MODULES = %w[Foundation FoundationNetworking Dispatch Synchronization ActivityKit SwiftUI WidgetKit UIKit AppIntents].freeze
 
 # The part of CocoaPods' DSL the podspecs use, recording every value.
 module Pod
@@ -94,7 +94,7 @@ fail_with = ->(pod, message) { failures << "#{pod}: #{message}" }
 paths = Dir.glob(File.join(ROOT, '*.podspec')) + Dir.glob(File.join(ROOT, 'clients/expo/ios/*.podspec'))
 specs = paths.to_h { |path| [path, evaluate(path)] }
 by_name = specs.to_h { |path, spec| [spec.attributes['name'], [path, spec]] }
-root_version = File.read(File.join(ROOT, 'Sources/droptrack/CLIGuidance.swift'))[/dropTrackVersion = "([^"]+)"/, 1]
+root_version = File.read(File.join(ROOT, 'Sources/DropTrackCLI/CLIGuidance.swift'))[/dropTrackVersion = "([^"]+)"/, 1]
 
 specs.each do |path, spec|
   name = spec.attributes['name']

@@ -1,11 +1,11 @@
 # What DropTrack's root podspecs (DropTrackSHA256, DropTrackContract, DropTrackLive, DropTrackWidgets)
 # have in common: one pod per SwiftPM target that other sources import by name, each its own module, so
 # `import DropTrackContract` means the same under CocoaPods as under SwiftPM. The version is the CLI's
-# (Sources/droptrack/CLIGuidance.swift), so a release moves them together; checks/podspecs.rb evaluates
+# (Sources/DropTrackCLI/CLIGuidance.swift), so a release moves them together; checks/podspecs.rb evaluates
 # every podspec in the test command.
 module DropTrackPod
   ROOT = File.expand_path('../..', __dir__)
-  VERSION = File.read(File.join(ROOT, 'Sources/droptrack/CLIGuidance.swift'))[/dropTrackVersion = "([^"]+)"/, 1]
+  VERSION = File.read(File.join(ROOT, 'Sources/DropTrackCLI/CLIGuidance.swift'))[/dropTrackVersion = "([^"]+)"/, 1]
 
   # The repository these files are in: its `origin` remote (CocoaPods uses `source` only to publish;
   # a Podfile's `:git =>` or `:path =>` says where to get the pod), or the folder itself.
