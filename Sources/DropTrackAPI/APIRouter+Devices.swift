@@ -28,7 +28,8 @@ extension APIRouter {
         "/v1/tokens/push-to-start": ["POST"], "/v1/tokens/activity": ["POST"], "/v1/tokens/fcm": ["POST"],
         "/v1/tokens/channel-subscription": ["POST"], "/v1/tokens/{fingerprint}": ["DELETE"],
         "/v1/activities/{id}": ["GET"], "/v1/devices/{deviceId}/activities": ["GET"],
-        "/v1/activities/{id}/lifecycle": ["POST"], "/v1/users/{userId}/tags": ["GET", "PUT"],
+        "/v1/activities/{id}/lifecycle": ["POST"], "/v1/activities/{id}/actions": ["POST"],
+        "/v1/users/{userId}/tags": ["GET", "PUT"],
         "/v1/devices/{deviceId}/tags": ["GET", "PUT"],
     ]
 
@@ -195,6 +196,12 @@ extension APIRouter {
                     app: caller.app, activityId: parts[2], ReportLifecycle(json: body), user: user)
             }
             return json(200, reported.json)
+        case "/v1/activities/{id}/actions":
+            let body = try body(request)
+            let pressed = try domain { () throws(ActivityError) in
+                try registry.pressAction(app: caller.app, activityId: parts[2], PressAction(json: body), user: user)
+            }
+            return json(200, pressed.json)
         case "/v1/users/{userId}/revoke-credentials":
             let notBefore = try domain { () throws(ActivityError) in
                 try registry.revokeDeviceCredentials(app: caller.app, userId: parts[2])

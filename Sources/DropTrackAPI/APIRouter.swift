@@ -244,6 +244,8 @@ public final class APIRouter: HTTPHandler {
             ("/v1/activities/{id}/diagnosis", ["GET"])
         case let p where p.count == 4 && p[1] == "activities" && p[3] == "lifecycle":
             ("/v1/activities/{id}/lifecycle", ["POST"])
+        case let p where p.count == 4 && p[1] == "activities" && p[3] == "actions":
+            ("/v1/activities/{id}/actions", ["POST"])
         case let p where p.count == 4 && p[1] == "devices" && p[3] == "activities":
             ("/v1/devices/{deviceId}/activities", ["GET"])
         case let p where p.count == 4 && p[1] == "devices" && p[3] == "tags":
@@ -268,8 +270,8 @@ public final class APIRouter: HTTPHandler {
             try domain { () throws(ActivityError) in try Identifier.check(parts[2], field: "id") }
         }
         switch template {
-        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials",
-            "/v1/users/{userId}/revoke-credentials":
+        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/activities/{id}/actions",
+            "/v1/device-credentials", "/v1/users/{userId}/revoke-credentials":
             return try serveDeviceRoute(request, template: template, parts: parts, caller: caller)
         case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
             return try serveTags(request, template: template, parts: parts, app: app)
