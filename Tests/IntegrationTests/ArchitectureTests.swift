@@ -9,7 +9,7 @@ struct ArchitectureTests {
     /// sources import only where they exist (`#if canImport`).
     static let toolchain: Set<String> = [
         "Foundation", "FoundationNetworking", "Dispatch", "Synchronization", "Glibc", "Testing", "XCTest",
-        "ActivityKit", "SwiftUI", "SwiftUICore", "WidgetKit", "ExpoModulesCore", "AppIntents",
+        "ActivityKit", "SwiftUI", "SwiftUICore", "WidgetKit", "ExpoModulesCore", "AppIntents", "UIKit",
     ]
 
     /// Apple's frameworks, and Expo's, that have a look-alike here (`<name>Shim`).
