@@ -193,7 +193,8 @@ let package = Package(
             path: "Tests/DropTrackTesting", swiftSettings: strict),
         .testTarget(
             name: "ContractTests",
-            dependencies: ["DropTrackContract", "DropTrackWidgets", "DropTrackTesting"] + lookAlike("ActivityKitShim")
+            dependencies: ["DropTrackContract", "DropTrackWidgets", "DropTrackLive", "DropTrackTesting"]
+                + lookAlike("ActivityKitShim")
                 + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim"),
             swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
