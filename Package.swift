@@ -59,18 +59,21 @@ let package = Package(
         // Foundation and ActivityKit's `ActivityAttributes` only: shared with the iOS app and widget and the Android
         // team's vectors.
         .target(name: "DropTrackContract", dependencies: lookAlike("ActivityKitShim"), swiftSettings: strict),
-        // The delivery Live Activity's widget (Lock Screen and Dynamic Island) in SwiftUI and WidgetKit.
+        // The delivery Live Activity's widget (Lock Screen and Dynamic Island) in SwiftUI and WidgetKit; its
+        // button runs DropTrackLive's `DeliveryActionIntent`, which the widget extension and the app both compile.
         .target(
             name: "DropTrackWidgets",
-            dependencies: ["DropTrackContract"] + lookAlike("ActivityKitShim") + lookAlike("SwiftUIShim")
-                + lookAlike("WidgetKitShim"),
+            dependencies: ["DropTrackContract", "DropTrackLive"] + lookAlike("ActivityKitShim")
+                + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim") + lookAlike("AppIntentsShim")
+                + lookAlike("AppIntentsSwiftUIShim"),
             swiftSettings: strict),
         // The app's half of the loop, shipped inside iOS apps: registers ActivityKit's tokens and device facts
         // with the server, reports lifecycle changes and reconciles, behind the `LiveActivityHost` (ActivityKit)
         // and `DropTrackDeviceAPI` (the device routes) seams. The contract only: no server target.
         .target(
             name: "DropTrackLive",
-            dependencies: ["DropTrackContract", "DropTrackSHA256"] + lookAlike("ActivityKitShim"),
+            dependencies: ["DropTrackContract", "DropTrackSHA256"] + lookAlike("ActivityKitShim")
+                + lookAlike("AppIntentsShim"),
             swiftSettings: strict),
         // SHA-256 in plain Swift: fingerprints of secrets, in the server and in the iOS library alike.
         .target(name: "DropTrackSHA256", swiftSettings: strict),
@@ -207,7 +210,8 @@ let package = Package(
             path: "Tests/DropTrackTesting", swiftSettings: strict),
         .testTarget(
             name: "ContractTests",
-            dependencies: ["DropTrackContract", "DropTrackWidgets", "DropTrackTesting"] + lookAlike("ActivityKitShim")
+            dependencies: ["DropTrackContract", "DropTrackWidgets", "DropTrackLive", "DropTrackTesting"]
+                + lookAlike("ActivityKitShim")
                 + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim"),
             swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
@@ -257,7 +261,8 @@ let package = Package(
             dependencies: [
                 "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
                 "DropTrackTesting", "DropTrackWidgets",
-            ] + lookAlike("ActivityKitShim") + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim"),
+            ] + lookAlike("ActivityKitShim") + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim")
+                + lookAlike("AppIntentsShim") + lookAlike("AppIntentsSwiftUIShim"),
             swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
@@ -285,6 +290,13 @@ if onLinux {
         .target(name: "SwiftUIShim", dependencies: ["SwiftUICoreShim"], swiftSettings: strict),
         .target(
             name: "WidgetKitShim", dependencies: ["ActivityKitShim", "SwiftUICoreShim", "SwiftUIShim"],
+            swiftSettings: strict),
+        // App Intents (an interactive Live Activity's intent), and its overlay for SwiftUI (`Button(intent:)`),
+        // which an app gets by importing both; `LocalizedStringResource` is Foundation's on iOS and the
+        // ActivityKit look-alike's here.
+        .target(name: "AppIntentsShim", dependencies: ["ActivityKitShim"], swiftSettings: strict),
+        .target(
+            name: "AppIntentsSwiftUIShim", dependencies: ["AppIntentsShim", "SwiftUICoreShim", "SwiftUIShim"],
             swiftSettings: strict),
         // The same for Expo's Swift module API (expo-modules-core), so the Expo module's iOS side compiles and its
         // tests can call its functions by name; that recording is a test aid, not Expo behaviour.

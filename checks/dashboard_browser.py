@@ -18,7 +18,9 @@ WebDriver protocol (plain HTTP, no client library), against `droptrack-dev demo`
    place a new order" ends it, so one order runs. The start's banner goes after a few seconds.
 10. A switch says it took effect; "Queue 120 updates while offline" shows FCM's DT-114 drop; the
    suffix-less topic push is logged as refused before sending.
-11. At 390 px wide (the window set through WebDriver): one column, no horizontal scroll, the Android
+11. The card's "Got it" button (iOS 17's App Intent) appears at "Almost there"; a click sends the press
+   through the app's sync: the app's log shows it and the card turns "Delivered".
+12. At 390 px wide (the window set through WebDriver): one column, no horizontal scroll, the Android
    card inside the page; a screenshot to .build/artifacts/dashboard-390.png.
 
 Usage: dashboard_browser.py PATH/TO/droptrack
@@ -192,6 +194,21 @@ try:
     wait_for("the refused push in the log", lambda: "refused before sending" in browser.text("#log"))
     check("APNs answered nothing" not in browser.text("#log"), "no \"APNs answered nothing\"")
     check("1 pushes" not in browser.text("#iphone-received"), f"counts read well: {browser.text('#iphone-received')!r}")
+
+    print("the card's button: \"Got it\" once the courier is almost there")
+    check(not browser.visible("#card-action"), "no button before the courier is almost there")
+    for _ in range(6):
+        if browser.text("#card-status") == "Almost there":
+            break
+        before = state(port)["iphone"]["activities"][-1]["timestamp"]
+        browser.click("#next")
+        wait_for("the next step on the iPhone", lambda: state(port)["iphone"]["activities"][-1]["timestamp"] > before)
+        wait_for("the step on the card", lambda: browser.text("#card-status") != "")
+    wait_for("the button on the card", lambda: browser.visible("#card-action") and browser.text("#card-action") == "Got it")
+    browser.click("#card-action")
+    wait_for("the press in the app's log", lambda: "pressed 'confirm_receipt'" in browser.text("#iphone-app-log"))
+    wait_for("the delivered card the press brought", lambda: browser.text("#card-status") == "Delivered")
+    wait_for("no button on the ended card", lambda: not browser.visible("#card-action"))
 
     print("at phone width (390 px)")
     browser.resize(390, 3600)  # tall, so the screenshot reaches the Android phone and the log

@@ -3,7 +3,7 @@ DropTrackContract, DropTrackLive, DropTrackWidgets, the Expo module and the READ
 (Tests/LiveTests/ReadmeAdoptionExamples.swift) at iOS 15.1, Expo's default deployment target and the
 one the CocoaPods pods and the Swift package declare (what needs ActivityKit is marked iOS 16.1 or
 16.2 and guarded), in Swift 6 mode
-with warnings as errors, against ActivityKit, SwiftUI, WidgetKit and Foundation built from the SDK's
+with warnings as errors, against ActivityKit, SwiftUI, WidgetKit, AppIntents and Foundation built from the SDK's
 .swiftinterface files. ExpoModulesCore is not in the SDK: the Expo module is checked against the
 look-alike (Sources/ExpoModulesCoreShim) compiled for iOS under ExpoModulesCore's name, and so is a
 copy of the module provider Expo's autolinking generates, which names `DropTrackModule` with no

@@ -31,17 +31,19 @@ LOOKALIKES = [
     ("SwiftUIShim", "SwiftUI", ["SwiftUICoreShim"]),
     ("WidgetKitShim", "WidgetKit", ["ActivityKitShim", "SwiftUICoreShim", "SwiftUIShim"]),
     ("ExpoModulesCoreShim", "ExpoModulesCore", []),
+    ("AppIntentsShim", "AppIntents", ["ActivityKitShim"]),
+    ("AppIntentsSwiftUIShim", "_AppIntents_SwiftUI", ["AppIntentsShim", "SwiftUICoreShim", "SwiftUIShim"]),
 ]
 # Where each framework's interface lives in an iPhoneOS SDK; a look-alike may also carry a type another
 # framework declares (Foundation's LocalizedStringResource, which Linux's Foundation lacks).
 APPLE_INTERFACES = {
     name: [f"System/Library/Frameworks/{name}.framework/Modules/{name}.swiftmodule/arm64e-apple-ios.swiftinterface"]
-    for name in ["ActivityKit", "SwiftUICore", "SwiftUI", "WidgetKit"]
+    for name in ["ActivityKit", "SwiftUICore", "SwiftUI", "WidgetKit", "AppIntents", "_AppIntents_SwiftUI"]
 }
 ALSO_FROM = {"ActivityKit": ["Foundation"]}
 MODULES = (
     "Swift|_Concurrency|Foundation|FoundationEssentials|CoreFoundation|CoreGraphics|SwiftUICore|SwiftUI|WidgetKit|"
-    "ActivityKit|AppIntents|ObjectiveC|Combine|ExpoModulesCore|Synchronization|Dispatch"
+    "ActivityKit|AppIntents|_AppIntents_SwiftUI|ObjectiveC|Combine|ExpoModulesCore|Synchronization|Dispatch"
 )
 SHIM_NAMES = {shim: framework for shim, framework, _ in LOOKALIKES}
 TYPE_KEYWORDS = ("struct", "class", "enum", "protocol", "extension", "actor")
@@ -84,13 +86,15 @@ def normalize(text):
     for shim, framework in SHIM_NAMES.items():
         text = re.sub(rf"\b{shim}\b", framework, text)
     text = re.sub(rf"\b(?:{MODULES})\.(?=[A-Za-z_])", "", text)
-    # What a Swift 6 look-alike must write on a `static let` of a non-Sendable type that Apple's Swift 5
-    # modules need not; callers cannot tell the two apart.
-    text = re.sub(r"nonisolated\(unsafe\) (?=public static let )", "", text)
+    # What a Swift 6 look-alike must write on a stored `static let` or `var` of a non-Sendable type that
+    # Apple's Swift 5 modules need not; callers cannot tell the two apart.
+    text = re.sub(r"nonisolated\(unsafe\) (?=public static (?:let|var) )", "", text)
     # An opaque type's mangled name holds its module's name.
     text = re.sub(r'@_opaqueReturnTypeOf\("[^"]*", \d+\) __', "@_opaqueReturnTypeOf", text)
     # An operator's parameter names are not part of its API (synthesized ones are `a` and `b`).
     text = re.sub(r"(func [^\sA-Za-z_(]+ ?)\((\w+): (.+?), (\w+): ", r"\1(_: \3, _: ", text)
+    # A main-actor function type is Sendable in Swift 6 (SE-0434), and a Swift 6 look-alike's printer says so.
+    text = text.replace("@MainActor @Sendable (", "@MainActor (")
     text = text.replace("@_functionBuilder", "@resultBuilder").replace("@_Concurrency.MainActor", "@MainActor")
     return re.sub(r"\s+", " ", text).strip()
 

@@ -96,7 +96,8 @@ def main(droptrack):
             with open(stack.config, "w") as f:
                 json.dump(config, f)
             secret = stack.run("apps", "webhook", "add", "--config", stack.config, "--app", "app1", "--url", url,
-                               "--id", "ops", "--events", "activity_ended,token_invalidated,dead_letter,activity_dismissed,start_in_doubt").strip()
+                               "--id", "ops", "--events", "activity_ended,token_invalidated,dead_letter,activity_dismissed,start_in_doubt,"
+                               "activity_action").strip()
             secret_file = f"{os.path.dirname(stack.config)}/app1-webhook-ops.secret"
             check(secret.startswith("whsec_") and len(secret) > 40, "apps webhook add prints a fresh secret once")
             check(stat.S_IMODE(os.stat(secret_file).st_mode) == 0o600, "the secret file is 0600")
@@ -162,6 +163,14 @@ def main(droptrack):
             status, answer, _ = stack.api("POST", "/v1/activities/order-9/lifecycle",
                                           {"deviceId": "d10", "state": "dismissed", "reason": "swiped"})
             check(status == 200, f"a dismissal is reported ({status} {answer})")
+            # A button of the Live Activity is pressed (here through the API key; a phone uses its credential).
+            stack.api("POST", "/v1/activities", {
+                "activityId": "order-12", "userId": "user-12", "attributesType": "DeliveryAttributes",
+                "attributes": {"orderId": "A-12"}, "event": {"type": "delivery.step", "data": {"step": "nearby"}},
+                "alert": {"title": "Almost there"}, "idempotencyKey": "start-order-12"})
+            status, answer, _ = stack.api("POST", "/v1/activities/order-12/actions",
+                                          {"deviceId": "d12", "action": "confirm_receipt"})
+            check(status == 200, f"a press of the card's button is recorded ({status} {answer})")
             # The connection drops with a start unanswered: it may have arrived, so it is in doubt, never sent again.
             starter = secrets.token_hex(32)
             stack.emulator("apns", "/_emulator/faults", {"faults": [{"kind": "connectionReset", "token": starter}]})
@@ -173,7 +182,7 @@ def main(droptrack):
                 "attributes": {"orderId": "A-11"}, "event": {"type": "delivery.step", "data": {"step": "placed"}},
                 "alert": {"title": "Order placed"}, "idempotencyKey": "start-order-11"})
             wait_until("a delivery of every other event", lambda: {"token_invalidated", "dead_letter", "activity_dismissed",
-                                                                   "start_in_doubt"} <= kinds(), timeout=60)
+                                                                   "start_in_doubt", "activity_action"} <= kinds(), timeout=60)
             check(not any(raw.encode() in body for _, body in received for raw in (token, other, starter)),
                   "no delivery holds a raw token")
             conforms_to_openapi(received)

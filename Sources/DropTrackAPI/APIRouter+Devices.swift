@@ -192,6 +192,12 @@ extension APIRouter {
                     app: caller.app, activityId: parts[2], ReportLifecycle(json: body), user: user)
             }
             return json(200, reported.json)
+        case "/v1/activities/{id}/actions":
+            let body = try body(request)
+            let pressed = try domain { () throws(ActivityError) in
+                try registry.pressAction(app: caller.app, activityId: parts[2], PressAction(json: body), user: user)
+            }
+            return json(200, pressed.json)
         case "/v1/users/{userId}/revoke-credentials":
             let notBefore = try domain { () throws(ActivityError) in
                 try registry.revokeDeviceCredentials(app: caller.app, userId: parts[2])

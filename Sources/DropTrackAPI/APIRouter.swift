@@ -242,8 +242,8 @@ public final class APIRouter: HTTPHandler {
             try domain { () throws(ActivityError) in try Identifier.check(parts[2], field: "id") }
         }
         switch template {
-        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/device-credentials",
-            "/v1/users/{userId}/revoke-credentials":
+        case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/activities/{id}/actions",
+            "/v1/device-credentials", "/v1/users/{userId}/revoke-credentials":
             return try serveDeviceRoute(request, template: template, parts: parts, caller: caller)
         case "/v1/users/{userId}/tags", "/v1/devices/{deviceId}/tags":
             return try serveTags(request, template: template, parts: parts, app: app)

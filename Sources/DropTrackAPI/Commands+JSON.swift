@@ -335,6 +335,19 @@ extension ReportLifecycle {
     }
 }
 
+extension PressAction {
+    /// Reads the body of `POST /v1/activities/{id}/actions`: `{deviceId, action}`.
+    public init(json body: JSONValue) throws(ActivityError) {
+        let reader = try FieldReader(body)
+        try reader.refuseUnknown(["deviceId", "action"])
+        let deviceId = try reader.identifier("deviceId")
+        let action =
+            try reader.string("action", what: "the name of the button pressed, e.g. confirm_receipt", maxLength: 64)
+            ?? ""
+        self.init(deviceId: deviceId, action: action)
+    }
+}
+
 /// The body of `POST /v1/device-credentials`: `{userId, ttlSeconds?}`.
 struct MintDeviceCredential {
     var userId: String

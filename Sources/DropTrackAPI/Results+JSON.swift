@@ -99,6 +99,17 @@ extension LifecycleReported {
     }
 }
 
+extension ActionPressed {
+    /// The answer to `POST /v1/activities/{id}/actions`: the press, and the version its event made.
+    public var json: JSONValue {
+        .object([
+            "activityId": .string(activityId), "deviceId": .string(deviceId), "action": .string(action),
+            "version": .number(Double(version.version)), "state": .string(version.state.rawValue),
+            "destinations": .number(Double(version.destinations)),
+        ])
+    }
+}
+
 extension DeviceActivity {
     /// One entry of `GET /v1/devices/{deviceId}/activities`.
     public var json: JSONValue {

@@ -95,6 +95,7 @@ extension APIRouter {
         Route("/v1/activities/{id}/audience/refresh", ["POST"]),
         Route("/v1/activities/{id}/diagnosis", ["GET"]),
         Route("/v1/activities/{id}/lifecycle", ["POST"], device: ["POST"]),
+        Route("/v1/activities/{id}/actions", ["POST"], device: ["POST"]),
         Route("/v1/devices/{deviceId}/activities", ["GET"], device: ["GET"]),
         Route("/v1/devices/{deviceId}/tags", ["GET", "PUT"], device: ["GET", "PUT"]),
         Route("/v1/users/{userId}/tags", ["GET", "PUT"], device: ["GET", "PUT"]),

@@ -111,7 +111,27 @@ public final class DemoIPhoneApp: Sendable {
             await sync.stop()
             return nil
         }
+        // What an app writes at launch: the card's button sends its press through this sync.
+        LiveActivityActions.register(sync)
         return sync
+    }
+
+    /// The person taps the card's "Got it" button: iOS runs its intent in the app, which sends the
+    /// press; the log says what happened (`pressed`, from the sync, or why it could not be pressed).
+    public func pressButton() async {
+        await inForeground {
+            guard let card = self.phone.activities.last(where: { $0.phase(at: Date()) == "active" }) else {
+                self.append(LogLine(kind: "failed", text: "no card on the Lock Screen to press"))
+                return
+            }
+            do {
+                try await self.phone.pressButton(activityID: card.id, action: .confirmReceipt)
+            } catch let error as DeviceAPIError {
+                self.append(LogLine(kind: "failed", text: "press refused: \(Self.describe(error))"))
+            } catch {
+                self.append(LogLine(kind: "failed", text: "press: \(error)"))
+            }
+        }
     }
 
     /// Closes the app and opens it again, as a person does: the new launch starts its sync over the
@@ -217,6 +237,8 @@ public final class DemoIPhoneApp: Sendable {
             return LogLine(kind: "failed", text: "activity \(localID) (\(attributesType)) names no server activity")
         case .ledgerFailed(let message):
             return LogLine(kind: "failed", text: "ledger: \(message)")
+        case .actionPressed(let press):
+            return LogLine(kind: "pressed", text: "pressed '\(press.action)' on \(press.activityID): the server has it")
         }
     }
 

@@ -88,6 +88,10 @@ struct DemoRoutes: RouteExtension {
             // own; the dashboard hears how it went from the app's log (`app` events) and `/demo/state`.
             demo.iphoneApp.runWithoutWaiting { await $0.relaunch() }
             return ("/demo/iphone/relaunch", json(202, .object(["relaunching": .bool(true)])))
+        case ("POST", "iphone", "press"):
+            // The card's button: the press goes to the server over HTTP, so it runs on its own too.
+            demo.iphoneApp.runWithoutWaiting { await $0.pressButton() }
+            return ("/demo/iphone/press", json(202, .object(["pressing": .bool(true)])))
         case ("POST", "broken", let kind?):
             guard let broken = DemoDriver.BrokenPush(rawValue: kind) else {
                 return ("/demo/broken", json(404, DemoDriver.message("no broken push \(kind)")))
@@ -179,6 +183,8 @@ struct DemoRoutes: RouteExtension {
                         DeliveryWidgetLogic.courierLabel(
                             courierName: state.courierName, riderReassigned: state.riderReassigned, compact: true)),
                     "reassigned": .bool(state.riderReassigned),
+                    // The button the widget shows at this step on iOS 17 (DeliveryLiveActivity.swift).
+                    "action": DeliveryAction.offered(status: state.status).map { .string($0.title) } ?? .null,
                 ])
             }
             return .object(object)

@@ -143,28 +143,38 @@ extension ActivityRegistry {
         }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             try self.requireOpen(activity)
-            if let mapper = try self.contracts(app).declarativeMapper(activity.attributesType) {
-                return try self.applyDeclarative(mapper, event, to: &activity, app: app, tx: tx, now: now)
-            }
-            guard activity.attributesType == DeliveryAttributes.typeName else {
-                throw ActivityError.unprocessable(
-                    message:
-                        "events are for DeliveryAttributes and types with a mapper; PATCH the content-state of \(activity.attributesType), or declare schemas.\(activity.attributesType).mapper",
-                    field: "type")
-            }
-            let mapped = try DeliveryMapper.apply(
-                type: type, data: event.data, current: activity.contentState, mapperState: activity.mapperState,
-                now: now)
-            var memory = mapped.mapperState?.objectValue ?? [:]
-            for key in Self.serverMemoryKeys { memory[key] = activity.mapperState?[key] }
-            activity.mapperState = .object(memory)
-            let ending = mapped.terminal && event.terminal == .end
-            if ending { self.endState(&activity, dismissal: nil, now: now) }
-            let (notes, count) = try self.commitVersion(
-                &activity, event: ending ? .end : .update, state: mapped.contentState, alert: mapped.alert,
-                terminal: mapped.terminal, requestedPriority: nil, app: app, tx: tx, now: now)
-            return ActivityVersion(activity, destinations: count, notes: notes)
+            return try self.applyMapped(event, to: &activity, app: app, tx: tx, now: now)
         }
+    }
+
+    /// Applies an event to an open activity in the caller's transaction: the events route's work, and
+    /// a Live Activity button's (`pressAction`).
+    func applyMapped(
+        _ event: ApplyEvent, to activity: inout ActivityRecord, app: AppConfiguration, tx: any StoreTransaction,
+        now: Date
+    ) throws -> ActivityVersion {
+        let type = event.type
+        if let mapper = try self.contracts(app).declarativeMapper(activity.attributesType) {
+            return try self.applyDeclarative(mapper, event, to: &activity, app: app, tx: tx, now: now)
+        }
+        guard activity.attributesType == DeliveryAttributes.typeName else {
+            throw ActivityError.unprocessable(
+                message:
+                    "events are for DeliveryAttributes and types with a mapper; PATCH the content-state of \(activity.attributesType), or declare schemas.\(activity.attributesType).mapper",
+                field: "type")
+        }
+        let mapped = try DeliveryMapper.apply(
+            type: type, data: event.data, current: activity.contentState, mapperState: activity.mapperState,
+            now: now)
+        var memory = mapped.mapperState?.objectValue ?? [:]
+        for key in Self.serverMemoryKeys { memory[key] = activity.mapperState?[key] }
+        activity.mapperState = .object(memory)
+        let ending = mapped.terminal && event.terminal == .end
+        if ending { self.endState(&activity, dismissal: nil, now: now) }
+        let (notes, count) = try self.commitVersion(
+            &activity, event: ending ? .end : .update, state: mapped.contentState, alert: mapped.alert,
+            terminal: mapped.terminal, requestedPriority: nil, app: app, tx: tx, now: now)
+        return ActivityVersion(activity, destinations: count, notes: notes)
     }
 
     /// A direct update of the content-state.

@@ -39,6 +39,8 @@ public enum WebhookEvent: String, Sendable, CaseIterable {
     case startInDoubt = "start_in_doubt"
     /// The user dismissed the activity on a device.
     case activityDismissed = "activity_dismissed"
+    /// A person pressed a button in the Live Activity (`POST /v1/activities/{id}/actions`).
+    case activityAction = "activity_action"
 }
 
 extension ServerConfiguration {

@@ -77,6 +77,22 @@ public struct LifecycleReport: Sendable, Equatable, Codable, Hashable {
     }
 }
 
+/// A press of a Live Activity's button (`POST /v1/activities/{id}/actions`).
+public struct ActionPress: Sendable, Equatable, Hashable {
+    /// The server's activity id.
+    public var activityID: String
+    /// This phone's device id.
+    public var deviceID: String
+    /// The action's name, one the activity's attributes type declares (`confirm_receipt`).
+    public var action: String
+
+    public init(activityID: String, deviceID: String, action: String) {
+        self.activityID = activityID
+        self.deviceID = deviceID
+        self.action = action
+    }
+}
+
 /// One entry of `GET /v1/devices/{deviceId}/activities`: what the server believes the device shows.
 public struct ServerDeviceActivity: Sendable, Equatable, Codable {
     public var activityId: String
@@ -115,6 +131,8 @@ public protocol DropTrackDeviceAPI: Sendable {
     /// `GET /v1/devices/{deviceId}/activities`.
     func deviceActivities(deviceID: String) async throws(DeviceAPIError) -> [ServerDeviceActivity]
     func reportLifecycle(_ report: LifecycleReport) async throws(DeviceAPIError)
+    /// `POST /v1/activities/{id}/actions`: a button in the Live Activity was pressed.
+    func pressAction(_ press: ActionPress) async throws(DeviceAPIError)
     /// Forget the credential in hand, so the next call asks the app's backend for a fresh one (after a 401).
     func invalidateCredential() async
 }

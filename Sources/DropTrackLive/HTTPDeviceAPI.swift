@@ -69,6 +69,11 @@ public actor HTTPDeviceAPI: DropTrackDeviceAPI {
         _ = try await send("POST", "v1/activities/\(report.activityID)/lifecycle", body)
     }
 
+    public func pressAction(_ press: ActionPress) async throws(DeviceAPIError) {
+        _ = try await send(
+            "POST", "v1/activities/\(press.activityID)/actions", ["deviceId": press.deviceID, "action": press.action])
+    }
+
     public func invalidateCredential() async { cachedCredential = nil }
 
     private func tokenBody(_ deviceID: String, _ token: Data, _ environment: APNsEnvironment, _ facts: DeviceFacts)

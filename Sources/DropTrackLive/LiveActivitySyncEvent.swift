@@ -23,6 +23,8 @@ public enum LiveActivitySyncEvent: Sendable, Equatable {
     case unidentified(localID: String, attributesType: String)
     /// The ledger could not be read or written; the sync goes on in memory.
     case ledgerFailed(String)
+    /// The server recorded a press of the Live Activity's button (its event is on the way to the card).
+    case actionPressed(ActionPress)
 }
 
 /// The outcome of `LiveActivitySync.reconcile()`.

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackLive
 import Foundation
 
 /// Everything the delivery Live Activity shows, worked out from the contract's state by
@@ -32,6 +33,10 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
     public var isStale: Bool
     /// The SF Symbol for the compact and minimal presentations.
     public var symbolName: String
+    /// The server's activity id, which the card's button sends its press for.
+    public var activityID: String
+    /// The button the card shows at this step (iOS 17 and later), if any.
+    public var action: DeliveryAction?
 
     /// Works out what to show for `state` at `now`.
     public init(attributes: DeliveryAttributes, state: DeliveryAttributes.ContentState, isStale: Bool, now: Date) {
@@ -51,6 +56,8 @@ public struct DeliveryActivityViewModel: Equatable, Sendable {
         eta = state.eta
         self.isStale = isStale
         symbolName = DeliveryWidgetLogic.isDelivered(progress: progress) ? "checkmark.circle.fill" : "box.truck.fill"
+        activityID = attributes.dropTrackActivityID
+        action = DeliveryAction.offered(status: state.status)
     }
 
     /// Whether segment `index` (0-based) is lit.

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackLive
 import Foundation
 
 #if canImport(ActivityKit)
@@ -15,6 +16,12 @@ import Foundation
     import WidgetKit
 #else
     import WidgetKitShim
+#endif
+#if canImport(AppIntents)
+    import AppIntents
+#else
+    import AppIntentsShim
+    import AppIntentsSwiftUIShim
 #endif
 
 /// The delivery Live Activity: the Lock Screen card and the Dynamic Island, for `DeliveryAttributes`.
@@ -56,6 +63,7 @@ public struct DeliveryLiveActivity: Widget {
                         }
                         .font(.caption)
                         .foregroundStyle(.secondary)
+                        DeliveryActionButton(model: model)
                     }
                 }
             } compactLeading: {
@@ -102,6 +110,7 @@ struct DeliveryLockScreenView: View {
             }
             .font(.caption)
             .foregroundStyle(.secondary)
+            DeliveryActionButton(model: model)
             Text(model.orderLabel)
                 .font(.caption2)
                 .foregroundStyle(.tertiary)
@@ -112,6 +121,25 @@ struct DeliveryLockScreenView: View {
             }
         }
         .padding()
+    }
+}
+
+/// The button of the action the card offers at this step (`DeliveryAction.offered`): on iOS 17 and
+/// later, where a Live Activity's button can run an App Intent; nothing on 16.x, nor when no action is
+/// offered.
+@available(iOS 16.2, *)
+struct DeliveryActionButton: View {
+    let model: DeliveryActivityViewModel
+
+    var body: some View {
+        if let action = model.action {
+            if #available(iOS 17.0, *) {
+                Button(intent: DeliveryActionIntent(activityID: model.activityID, action: action)) {
+                    Text(action.title)
+                }
+                .tint(.green)
+            }
+        }
     }
 }
 

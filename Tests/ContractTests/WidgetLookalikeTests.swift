@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackLive
 import DropTrackWidgets
 import Foundation
 import Testing
@@ -88,6 +89,29 @@ struct WidgetLookalikeTests {
             #expect(island.expandedPositions() == ["leading", "trailing", "center", "bottom"])
             _ = (configuration.lockScreen(context), island.compactLeading(), island.compactTrailing(), island.minimal())
             #expect(island.keylineTintColor == .green)
+        }
+
+        @Test(
+            "the card and the expanded Dynamic Island hold the \"Got it\" button's intent for this activity once the courier is almost there, and no button before"
+        )
+        @MainActor
+        func actionButton() throws {
+            let configuration = try #require(DeliveryLiveActivity().body as? ActivityConfiguration<DeliveryAttributes>)
+            func context(_ step: DeliveryStep) -> ActivityViewContext<DeliveryAttributes> {
+                ActivityViewContext<DeliveryAttributes>(
+                    attributes: DeliveryAttributes(orderId: "4711"),
+                    state: step.contentState(courierName: "Sam", riderReassigned: false, at: Self.now),
+                    isStale: false, activityID: "a1")
+            }
+            let nearby = context(.nearby)
+            for view in [configuration.lockScreen(nearby), configuration.dynamicIsland(nearby).expanded()] {
+                let held = intents(in: view)
+                #expect(held.map(\.activityID) == ["4711"] && held.map(\.action) == ["confirm_receipt"])
+            }
+            #expect(texts(in: configuration.lockScreen(nearby)).map(\.content).contains(.verbatim("Got it")))
+            let onTheWay = context(.onTheWay)
+            #expect(intents(in: configuration.lockScreen(onTheWay)).isEmpty)
+            #expect(intents(in: configuration.dynamicIsland(onTheWay).expanded()).isEmpty)
         }
 
         /// A bundle of several widgets, one behind `if #available`, as SwiftUI's builder takes them.

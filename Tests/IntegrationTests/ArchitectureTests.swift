@@ -9,13 +9,15 @@ struct ArchitectureTests {
     /// sources import only where they exist (`#if canImport`).
     static let toolchain: Set<String> = [
         "Foundation", "FoundationNetworking", "Dispatch", "Synchronization", "Glibc", "Testing", "XCTest",
-        "ActivityKit", "SwiftUI", "SwiftUICore", "WidgetKit", "ExpoModulesCore",
+        "ActivityKit", "SwiftUI", "SwiftUICore", "WidgetKit", "ExpoModulesCore", "AppIntents",
         // Apple-only, imported under `#if canImport(UIKit)` (the Expo module opens the app's Settings page).
         "UIKit",
     ]
 
     /// Apple's frameworks, and Expo's, that have a look-alike here (`<name>Shim`).
-    static let lookAlikeFrameworks = ["ActivityKit", "SwiftUICore", "SwiftUI", "WidgetKit", "ExpoModulesCore"]
+    static let lookAlikeFrameworks = [
+        "ActivityKit", "SwiftUICore", "SwiftUI", "WidgetKit", "ExpoModulesCore", "AppIntents",
+    ]
 
     /// Each target's declared dependencies, read from `Package.swift`.
     static func declaredDependencies() throws -> [String: Set<String>] {
@@ -98,7 +100,7 @@ struct ArchitectureTests {
     }
 
     @Test(
-        "the look-alikes (ActivityKitShim, SwiftUICoreShim, SwiftUIShim, WidgetKitShim, ExpoModulesCoreShim) are imported only without the frameworks"
+        "the look-alikes (ActivityKitShim, SwiftUICoreShim, SwiftUIShim, WidgetKitShim, ExpoModulesCoreShim, AppIntentsShim, AppIntentsSwiftUIShim) are imported only without the frameworks"
     )
     func lookAlikesOnlyWithoutTheFramework() throws {
         var offenders: [String] = []

@@ -309,4 +309,28 @@ struct DemoStackTests {
         #expect(await waitFor(timeout: appTimeout) { demo.iphoneApp.lastRelaunch != nil })
         #expect(demo.iphoneApp.lastRelaunch?.summary == "relaunched: 0 tokens re-sent, reconciled: ended 0, lost 0")
     }
+
+    @Test(
+        "the card offers 'Got it' once the courier is almost there; POST /demo/iphone/press sends the press through the app, the card turns delivered, and the app's log shows it"
+    )
+    func pressRoute() async throws {
+        let demo = try DemoStack(listen: "127.0.0.1:0", logger: .disabled)
+        defer { demo.stop() }
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .pushToStart) })
+        let orderID = try #require(demo.driver.place().body["activityId"]?.stringValue)
+        #expect(await waitFor(timeout: appTimeout) { await registered(demo, .activity, activity: orderID) })
+        func shown() throws -> JSONValue? {
+            try request(demo, "GET", "/demo/state").body["iphone"]?["activities"]?.arrayValue?.first
+        }
+        #expect(try shown()?["view"]?["action"] == .null, "no button before the courier is near")
+        for _ in 0..<5 { #expect(demo.driver.next().status == 200) }
+        #expect(await waitFor { (try? shown())?["view"]?["action"]?.stringValue == "Got it" })
+
+        #expect(try request(demo, "POST", "/demo/iphone/press", "{}").status == 202)
+        #expect(
+            await waitFor(timeout: appTimeout) {
+                demo.iphoneApp.log.contains { $0.kind == "pressed" && $0.text.contains(orderID) }
+            })
+        #expect(await waitFor { (try? shown())?["view"]?["status"]?.stringValue == DeliveryStep.delivered.status })
+    }
 }

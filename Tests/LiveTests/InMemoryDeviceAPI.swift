@@ -10,6 +10,7 @@ actor InMemoryDeviceAPI: DropTrackDeviceAPI {
         case activityState(String)
         case deviceActivities(String)
         case lifecycle(LifecycleReport)
+        case press(ActionPress)
     }
 
     private(set) var calls: [Call] = []
@@ -52,6 +53,8 @@ actor InMemoryDeviceAPI: DropTrackDeviceAPI {
                 type: registration.attributesType, token: TokenFingerprint(token: registration.token),
                 environment: registration.environment, facts: registration.facts))
     }
+
+    func pressAction(_ press: ActionPress) async throws(DeviceAPIError) { try answer(.press(press)) }
 
     func registerActivityToken(_ registration: ActivityTokenRegistration) async throws(DeviceAPIError) {
         try answer(

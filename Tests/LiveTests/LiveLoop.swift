@@ -62,16 +62,22 @@ final class LiveLoop: Sendable {
 
     /// What the app's backend does when its app asks for a credential: mint one with its API key.
     func credentialFromBackend() throws -> String {
-        let minted = try server.call(
-            "POST", "/v1/device-credentials", #"{"userId":"\#(Self.userID)","ttlSeconds":\#(credentialLifetime)}"#)
-        guard minted.status == 201, let credential = minted.body["credential"]?.stringValue else {
-            throw CredentialRefused(status: minted.status)
-        }
+        let credential = try credential(user: Self.userID, lifetime: credentialLifetime)
         credentialsMinted.add(1, ordering: .relaxed)
         return credential
     }
 
     struct CredentialRefused: Error { var status: Int }
+
+    /// A device credential for `user`, lasting `lifetime` seconds, as the backend mints one.
+    func credential(user: String, lifetime: Int = 600) throws -> String {
+        let minted = try server.call(
+            "POST", "/v1/device-credentials", #"{"userId":"\#(user)","ttlSeconds":\#(lifetime)}"#)
+        guard minted.status == 201, let credential = minted.body["credential"]?.stringValue else {
+            throw CredentialRefused(status: minted.status)
+        }
+        return credential
+    }
 
     /// The backend starts a delivery activity for the user (API key), which push-starts on the phone.
     func startDelivery(_ activityID: String) throws -> APIAnswer {

@@ -35,6 +35,7 @@ func startDropTrack(
         configuration: LiveActivitySyncConfiguration(deviceID: deviceID))
     await sync.start()  // registers every token now, and again whenever one rotates
     _ = await sync.reconcile()  // ends what the server ended; reports what the phone lost
+    LiveActivityActions.register(sync)  // the card's button (iOS 17+) sends its press through it
     return sync
 }
 // README: end

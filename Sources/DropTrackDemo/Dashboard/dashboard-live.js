@@ -194,6 +194,10 @@ $("relaunch").addEventListener("click", async () => {
   await post("/demo/iphone/relaunch");
   text("answer", "The iPhone app relaunched: a new sync over the same ledger, then a reconcile");
 });
+$("card-action").addEventListener("click", async () => {
+  await post("/demo/iphone/press");
+  text("answer", "Pressed the card's button: the app sends the press with its device credential; the server applies it and pushes the next state");
+});
 $("android-demote").addEventListener("click", async () => {
   const result = await post("/demo/actions/android-demote");
   text("answer", result.status === 200 ? "The user demoted the Live Update; the server was not told"

@@ -58,6 +58,7 @@ function renderIPhone(iphone) {
       "expanded-eta", "expanded-courier", "expanded-stops", "minimal-percent"].forEach((id) => text(id, ""));
     segments($("card-segments"), 0, 7);
     segments($("expanded-segments"), 0, 7);
+    $("card-action").classList.add("hidden");
     showBanner(null);
     return;
   }
@@ -71,6 +72,8 @@ function renderIPhone(iphone) {
   text("card-eta", view.eta);
   text("card-stops", view.stops);
   text("card-courier", view.courier);
+  $("card-action").classList.toggle("hidden", !view.action || activity.phase !== "active");
+  text("card-action", view.action || "");
   $("card-courier").classList.toggle("reassigned", view.reassigned);
   text("island-trailing", view.eta);
   text("expanded-status", view.status);
