@@ -187,8 +187,10 @@ test("the Podfile names DropTrack's pods by path: DropTrackExpo's in the app's t
   // The extension's target at the top level, after the app's `end`, so React Native's pods stay out.
   const widget = at(/^target 'DropTrackWidgetExtension' do$/);
   assert.ok(widget > lines.findIndex((line, index) => index > at(/^target 'HelloWorld' do/) && line === 'end'));
-  assert.deepEqual(lines.slice(widget + 1, widget + 4), [
+  assert.deepEqual(lines.slice(widget + 1, widget + 6), [
+    "  pod 'DropTrackSHA256', :path => '../../droptrack'",
     "  pod 'DropTrackContract', :path => '../../droptrack'",
+    "  pod 'DropTrackLive', :path => '../../droptrack'",
     "  pod 'DropTrackWidgets', :path => '../../droptrack'",
     'end',
   ]);

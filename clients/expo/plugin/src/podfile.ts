@@ -1,7 +1,7 @@
 // The app's Podfile: DropTrack's pods are not on CocoaPods trunk, so the Podfile names where they
 // are (`:path =>` a folder holding their podspecs). The app's target gets the pods DropTrackExpo
 // depends on (autolinking adds DropTrackExpo itself but cannot know where its dependencies are),
-// and the widget extension's target gets DropTrackWidgets and DropTrackContract. Each block sits
+// and the widget extension's target gets DropTrackWidgets and what it depends on. Each block sits
 // between markers, so a second prebuild replaces it instead of adding another.
 import { DropTrackPluginError } from './transforms';
 
@@ -15,8 +15,9 @@ export interface PodfilePlan {
 
 /** The pods DropTrackExpo depends on, dependencies first (DropTrackExpo.podspec and the root podspecs). */
 export const appPods = ['DropTrackSHA256', 'DropTrackContract', 'DropTrackLive'];
-/** The pods the widget extension compiles (DropTrackWidgets.podspec and its dependency). */
-export const widgetPods = ['DropTrackContract', 'DropTrackWidgets'];
+/** The pods the widget extension compiles (DropTrackWidgets.podspec and its dependencies, transitively: its
+ * button's intent is DropTrackLive's). */
+export const widgetPods = ['DropTrackSHA256', 'DropTrackContract', 'DropTrackLive', 'DropTrackWidgets'];
 
 const begin = (tag: string) => `# @generated begin ${tag} (droptrack-expo's config plugin; do not edit)`;
 const end = (tag: string) => `# @generated end ${tag}`;
