@@ -1,3 +1,4 @@
+import DropTrackContract
 import DropTrackCore
 import DropTrackStore
 import Foundation
@@ -32,7 +33,7 @@ public enum WebhookResponse: Sendable, Equatable {
     /// No answer came by the deadline, `webhookTimeoutSeconds`.
     public static func timedOut(after seconds: Double) -> WebhookResponse {
         .failed(
-            "no answer within \(seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)") s (webhookTimeoutSeconds)"
+            "no answer within \(seconds == seconds.rounded() ? "\(Int(saturating: seconds))" : "\(seconds)") s (webhookTimeoutSeconds)"
         )
     }
 }

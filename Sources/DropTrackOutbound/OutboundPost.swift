@@ -82,6 +82,6 @@ public enum OutboundFailure: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int(value)) s" : "\(value) s"
     }
 }
