@@ -8,109 +8,123 @@ import Foundation
 /// Where the server's configuration comes from: a JSON file, then `DROPTRACK_*` variables over it. The
 /// composition root reads it; the domain only receives the result (and checks it with `validate`).
 extension ServerConfiguration {
-    /// Every key, its environment variable and its meaning (the README's table is made from this).
+    /// Every key the file may hold, its environment variable (`-`: none) and its meaning: the one list that
+    /// `refuseUnknownKeys` is tested against and `droptrack config keys` prints (docs/reference/configuration.md).
+    /// Types and defaults are not written here: `ConfigurationReference` reads them from `ServerConfiguration()`.
     public static let keys: [(key: String, variable: String, help: String)] = [
-        ("listen", "DROPTRACK_LISTEN", "HTTP API address (default 127.0.0.1:8787)"),
+        ("listen", "DROPTRACK_LISTEN", "HTTP API address, HOST:PORT"),
         (
             "store", "DROPTRACK_STORE",
-            "sqlite:PATH (default sqlite:droptrack.sqlite), memory, or postgres://USER:PASSWORD@HOST:PORT/DB for several servers sharing one database"
+            "sqlite:PATH, memory, or postgres://USER:PASSWORD@HOST:PORT/DATABASE (also postgresql://) for several servers sharing one database"
         ),
         (
             "apnsHost", "DROPTRACK_APNS_HOST",
-            "HOST:PORT for every app's APNs traffic whatever the token's environment (the emulator); default: Apple's host for each token's environment"
+            "HOST:PORT for every app's APNs traffic, whatever the token's environment (an emulator); when unset, Apple's sandbox or production host, chosen per token by the environment it was registered with (broadcasts and channels: the app's environment)"
         ),
-        ("fcmBaseURL", "DROPTRACK_FCM_BASE_URL", "base URL for every app's FCM traffic (the emulator)"),
-        ("caFile", "DROPTRACK_CA_FILE", "CA file to trust for APNs and FCM"),
-        ("maxBodyBytes", "DROPTRACK_MAX_BODY_BYTES", "largest request body (default 262144)"),
+        (
+            "fcmBaseURL", "DROPTRACK_FCM_BASE_URL",
+            "base URL for every app's FCM traffic (an emulator); when unset, https://fcm.googleapis.com"
+        ),
+        (
+            "caFile", "DROPTRACK_CA_FILE",
+            "a CA file to trust for APNs and FCM (an emulator's); the real providers are checked against the system's CA store"
+        ),
+        ("maxBodyBytes", "DROPTRACK_MAX_BODY_BYTES", "largest request body in bytes; larger ones get 413"),
         (
             "requestsPerSecondPerKey", "DROPTRACK_REQUESTS_PER_SECOND_PER_KEY",
-            "API rate per key, burst twice that (default 200)"
+            "API requests per second per key, bursts to twice that; 0 turns limiting off"
         ),
         (
             "requestsPerSecondPerUser", "DROPTRACK_REQUESTS_PER_SECOND_PER_USER",
-            "device-credential requests per second per user, bursts of 4× that (default 5, bursts of 20; 0 turns it off)"
+            "device-credential requests per second per user of an app, bursts to four times that; 0 turns limiting off"
         ),
-        ("maxInFlight", "DROPTRACK_MAX_IN_FLIGHT", "sends in flight at most (default 2000)"),
-        ("claimBatch", "DROPTRACK_CLAIM_BATCH", "outbox rows claimed per app per round (default 500)"),
-        ("leaseSeconds", "DROPTRACK_LEASE_SECONDS", "claim lease; a dead worker's rows return after it (default 60)"),
-        ("maxAttempts", "DROPTRACK_MAX_ATTEMPTS", "attempts before a dead letter (default 8)"),
-        ("maxAgeSeconds", "DROPTRACK_MAX_AGE_SECONDS", "age before a failing send is a dead letter (default 3600)"),
-        ("backoffBaseSeconds", "DROPTRACK_BACKOFF_BASE_SECONDS", "first retry delay (default 1)"),
-        ("backoffMaxSeconds", "DROPTRACK_BACKOFF_MAX_SECONDS", "longest retry delay (default 300)"),
+        ("maxInFlight", "DROPTRACK_MAX_IN_FLIGHT", "sends in flight at most"),
+        ("claimBatch", "DROPTRACK_CLAIM_BATCH", "outbox rows claimed per app per round: the fairness quantum"),
+        (
+            "leaseSeconds", "DROPTRACK_LEASE_SECONDS",
+            "how long a claim holds a row; a dead worker's rows come back after it"
+        ),
+        ("maxAttempts", "DROPTRACK_MAX_ATTEMPTS", "attempts (answers from the provider) before a dead letter"),
+        ("maxAgeSeconds", "DROPTRACK_MAX_AGE_SECONDS", "age at which a failing send becomes a dead letter"),
+        (
+            "backoffBaseSeconds", "DROPTRACK_BACKOFF_BASE_SECONDS",
+            "first retry delay, doubled each attempt, with jitter"
+        ),
+        ("backoffMaxSeconds", "DROPTRACK_BACKOFF_MAX_SECONDS", "longest retry delay"),
         (
             "priority10PerHour", "DROPTRACK_PRIORITY10_PER_HOUR",
-            "priority-10 updates per activity per hour (default 12)"
+            "priority-10 updates per activity per hour before extra ones go at priority 5 (an app may set its own)"
         ),
-        ("schedulerIntervalSeconds", "DROPTRACK_SCHEDULER_INTERVAL_SECONDS", "scheduler tick (default 60)"),
+        (
+            "schedulerIntervalSeconds", "DROPTRACK_SCHEDULER_INTERVAL_SECONDS",
+            "scheduler tick: scheduled starts, schedule entries, automatic ends"
+        ),
         (
             "defaultStaleSeconds", "DROPTRACK_DEFAULT_STALE_SECONDS",
-            "stale-date after each version when none is given (default 0: none)"
+            "stale-date this long after each version when none is given; 0: none"
         ),
         (
             "maxActiveSeconds", "DROPTRACK_MAX_ACTIVE_SECONDS",
-            "automatic end after this long (default 28800, iOS's 8 hours)"
+            "automatic end after this long (iOS ends a Live Activity after 8 hours)"
         ),
-        ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages (default 600)"),
+        ("fcmTTLSeconds", "DROPTRACK_FCM_TTL_SECONDS", "android.ttl of Live Update messages"),
         (
             "fanoutRangeMinimum", "DROPTRACK_FANOUT_RANGE_MINIMUM",
-            "update tokens from which an event goes out as 16 fan-out range jobs, not a row per token (default 1000; 0: always)"
+            "update tokens from which an activity's events go out as 16 fan-out range jobs instead of an outbox row per token (0: always ranges); ranges cost 16 claims per event whatever the audience, so a one-user delivery is cheaper row by row"
         ),
         (
             "maxAudienceMembers", "DROPTRACK_MAX_AUDIENCE_MEMBERS",
-            "most users one audience start may reach; past it 422 (default 100000; use a broadcast channel)"
+            "most users one audience start may reach; past it 422 audience_too_large (reach more through a broadcast channel)"
         ),
-        (
-            "maxConnections", "DROPTRACK_MAX_CONNECTIONS",
-            "open HTTP connections at most; past it 503 at once (default 1000)"
-        ),
+        ("maxConnections", "DROPTRACK_MAX_CONNECTIONS", "open HTTP connections at most; past it 503 at once"),
         (
             "maxConnectionsPerClient", "DROPTRACK_MAX_CONNECTIONS_PER_CLIENT",
-            "open HTTP connections from one client address; past it 429 at once (default 64; raise it behind a proxy on the same host)"
+            "open HTTP connections from one client address; past it 429 at once (raise it behind a reverse proxy on the same host, which brings every client from one address)"
         ),
         (
             "maxEventStreamsPerKey", "DROPTRACK_MAX_EVENT_STREAMS_PER_KEY",
-            "GET /v1/events streams one API key may hold open; past it 429 (default 10)"
+            "GET /v1/events streams one API key may hold open; past it 429"
         ),
         (
             "maxEventStreams", "DROPTRACK_MAX_EVENT_STREAMS",
-            "GET /v1/events streams in all, below maxConnections; past it 503 (default 200)"
+            "GET /v1/events streams in all, below maxConnections; past it 503"
         ),
         (
             "providerTimeoutSeconds", "DROPTRACK_PROVIDER_TIMEOUT_SECONDS",
-            "how long a push waits for APNs' or FCM's answer; a start unanswered by then is in doubt and never resent (default 10)"
+            "how long a push waits for APNs' or FCM's answer, more than 0 and at most 300; a start unanswered by then is in doubt and never resent"
         ),
         (
             "timelineRetentionDays", "DROPTRACK_TIMELINE_RETENTION_DAYS",
-            "timeline rows older than this are deleted (default 30; 0 keeps them forever)"
+            "timeline rows older than this are deleted by the scheduler, in batches of 10,000 for up to 2 s a tick; 0 keeps them forever"
         ),
         (
             "tokenRetentionDays", "DROPTRACK_TOKEN_RETENTION_DAYS",
-            "tokens invalidated (dead, superseded, activity over) longer ago than this are deleted (default 30; 0 keeps them forever)"
+            "tokens invalidated (dead, superseded, activity over) longer ago than this are deleted by the scheduler, the same way; 0 keeps them forever"
         ),
-        ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error (default info)"),
+        ("logLevel", "DROPTRACK_LOG_LEVEL", "trace, debug, info, notice, warning or error"),
         (
             "console", "DROPTRACK_CONSOLE",
-            "true or false: serve the operator console at /console, signed in with an app's API key (default true)"
+            "true or false: serve the operator console at /console, where an operator signs in with one of an app's API keys"
         ),
         (
             "allowLoopbackWebhooks", "DROPTRACK_ALLOW_LOOPBACK_WEBHOOKS",
-            "true lets webhook URLs be http://127.0.0.1 (tests, local development); otherwise https:// only (default false)"
+            "true lets a webhook URL be http://127.0.0.1:PORT/… and lets webhooks connect to loopback addresses, for tests and local development; otherwise only https:// to public addresses is taken"
         ),
         (
             "webhookMaxAttempts", "DROPTRACK_WEBHOOK_MAX_ATTEMPTS",
-            "attempts per webhook delivery before it is given up and kept as failed (default 15)"
+            "attempts per webhook delivery before it is given up, kept as failed and logged"
         ),
         (
             "webhookTimeoutSeconds", "DROPTRACK_WEBHOOK_TIMEOUT_SECONDS",
-            "how long a webhook delivery waits for the receiver's answer (default 10)"
+            "the whole of one webhook attempt, from resolving the name to the answer, at most 300: at this deadline the attempt ends and counts as failed, and no later answer counts"
         ),
         (
             "webhookAllowedNetworks", "DROPTRACK_WEBHOOK_ALLOWED_NETWORKS",
-            "networks (CIDR, comma-separated in the variable) webhooks may reach although private or link-local (default none: public addresses only)"
+            "networks in CIDR form ([\"10.20.0.0/16\", \"fd00:1::/64\"]; comma-separated in the variable) that webhooks may connect to although they are not public: a receiver on your own network; empty: public addresses only"
         ),
         (
             "apps", "-",
-            "the apps: id, bundleId, apns {keyFile, keyId, teamId, environment}, fcm {serviceAccountFile}, apiKeyHashes, schemas, deviceKeys [{kid, publicKeyFile or privateKeyFile}] (see docs/device-api.md), webhooks [{id, url, secretFile, events}]"
+            "the apps, each {id, bundleId, apns: {keyFile, keyId, teamId, environment}, fcm: {serviceAccountFile}, apiKeyHashes, schemas, priority10PerHour, deviceKeys: [{kid, publicKeyFile or privateKeyFile}], webhooks: [{id, url, secretFile, events}]}; droptrack apps add, apps device-key and apps webhook write them. A relative path in the file (keyFile, serviceAccountFile, publicKeyFile, privateKeyFile, secretFile, and the top-level caFile and sqlite: store) is taken from the config file's directory, not from where serve runs (a DROPTRACK_* variable or a flag stays relative to the shell)"
         ),
     ]
 

@@ -36,7 +36,7 @@ enum ServeCommand: Command {
           --drain-seconds N    how long to wait for sends in flight on shutdown (default 20)
 
         Every option can also be set as DROPTRACK_<OPTION> (DROPTRACK_CONFIG, DROPTRACK_STORE, …);
-        options win over variables, which win over the file. The README lists every key.
+        options win over variables, which win over the file. `droptrack config keys` lists every key.
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {

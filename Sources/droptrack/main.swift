@@ -10,6 +10,7 @@ let droptrack = CommandLineTool(
         AppsRotateKeyCommand.self, AppsRevokeUserCommand.self, DeviceKeyAddCommand.self, DeviceKeyRemoveCommand.self,
         DeviceKeyRotateCommand.self, WebhookAddCommand.self, WebhookRemoveCommand.self, TokensImportCommand.self,
         PushAPNsCommand.self, PushFCMCommand.self, DoctorCommand.self, KeysAPNsTokenCommand.self,
+        ConfigKeysCommand.self,
     ],
     sibling: CommandLineTool.developmentSibling)
 await droptrack.main()
