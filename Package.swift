@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore"] + lookAlike("ActivityKitShim"),
             swiftSettings: strict),
-        // The doctor: silent-failure rules keyed by the trap catalog (docs/traps.md), its context, the app checklist.
+        // The doctor: silent-failure rules keyed by the trap catalog (docs/reference/traps.md), its context, the app checklist.
         .target(
             name: "DropTrackDoctor", dependencies: ["DropTrackWire", "DropTrackContract", "DropTrackCore"],
             resources: [.embedInCode("Catalog/traps.md")], swiftSettings: strict),

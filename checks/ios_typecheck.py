@@ -1,5 +1,5 @@
 """The iOS client code type-checks against Apple's real iOS SDK, here on Linux: DropTrackSHA256,
-DropTrackContract, DropTrackLive, DropTrackWidgets, the Expo module and the README's iOS examples
+DropTrackContract, DropTrackLive, DropTrackWidgets, the Expo module and the iOS tutorial's examples (docs/tutorials/ios-app.md)
 (Tests/LiveTests/ReadmeAdoptionExamples.swift) at iOS 15.1, Expo's default deployment target and the
 one the CocoaPods pods and the Swift package declare (what needs ActivityKit is marked iOS 16.1 or
 16.2 and guarded), in Swift 6 mode

@@ -88,6 +88,12 @@ def contents(deb, work):
         "/usr/share/doc/droptrack/copyright": "-rw-r--r--",
         "/usr/share/doc/droptrack/changelog.gz": "-rw-r--r--",
     }
+    # The README links into docs/: every page ships beside it, readable by all, so the links work.
+    for root, _, files in os.walk(os.path.join(REPOSITORY, "docs")):
+        for name in files:
+            if name.endswith(".md"):
+                page = os.path.relpath(os.path.join(root, name), REPOSITORY)
+                expected[f"/usr/share/doc/droptrack/{page}"] = "-rw-r--r--"
     for path, mode in expected.items():
         check(listing.get(path, ("missing",))[0] == mode, f"{path} {listing.get(path, ('missing',))[0]} (want {mode})")
     check(all(owner == "root/root" for _, owner in listing.values()), "every file is root/root in the archive")

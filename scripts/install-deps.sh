@@ -7,7 +7,7 @@
 #                                    kotlinc, JUnit 4 and a JDK for the Android library (clients/android, no
 #                                    Gradle), tsc for the Expo module, Ruby for the podspecs, dpkg-dev and
 #                                    systemd for checking the Debian package, buildah and podman (with runc) for
-#                                    the container image, curl for the README's examples,
+#                                    the container image, curl for the examples of README.md and docs/,
 #                                    and a Python virtualenv (.venv) of independent peer clients (scripts/test.sh)
 #   scripts/install-deps.sh --build  only what building and running droptrack needs: the C libraries it
 #                                    links and pkg-config (scripts/demo.sh)
@@ -32,7 +32,7 @@ TEST_PACKAGES=(
   node-typescript                                                                   # tsc for the Expo module (clients/expo)
   ruby                                                                              # the podspecs, evaluated (checks/podspecs.rb)
   dpkg-dev systemd                                                                  # the Debian package: dpkg-shlibdeps, systemd-analyze verify
-  curl                                                                              # the README's examples (checks/readme_examples.py)
+  curl                                                                              # the examples of README.md and docs/ (checks/readme_examples.py)
   faketime                                                                          # the server's clock moved while it runs (checks/clock_jump.py)
   podman buildah runc                                                               # the container image, built and run (checks/container.py)
 )

@@ -6,12 +6,12 @@
 # statically needs libcurl4-openssl-dev), so the package depends only on Debian's own libraries. It is
 # linked by the toolchain's lld with relative relocations packed (`-z pack-relative-relocs`, DT_RELR,
 # glibc 2.36 or later): the loader reads 16 KB of them at start instead of gold's 2 MB, which stayed
-# resident (docs/scaling.md, "Idle footprint"). OUTDIR defaults to .build/deb. Prints the .deb's path last.
+# resident (docs/explanation/scaling.md, "Idle footprint"). OUTDIR defaults to .build/deb. Prints the .deb's path last.
 #
 # Contents: /usr/bin/droptrack; the systemd unit /lib/systemd/system/droptrack.service; the
 # configuration /etc/droptrack/droptrack.json (a conffile) with /etc/droptrack/keys for the APNs and
 # FCM keys and /etc/default/droptrack (a conffile) for DROPTRACK_* overrides; the sample production
-# configuration and the README under /usr/share/doc/droptrack/; postinst makes the `droptrack`
+# configuration, the README and docs/ under /usr/share/doc/droptrack/; postinst makes the `droptrack`
 # system user and /var/lib/droptrack (0750), where the SQLite store lives.
 #
 # Depends: every shared library the binary loads (ldd) that a Debian package owns, found by
@@ -106,6 +106,9 @@ install -m 0600 packaging/deb/droptrack.json "$stage/etc/droptrack/droptrack.jso
 install -m 0640 packaging/deb/default "$stage/etc/default/droptrack"
 install -m 0644 packaging/deb/droptrack.production.json "$stage/usr/share/doc/droptrack/droptrack.production.json"
 install -m 0644 README.md "$stage/usr/share/doc/droptrack/README.md"
+# The README links into docs/; the package carries the pages so those links work where it is installed.
+(cd docs && find . -type d -exec install -d -m 0755 "$stage/usr/share/doc/droptrack/docs/{}" \; \
+  && find . -type f -name '*.md' -exec install -m 0644 {} "$stage/usr/share/doc/droptrack/docs/{}" \;)
 printf 'droptrack (%s) unstable; urgency=medium\n\n  * Built by scripts/package-deb.sh.\n\n -- DropTrack maintainers <droptrack@example.invalid>  %s\n' \
   "$version" "$(date -R -u -d "@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" \
   | gzip -9n > "$stage/usr/share/doc/droptrack/changelog.gz"

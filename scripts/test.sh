@@ -21,8 +21,10 @@
 #   5. runs the independent checks with clients nobody here wrote (PyJWT, aioapns, firebase-admin,
 #      and bash plus curl for the doctor's reading of curl lines), sends webhooks to hostile receivers
 #      (a gzip bomb, a 400 MB answer, redirects, silence) while another app's arrive within 2 s and the
-#      server's memory stays flat, then runs the README's shell examples as
-#      written (checks/readme_examples.py), builds and inspects the Debian package (checks/package_deb.py), and
+#      server's memory stays flat, then runs the shell examples of README.md and every docs/ page as
+#      written and checks their other blocks and links (checks/readme_examples.py), checks that the
+#      generated reference pages (HTTP API, CLI, configuration) match the code (checks/docs_reference.py),
+#      builds and inspects the Debian package (checks/package_deb.py), and
 #      builds the container image and runs it with podman against the emulators (checks/container.py);
 #   6. checks the HTTP API against its OpenAPI document (openapi-spec-validator, schemathesis), fuzzes every
 #      place a caller's value reaches the server with the app schemas in hand (checks/schema_fuzz.py),
@@ -98,8 +100,11 @@ echo "== independent checks"
 timeout 300 .venv/bin/python checks/webhook_independent.py .build/debug/droptrack
 timeout 300 .venv/bin/python checks/webhook_abuse.py .build/debug/droptrack
 
-echo "== the README's examples, run as written"
-timeout 300 .venv/bin/python checks/readme_examples.py .build/debug/droptrack
+echo "== the examples of README.md and docs/, run as written, and their links"
+timeout 420 .venv/bin/python checks/readme_examples.py .build/debug/droptrack
+
+echo "== the generated reference pages are current (docs/reference: HTTP API, CLI, configuration)"
+timeout 120 .venv/bin/python checks/docs_reference.py .build/debug/droptrack
 
 echo "== the Debian package (scripts/package-deb.sh on the debug binary, systemd-analyze verify)"
 timeout 300 .venv/bin/python checks/package_deb.py .build/debug/droptrack

@@ -4,7 +4,7 @@ import DropTrackDispatch
 import DropTrackHTTP1
 import Foundation
 
-// Device credentials in the router (docs/device-api.md): who is calling, the few routes a device
+// Device credentials in the router (docs/reference/device-api.md): who is calling, the few routes a device
 // may call, and the user scope on each. Another user's token or activity answers exactly as a
 // missing one, so a device learns nothing of other users.
 extension APIRouter {

@@ -17,7 +17,7 @@ public struct DeviceCaller: Sendable, Equatable {
     }
 }
 
-/// Why a device credential is refused: each case is one `401` code of docs/device-api.md.
+/// Why a device credential is refused: each case is one `401` code of docs/reference/device-api.md.
 public enum DeviceCredentialError: Error, Equatable, Sendable {
     /// Not three base64url parts of JSON, or a required claim (`sub`, `exp`) missing or mistyped.
     case malformed

@@ -3,7 +3,7 @@ import Foundation
 /// The JSON object of one log line, written by hand: `JSONSerialization`'s `.sortedKeys` compares
 /// keys under an `en_US_POSIX` `Locale` and `Date.ISO8601FormatStyle` builds a `Calendar` and the
 /// current `TimeZone`, and either loads ICU's locale and zone tables on the first line a server
-/// logs (about 4 MiB resident at idle, docs/scaling.md "Idle footprint"). A log line needs
+/// logs (about 4 MiB resident at idle, docs/explanation/scaling.md "Idle footprint"). A log line needs
 /// neither: its keys are ASCII and its time is UTC.
 public enum LogLine {
     /// `object` as one line of JSON (no newline): keys in code-point order, slashes not escaped,

@@ -91,7 +91,7 @@ extension ActivityRegistry {
         } catch {
             throw ActivityError.invalid(
                 error.field ?? "device",
-                "'\(error.field ?? "device")': \(error.message); see the device facts in the README")
+                "'\(error.field ?? "device")': \(error.message); see docs/reference/device-api.md, Device facts")
         }
         for (name, text) in [
             ("osVersion", device.osVersion), ("appBuild", device.appBuild), ("manufacturer", device.manufacturer),

@@ -35,7 +35,7 @@ public struct AppConfiguration: Sendable, Codable, Equatable {
         package enum CodingKeys: String, CodingKey, CaseIterable { case serviceAccountFile }
     }
 
-    /// A key that signs or verifies this app's device credentials (docs/device-api.md): exactly one
+    /// A key that signs or verifies this app's device credentials (docs/reference/device-api.md): exactly one
     /// of a public key (the app's backend mints with the private half) or a private key (DropTrack
     /// mints, and verifies with its public half).
     public struct DeviceKey: Sendable, Codable, Equatable {
@@ -158,7 +158,7 @@ public struct AttributesSchema: Sendable, Codable, Equatable {
     /// Groups of optional top-level content-state fields of which exactly one must be set.
     public var oneOf: [[String]]?
     /// A declarative mapper: how events change a per-activity record, and how the content-state is
-    /// computed from it (DeclarativeMapper.swift, README "Any domain: declarative mappers").
+    /// computed from it (DeclarativeMapper.swift, docs/how-to/declarative-mappers.md).
     public var mapper: JSONValue?
 
     public init(

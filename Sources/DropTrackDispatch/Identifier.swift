@@ -6,7 +6,7 @@
 public enum Identifier {
     /// The longest id, in characters (each one byte).
     public static let maximumLength = 128
-    /// The rule, as error messages and the README state it.
+    /// The rule, as error messages and docs/reference/api-overview.md state it.
     public static let rule = "1 to 128 characters from A-Z a-z 0-9 . _ : - (not '.' or '..')"
 
     /// Whether `text` is an id by the rule.

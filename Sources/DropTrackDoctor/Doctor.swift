@@ -4,7 +4,7 @@ import DropTrackWire
 import Foundation
 
 /// The doctor: lists every known silent-failure trap a push hits, each keyed by its id in the trap
-/// catalog (`docs/traps.md`, built in as ``TrapCatalog``) with a one-line fix. Pure and I/O-free: it
+/// catalog (`docs/reference/traps.md`, built in as ``TrapCatalog``) with a one-line fix. Pure and I/O-free: it
 /// reads the push and the facts it is given, and nothing else.
 ///
 /// Every trap the catalog marks as server-detectable (S) or server-flaggable (S~) has one rule

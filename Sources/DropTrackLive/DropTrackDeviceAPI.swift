@@ -119,7 +119,7 @@ public struct ServerDeviceActivity: Sendable, Equatable, Codable {
     public var isOver: Bool { state == "ended" || state == "dismissed" }
 }
 
-/// The seam to the DropTrack server: the routes a phone may call (docs/device-api.md).
+/// The seam to the DropTrack server: the routes a phone may call (docs/reference/device-api.md).
 /// `HTTPDeviceAPI` is the real one.
 public protocol DropTrackDeviceAPI: Sendable {
     func registerPushToStartToken(_ registration: PushToStartRegistration) async throws(DeviceAPIError)

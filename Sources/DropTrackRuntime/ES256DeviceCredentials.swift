@@ -5,7 +5,7 @@ import DropTrackCrypto
 import DropTrackDispatch
 import Foundation
 
-/// Device credentials as docs/device-api.md defines them: compact JWS, ES256 with a low s, `sub`/`aud`/`exp`
+/// Device credentials as docs/reference/device-api.md defines them: compact JWS, ES256 with a low s, `sub`/`aud`/`exp`
 /// (`iat`/`nbf` honoured), at most 7 days, and `kfp` naming the API key they were minted under (a key
 /// the app must still have). Keys are read once, at startup; times come from the
 /// injected clock.

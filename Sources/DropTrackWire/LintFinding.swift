@@ -1,5 +1,5 @@
 /// One silent-failure trap a push hits, keyed by its id in the trap catalog
-/// (`docs/traps.md`, DT-001 … DT-123).
+/// (`docs/reference/traps.md`, DT-001 … DT-123).
 public struct LintFinding: Sendable, Hashable, Codable, CustomStringConvertible {
     /// How bad it is.
     public enum Severity: String, Sendable, Codable, Hashable {

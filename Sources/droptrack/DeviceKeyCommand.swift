@@ -12,7 +12,7 @@ enum DeviceKeyAddCommand: Command {
     static let help = """
         USAGE: droptrack apps device-key add --config FILE --app ID --kid KID --public-key FILE.pem
 
-        The app's backend mints device credentials (ES256 JWTs, docs/device-api.md) with its own
+        The app's backend mints device credentials (ES256 JWTs, docs/reference/device-api.md) with its own
         P-256 key; DropTrack verifies them with the public half registered here, by kid. To rotate,
         add the new key, switch the backend to it, then remove the old one. Restart the server after.
 

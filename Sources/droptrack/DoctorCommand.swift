@@ -41,14 +41,14 @@ enum DoctorCommand: Command {
           --client NAME            activitykit (default) or expo-widgets
           --context FILE           a JSON document of what a push alone cannot show: the token record,
                                    the device, the activity, the send history, the configuration, the
-                                   channel, the provider's answer (keys: README, "The doctor")
+                                   channel, the provider's answer (keys: docs/how-to/troubleshooting.md)
           --json                   print a JSON array of {id, severity, field, message, fix}
           --show-request           first show the request as read (method, path, headers, body; tokens
                                    and credentials as fingerprints); with --json, print
                                    {"request": …, "findings": […]}
           --checklist              print the app-build checklist (traps only the app build shows)
           --explain DT-nnn         print the catalog's entry for one trap: what goes wrong, why,
-                                   how DropTrack catches it, and the fix (docs/traps.md)
+                                   how DropTrack catches it, and the fix (docs/reference/traps.md)
 
         EXIT STATUS:
           0  no error-severity finding (warnings and notes may be listed)

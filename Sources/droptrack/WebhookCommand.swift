@@ -13,7 +13,7 @@ enum WebhookAddCommand: Command {
 
         Writes a fresh random signing secret (0600) beside the configuration as
         <app>-webhook-<id>.secret, adds the endpoint to the app, and prints the secret once on stdout:
-        give it to the receiver, which checks each DropTrack-Signature with it (README, Webhooks).
+        give it to the receiver, which checks each DropTrack-Signature with it (docs/how-to/webhooks.md).
         Restart the server after.
 
         OPTIONS:

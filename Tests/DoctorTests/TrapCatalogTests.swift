@@ -3,12 +3,14 @@ import DropTrackTesting
 import Foundation
 import Testing
 
-@Suite("The trap catalog, docs/traps.md, as built into the doctor")
+@Suite("The trap catalog, docs/reference/traps.md, as built into the doctor")
 struct TrapCatalogTests {
-    @Test("the built-in copy is docs/traps.md, byte for byte")
+    @Test("the built-in copy is docs/reference/traps.md, byte for byte")
     func embeddedCopy() throws {
-        let file = try #require(FileManager.default.contents(atPath: repositoryRoot + "/docs/traps.md"))
-        #expect(TrapCatalog.bytes == Array(file), "copy docs/traps.md to Sources/DropTrackDoctor/Catalog/traps.md")
+        let file = try #require(FileManager.default.contents(atPath: repositoryRoot + "/docs/reference/traps.md"))
+        #expect(
+            TrapCatalog.bytes == Array(file), "copy docs/reference/traps.md to Sources/DropTrackDoctor/Catalog/traps.md"
+        )
     }
 
     @Test("every id from DT-001 to DT-123 has exactly one entry, in order")

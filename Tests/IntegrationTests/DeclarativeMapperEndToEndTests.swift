@@ -155,9 +155,10 @@ struct DeclarativeMapperEndToEndTests {
         #expect(wrongType.status == 422 && wrongType.errorField == "type", "\(wrongType.text)")
     }
 
-    @Test("the README's schemas.json is the examples these tests run")
+    @Test("the declarative mappers guide's schemas.json is the examples these tests run")
     func readmeExamples() throws {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let readme = try String(
+            contentsOfFile: repositoryRoot + "/docs/how-to/declarative-mappers.md", encoding: .utf8)
         let start = try #require(readme.range(of: "cat > schemas.json <<'EOF'\n"))
         let end = try #require(readme.range(of: "\nEOF\n", range: start.upperBound..<readme.endIndex))
         let shown = try JSONValue.parse(String(readme[start.upperBound..<end.lowerBound]))

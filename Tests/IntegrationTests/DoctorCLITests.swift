@@ -184,9 +184,9 @@ struct DoctorCLITests {
     }
 }
 
-@Suite("The README documents the doctor")
+@Suite("The troubleshooting guide documents the doctor")
 struct DoctorReadmeTests {
-    @Test("every key the encoder writes is read back by the strict reader and documented in the README")
+    @Test("every key the encoder writes is read back by the strict reader and documented in the troubleshooting guide")
     func everyKeyDocumented() throws {
         let context = DoctorFixtures.everyFact
         let encoded = try JSONEncoder().encode(context)
@@ -207,8 +207,11 @@ struct DoctorReadmeTests {
             ])
         keys.remove("ScoreAttributes")
         #expect(keys.count > 100)
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "### The doctor").last)
-        for key in keys.sorted() { #expect(section.contains("`\(key)`"), "README's doctor section lacks `\(key)`") }
+        let guide = try String(
+            contentsOfFile: repositoryRoot + "/docs/how-to/troubleshooting.md", encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "## The doctor").last)
+        for key in keys.sorted() {
+            #expect(section.contains("`\(key)`"), "troubleshooting.md's doctor section lacks `\(key)`")
+        }
     }
 }

@@ -90,20 +90,21 @@ struct ServeCommandTests {
         #expect(overridden.store == "sqlite:here.sqlite" && overridden.caFile == "ca.pem")
     }
 
-    @Test("the README documents every configuration key and its variable")
-    func readmeListsEveryKey() throws {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+    @Test("the configuration reference page documents every configuration key and its variable")
+    func referenceListsEveryKey() throws {
+        let page = try String(
+            contentsOfFile: repositoryRoot + "/docs/reference/configuration.md", encoding: .utf8)
         for entry in ServerConfiguration.keys {
-            #expect(readme.contains("`\(entry.key)`"), "README lacks \(entry.key)")
+            #expect(page.contains("`\(entry.key)`"), "configuration.md lacks \(entry.key)")
             if entry.variable != "-" {
-                #expect(readme.contains("`\(entry.variable)`"), "README lacks \(entry.variable)")
+                #expect(page.contains("`\(entry.variable)`"), "configuration.md lacks \(entry.variable)")
             }
         }
     }
 
-    @Test("the README's CLI table has a row for every command droptrack and droptrack-dev --help list")
-    func readmeListsEveryCommand() throws {
-        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+    @Test("the CLI reference page has a section for every command droptrack and droptrack-dev --help list")
+    func referenceListsEveryCommand() throws {
+        let page = try String(contentsOfFile: repositoryRoot + "/docs/reference/cli.md", encoding: .utf8)
         for program in ["droptrack", "droptrack-dev"] {
             let help = try runDropTrack(["--help"], program: program)
             let commandLines = help.out.components(separatedBy: "COMMANDS:").last?.split(separator: "\n") ?? []
@@ -114,8 +115,8 @@ struct ServeCommandTests {
             let expected = program == "droptrack" ? "apps rotate-key" : "demo"
             #expect(commands.contains(expected), "\(help.out)")
             for command in commands {
-                let documented = readme.contains("| `\(program) \(command) ")
-                #expect(documented, "README's CLI table lacks \(program) \(command)")
+                let documented = page.contains("## `\(program) \(command)`")
+                #expect(documented, "docs/reference/cli.md lacks \(program) \(command)")
             }
         }
     }

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// Lifecycle reports and reconciliation against the whole server. They need two routes built in
-/// parallel (docs/device-api.md); each test is skipped, saying so, only while the server answers
+/// parallel (docs/reference/device-api.md); each test is skipped, saying so, only while the server answers
 /// 404 `no_route` for its route, so they switch on when the routes land.
 @Suite("DropTrackLive's lifecycle reports and reconciliation against the whole server", .serialized)
 struct LiveServerRouteTests {

@@ -1,5 +1,5 @@
-// The README's iOS adoption examples, compiled here against DropTrackLive and the look-alikes, so
-// the README cannot quote code that does not build. `ReadmeAdoptionTests` compares the README's
+// The iOS tutorial's adoption examples (docs/tutorials/ios-app.md), compiled here against DropTrackLive and the look-alikes, so
+// the tutorial cannot quote code that does not build. `ReadmeAdoptionTests` compares the tutorial's
 // blocks with the regions between the `README:` markers below, line for line.
 import DropTrackContract
 import DropTrackLive

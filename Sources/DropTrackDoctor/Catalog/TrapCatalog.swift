@@ -1,5 +1,5 @@
-/// The trap catalog, `docs/traps.md`, built into the binary so `droptrack doctor --explain DT-017`
-/// works anywhere. The target's copy (`Catalog/traps.md`) must equal `docs/traps.md` byte for
+/// The trap catalog, `docs/reference/traps.md`, built into the binary so `droptrack doctor --explain DT-017`
+/// works anywhere. The target's copy (`Catalog/traps.md`) must equal `docs/reference/traps.md` byte for
 /// byte; a test checks it, because SwiftPM only embeds files inside the target's folder.
 public enum TrapCatalog {
     /// The ids the catalog assigns: `DT-001` … `DT-123`.

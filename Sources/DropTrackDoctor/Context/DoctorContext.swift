@@ -8,7 +8,7 @@ import Foundation
 /// given stays silent rather than guess.
 ///
 /// It is Codable from the JSON document `droptrack doctor --context FILE` reads (keys as the
-/// properties below; README "The doctor" lists them). ``decode(from:)`` refuses unknown keys and
+/// properties below; docs/how-to/troubleshooting.md, "The doctor", lists them). ``decode(from:)`` refuses unknown keys and
 /// names the nearest known one, because a misspelled fact would silently switch a check off.
 public struct DoctorContext: Sendable, Codable, Equatable {
     /// Which client library renders the activity.

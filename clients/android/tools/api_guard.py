@@ -229,7 +229,7 @@ def check(args: argparse.Namespace) -> list[tuple[str, int, str]]:
                 continue
         if trap and not source.trapped(position):
             problems.append((display, call.line,
-                             f"{label} is missing on some devices of its API level ({trap}, docs/traps.md): "
+                             f"{label} is missing on some devices of its API level ({trap}, docs/reference/traps.md): "
                              f"call it inside try/catch or runCatching and default to false"))
     constants = [(owner, name, e) for (owner, name, _), e in members.items()
                  if e.constant and compile_sdk and e.level > compile_sdk]

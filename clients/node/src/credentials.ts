@@ -1,4 +1,4 @@
-// Device credentials minted by the app's backend with its own P-256 key (docs/device-api.md): a compact
+// Device credentials minted by the app's backend with its own P-256 key (docs/reference/device-api.md): a compact
 // ES256 JWS with `kid`, claims `sub`, `aud`, `iat`, `exp` and optionally `kfp`, and a low-s signature.
 import { KeyObject, createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { CredentialError } from './errors';

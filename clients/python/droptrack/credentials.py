@@ -1,4 +1,4 @@
-"""Device credentials minted by the app's backend with its own P-256 key (docs/device-api.md): a compact
+"""Device credentials minted by the app's backend with its own P-256 key (docs/reference/device-api.md): a compact
 ES256 JWS with `kid`, claims `sub`, `aud`, `exp`, `iat` and optionally `kfp`, and a low-s signature."""
 from __future__ import annotations
 

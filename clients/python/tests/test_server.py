@@ -218,11 +218,10 @@ class ServerTests(unittest.TestCase):
 
 
     def test_the_readmes_example_runs_as_written(self):
-        """README.md's Python block under "Backend SDKs", with the variables it reads; its fixed ids need a
+        """docs/how-to/backend-sdks.md's Python block, with the variables it reads; its fixed ids need a
         server it has not run against, as test.sh gives it."""
-        with open(os.path.join(os.environ["DROPTRACK_REPOSITORY"], "README.md")) as f:
-            readme = f.read()
-        section = readme[readme.index("### Backend SDKs"):]
+        with open(os.path.join(os.environ["DROPTRACK_REPOSITORY"], "docs", "how-to", "backend-sdks.md")) as f:
+            section = f.read()
         block = section[section.index("```python\n") + len("```python\n"):]
         block = block[:block.index("```\n")]
         environment = {"DROPTRACK_URL": FACTS["baseUrl"], "DROPTRACK_API_KEY": FACTS["apiKey"],
@@ -230,7 +229,7 @@ class ServerTests(unittest.TestCase):
         printed = io.StringIO()
         with unittest.mock.patch.dict(os.environ, environment), contextlib.redirect_stdout(printed):
             namespace = {"__name__": "readme"}
-            exec(compile(block, "README.md (Backend SDKs)", "exec"), namespace)
+            exec(compile(block, "docs/how-to/backend-sdks.md", "exec"), namespace)
         self.assertTrue(printed.getvalue().startswith("422 "), printed.getvalue())
         self.assertEqual(self.client.get_activity("order-2001")["contentState"]["status"], "Picked up")
         self.assertEqual(self.client.get_activity("sale-2001")["progress"]["members"], 1)

@@ -1,5 +1,5 @@
 // Not an Android or AndroidX type: DropTrack's own marker for a member that is declared at its API
-// level but missing on some devices of that level (docs/traps.md names the trap). tools/api_guard.py
+// level but missing on some devices of that level (docs/reference/traps.md names the trap). tools/api_guard.py
 // requires each call of such a member to sit inside try/catch or runCatching.
 package droptrack.lookalike;
 
@@ -11,6 +11,6 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.METHOD, ElementType.CONSTRUCTOR, ElementType.FIELD})
 public @interface Trap {
-    /** The trap's id in docs/traps.md, e.g. "DT-116". */
+    /** The trap's id in docs/reference/traps.md, e.g. "DT-116". */
     String value();
 }

@@ -40,7 +40,7 @@ sealed class RegistrationResult {
 
 /**
  * Sends the FCM token and the device's facts to `POST /v1/tokens/fcm`, and removes it with
- * `DELETE /v1/tokens/{fingerprint}` (docs/device-api.md).
+ * `DELETE /v1/tokens/{fingerprint}` (docs/reference/device-api.md).
  *
  * [credential] returns the bearer credential; it is called with `true` once after a 401 so the
  * app can fetch a fresh device credential from its backend. 429, 5xx and I/O errors are retried

@@ -76,7 +76,7 @@ data class SyncSetup(
 
         /**
          * This install's device id when the app gives none: made once (a random UUID, as
-         * docs/device-api.md asks) and kept, so it survives restarts and a change of user.
+         * docs/reference/device-api.md asks) and kept, so it survives restarts and a change of user.
          */
         fun deviceId(store: KeyValueStore): String {
             store.get(Key.MADE_DEVICE_ID)?.let { return it }
