@@ -52,8 +52,9 @@ def blocks(readme):
     lines = readme.split("\n")
     found, section, i = [], "", 0
     while i < len(lines):
-        if lines[i].startswith("## "):
-            section = lines[i][3:]
+        heading = re.match(r"^#{1,3} (.*)", lines[i])
+        if heading:
+            section = heading.group(1)
         fence = re.match(r"^```(\w*)\s*$", lines[i])
         if not fence:
             i += 1
