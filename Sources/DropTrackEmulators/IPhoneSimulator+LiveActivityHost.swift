@@ -14,7 +14,8 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
         self.appBuild = appBuild
     }
 
-    /// As ActivityKit: none below iOS 17 (the simulator's rule for push-to-start).
+    /// As ActivityKit: none below iOS 17 (the simulator's rule for push-to-start), and on 17.x none until
+    /// the app has requested an activity itself (the phone issues them then, as a change).
     public func pushToStartTokens() -> AsyncStream<PushToStartToken> {
         stream { changes, continuation in
             guard phone.settings.osVersion >= 17 else { return }
@@ -81,6 +82,22 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
     }
 
     public func endLocally(localID: String) async { phone.endLocally(activityID: localID) }
+
+    /// As `PlaceholderStart.run()` on a phone: a delivery activity naming the placeholder's id is
+    /// requested and ended at once with immediate dismissal (on iOS 17.x this releases the push-to-start
+    /// tokens).
+    public func startHiddenPlaceholder() async throws(PlaceholderError) {
+        let state = DeliveryAttributes.ContentState(
+            status: "", progress: 0, eta: phone.now, stopsRemaining: 0, courierName: "", riderReassigned: false)
+        guard let encoded = try? LiveActivityJSON.encode(state),
+            let contentState = try? JSONValue.parse(bytes: [UInt8](encoded))
+        else { throw PlaceholderError("the placeholder's content-state does not encode") }
+        let id = phone.startLocally(
+            attributesType: DeliveryAttributes.typeName,
+            attributes: .object(["orderId": .string(PlaceholderActivity.activityID)]), contentState: contentState,
+            channelID: nil, timestamp: Int64(phone.now.timeIntervalSince1970))
+        phone.endLocally(activityID: id)
+    }
 
     public func deviceFacts() async -> DeviceFacts {
         let settings = phone.settings

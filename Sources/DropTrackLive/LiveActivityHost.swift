@@ -77,6 +77,12 @@ public struct DeviceFacts: Sendable, Equatable, Codable {
         return SHA256.hash(Array(text.utf8)).lowercaseHex
     }
 
+    /// The running system's version, e.g. "17.4".
+    public static var systemVersion: String {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        return "\(version.majorVersion).\(version.minorVersion)"
+    }
+
     /// The app's build from its bundle.
     public static var bundleBuild: String? { Bundle.main.object(forInfoDictionaryKey: "CFBundleVersion") as? String }
 }
@@ -102,4 +108,46 @@ public protocol LiveActivityHost: Sendable {
     func endLocally(localID: String) async
     /// What the phone reports with each token.
     func deviceFacts() async -> DeviceFacts
+    /// Requests the hidden placeholder (`PlaceholderStart`) and ends it at once with immediate dismissal.
+    func startHiddenPlaceholder() async throws(PlaceholderError)
+}
+
+extension LiveActivityHost {
+    /// A host without a placeholder says so.
+    public func startHiddenPlaceholder() async throws(PlaceholderError) {
+        throw PlaceholderError("this host has no placeholder: give ActivityKitHost a PlaceholderStart")
+    }
+}
+
+/// The hidden placeholder's fixed identity, so the sync can tell it from the app's activities.
+public enum PlaceholderActivity {
+    /// The server activity id its attributes name; no server activity ever has it.
+    public static let activityID = "droptrack-push-to-start-placeholder"
+}
+
+/// Why the placeholder could not be started, with what to do.
+public struct PlaceholderError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// Whether an iOS version gives the push-to-start token, as ActivityKit behaves there.
+public enum PushToStartAvailability: Sendable, Equatable {
+    /// Below iOS 17: no push-to-start.
+    case none
+    /// iOS 17.x: the token is withheld until the app has requested an activity itself (ActivityKit 17.0
+    /// and 17.1 have no push-to-start API at all, so there the placeholder brings nothing).
+    case afterLocalRequest
+    /// iOS 18 and later: the token comes without any activity.
+    case given
+
+    /// The availability for a version as `DeviceFacts.osVersion` spells it ("17.4", "18"); an
+    /// unreadable one is taken as `.given`, so nothing is started on a guess.
+    public init(osVersion: String) {
+        let major = Int(osVersion.split(separator: ".").first ?? "") ?? 18
+        self = major < 17 ? .none : major < 18 ? .afterLocalRequest : .given
+    }
 }

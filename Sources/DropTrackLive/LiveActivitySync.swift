@@ -14,12 +14,16 @@ public struct LiveActivitySyncConfiguration: Sendable {
     public var jitter: @Sendable () -> Double
     /// Every event, as it happens (the app's log).
     public var onEvent: @Sendable (LiveActivitySyncEvent) -> Void
+    /// On iOS 17.x, start the hidden placeholder at launch so ActivityKit gives the push-to-start
+    /// token (`PlaceholderStart`); off unless the app opts in. Nothing happens on other versions.
+    public var pushToStartPlaceholder: Bool
 
     public init(
         deviceID: String, environment: APNsEnvironment = .ofThisBuild, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        onEvent: @escaping @Sendable (LiveActivitySyncEvent) -> Void = { _ in }
+        onEvent: @escaping @Sendable (LiveActivitySyncEvent) -> Void = { _ in },
+        pushToStartPlaceholder: Bool = false
     ) {
         self.deviceID = deviceID
         self.environment = environment
@@ -27,6 +31,7 @@ public struct LiveActivitySyncConfiguration: Sendable {
         self.sleep = sleep
         self.jitter = jitter
         self.onEvent = onEvent
+        self.pushToStartPlaceholder = pushToStartPlaceholder
     }
 }
 
@@ -86,6 +91,21 @@ public actor LiveActivitySync {
             Task {
                 for await activity in host.activityStarts() { self.observe(activity) }
             })
+        await bridgePushToStartGap()
+    }
+
+    /// On iOS 17.x, where the push-to-start token waits for a local start: the placeholder when the app
+    /// opted in, otherwise one event saying why no token will come.
+    func bridgePushToStartGap() async {
+        let osVersion = await host.deviceFacts().osVersion
+        guard PushToStartAvailability(osVersion: osVersion) == .afterLocalRequest else { return }
+        guard configuration.pushToStartPlaceholder else { return emit(.pushToStartWithheld(osVersion: osVersion)) }
+        do throws(PlaceholderError) {
+            try await host.startHiddenPlaceholder()
+            emit(.placeholderStarted)
+        } catch {
+            emit(.placeholderFailed(error))
+        }
     }
 
     /// Stops observing and working; pending work stays in the ledger for the next launch.
@@ -107,6 +127,9 @@ public actor LiveActivitySync {
 
     func observe(_ activity: LiveActivitySnapshot) {
         guard observedActivities.insert(activity.localID).inserted else { return }
+        // The hidden placeholder exists only to unlock the push-to-start token: its update token and its
+        // end are nobody's business at the server.
+        guard activity.serverActivityID != PlaceholderActivity.activityID else { return }
         guard let serverID = activity.serverActivityID else {
             emit(.unidentified(localID: activity.localID, attributesType: activity.attributesType))
             return

@@ -25,6 +25,24 @@ public enum LiveActivitySyncEvent: Sendable, Equatable {
     case ledgerFailed(String)
     /// The server recorded a press of the Live Activity's button (its event is on the way to the card).
     case actionPressed(ActionPress)
+    /// iOS 17.x withholds the push-to-start token until the app starts an activity itself, and the
+    /// placeholder is off: said once per launch, with the fix (`pushToStartWithheldExplanation`).
+    case pushToStartWithheld(osVersion: String)
+    /// The hidden placeholder was requested and ended at once, so iOS 17.x hands out the push-to-start token.
+    case placeholderStarted
+    /// The hidden placeholder could not be started; the push-to-start token may not come.
+    case placeholderFailed(PlaceholderError)
+}
+
+@available(iOS 16.0, *)
+extension LiveActivitySyncEvent {
+    /// Why a 17.x phone has no push-to-start token yet, and what turns the workaround on.
+    public static func pushToStartWithheldExplanation(osVersion: String) -> String {
+        "iOS \(osVersion) gives the push-to-start token only after the app has started a Live Activity itself, "
+            + "so the server cannot start one on this phone yet: set LiveActivitySyncConfiguration."
+            + "pushToStartPlaceholder (Expo: configure({ pushToStartPlaceholder: true })) to start a hidden "
+            + "placeholder at launch"
+    }
 }
 
 /// The outcome of `LiveActivitySync.reconcile()`.
