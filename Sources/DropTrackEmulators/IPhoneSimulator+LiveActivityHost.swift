@@ -117,15 +117,25 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
 
     /// The server's activity id, read from the attributes as the app's `DropTrackIdentifiedAttributes` does.
     func snapshot(_ activity: SimulatedActivity) -> LiveActivitySnapshot {
-        var serverID: String?
-        if activity.attributesType == DeliveryAttributes.typeName,
-            let attributes = try? LiveActivityJSON.decode(DeliveryAttributes.self, from: activity.attributes.encoded())
-        {
-            serverID = attributes.dropTrackActivityID
-        }
+        let identity = Self.identity(attributesType: activity.attributesType, attributes: activity.attributes)
         return LiveActivitySnapshot(
-            localID: activity.id, attributesType: activity.attributesType, serverActivityID: serverID,
-            phase: phase(activity))
+            localID: activity.id, attributesType: activity.attributesType, serverActivityID: identity.id,
+            phase: phase(activity), registrationAttributes: identity.registration)
+    }
+
+    /// Which server activity the attributes name, and what the token is registered with: the delivery's
+    /// `orderId` (sent as the id), or the `activityId` any other type carries (a patched expo-widgets'
+    /// `LiveActivityAttributes`), sent as the attributes the server matches the token by.
+    static func identity(attributesType: String, attributes: JSONValue) -> (
+        id: String?, registration: [String: String]?
+    ) {
+        if attributesType == DeliveryAttributes.typeName {
+            let decoded = try? LiveActivityJSON.decode(DeliveryAttributes.self, from: attributes.encoded())
+            return (decoded?.dropTrackActivityID, nil)
+        }
+        let key = ExpoWidgetsAttributes.activityIdKey
+        guard let id = attributes[key]?.stringValue, !id.isEmpty else { return (nil, nil) }
+        return (id, [key: id])
     }
 
     /// Subscribes to the phone's changes now (so nothing between the snapshot and the first change is

@@ -128,9 +128,11 @@ public struct ActivityKitHost<Attributes: ActivityAttributes & DropTrackIdentifi
     }
 
     static func snapshot(_ activity: Activity<Attributes>) -> LiveActivitySnapshot {
-        LiveActivitySnapshot(
+        let serverID = activity.attributes.dropTrackActivityID
+        return LiveActivitySnapshot(
             localID: activity.id, attributesType: String(describing: Attributes.self),
-            serverActivityID: activity.attributes.dropTrackActivityID, phase: phase(activity.activityState))
+            serverActivityID: serverID.isEmpty ? nil : serverID, phase: phase(activity.activityState),
+            registrationAttributes: activity.attributes.dropTrackRegistrationAttributes)
     }
 
     static func phase(_ state: ActivityState) -> LiveActivityPhase { LiveActivityPhase(state) }

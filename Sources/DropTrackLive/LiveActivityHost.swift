@@ -5,8 +5,15 @@ import Foundation
 /// Attributes that name the server's activity they belong to. The sync registers an activity's
 /// update token under this id, so it must be the `activityId` the app's backend gave DropTrack.
 public protocol DropTrackIdentifiedAttributes {
-    /// The server's activity id (`POST /v1/activities` `activityId`).
+    /// The server's activity id (`POST /v1/activities` `activityId`); empty when the attributes name none.
     var dropTrackActivityID: String { get }
+    /// What the update token is registered with instead of the id, when the server matches a token by
+    /// the attributes the phone holds (a patched expo-widgets' `["activityId": …]`); nil by default.
+    var dropTrackRegistrationAttributes: [String: String]? { get }
+}
+
+extension DropTrackIdentifiedAttributes {
+    public var dropTrackRegistrationAttributes: [String: String]? { nil }
 }
 
 extension DeliveryAttributes: DropTrackIdentifiedAttributes {
@@ -33,12 +40,18 @@ public struct LiveActivitySnapshot: Sendable, Equatable {
     /// The server's activity id read from the attributes; nil when they do not name one.
     public var serverActivityID: String?
     public var phase: LiveActivityPhase
+    /// The attributes its update token is registered with (`DropTrackIdentifiedAttributes`); nil sends the id.
+    public var registrationAttributes: [String: String]?
 
-    public init(localID: String, attributesType: String, serverActivityID: String?, phase: LiveActivityPhase) {
+    public init(
+        localID: String, attributesType: String, serverActivityID: String?, phase: LiveActivityPhase,
+        registrationAttributes: [String: String]? = nil
+    ) {
         self.localID = localID
         self.attributesType = attributesType
         self.serverActivityID = serverActivityID
         self.phase = phase
+        self.registrationAttributes = registrationAttributes
     }
 }
 

@@ -139,7 +139,9 @@ public actor LiveActivitySync {
         observers.append(
             Task {
                 for await token in host.pushTokens(localID: activity.localID) {
-                    self.enqueue(.activityToken(serverActivityID: serverID, token: token))
+                    self.enqueue(
+                        .activityToken(
+                            serverActivityID: serverID, token: token, attributes: activity.registrationAttributes))
                 }
             })
         observers.append(
@@ -242,7 +244,7 @@ public actor LiveActivitySync {
                     deviceID: configuration.deviceID, attributesType: token.attributesType, token: token.token,
                     environment: configuration.environment, facts: facts))
             await remember(registration)
-        case .activityToken(let serverID, let token):
+        case .activityToken(let serverID, let token, let attributes):
             let facts = await host.deviceFacts()
             let registration = self.registration(.activity, serverID, token, facts)
             guard contents.registrations[registration.key] != registration else {
@@ -251,7 +253,7 @@ public actor LiveActivitySync {
             try await api.registerActivityToken(
                 ActivityTokenRegistration(
                     deviceID: configuration.deviceID, activityID: serverID, token: token,
-                    environment: configuration.environment, facts: facts))
+                    environment: configuration.environment, facts: facts, attributes: attributes))
             await remember(registration)
         }
     }

@@ -60,14 +60,15 @@ public struct ReconcileOutcome: Sendable, Equatable {
 /// One piece of work for the server, kept until it succeeds or cannot.
 enum SyncWork: Sendable, Equatable, CustomStringConvertible {
     case pushToStart(PushToStartToken)
-    case activityToken(serverActivityID: String, token: Data)
+    /// `attributes`: what the token is matched by at the server instead of the id, when the activity says so.
+    case activityToken(serverActivityID: String, token: Data, attributes: [String: String]? = nil)
     case report(LifecycleReport)
 
     /// The ledger key of a registration; one piece of work per key is enough (the newest token wins).
     var registrationKey: String? {
         switch self {
         case .pushToStart(let token): "\(Registration.Kind.pushToStart.rawValue):\(token.attributesType)"
-        case .activityToken(let id, _): "\(Registration.Kind.activity.rawValue):\(id)"
+        case .activityToken(let id, _, _): "\(Registration.Kind.activity.rawValue):\(id)"
         case .report: nil
         }
     }
@@ -76,7 +77,7 @@ enum SyncWork: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .pushToStart(let token):
             "push-to-start token \(TokenFingerprint(token: token.token)) for \(token.attributesType)"
-        case .activityToken(let id, let token): "update token \(TokenFingerprint(token: token)) for activity \(id)"
+        case .activityToken(let id, let token, _): "update token \(TokenFingerprint(token: token)) for activity \(id)"
         case .report(let report): "lifecycle report '\(report.state.rawValue)' for activity \(report.activityID)"
         }
     }

@@ -31,9 +31,12 @@ final class LiveLoop: Sendable {
 
     /// Starts a server (on `port` when given) whose APNs emulator delivers to the phone.
     @discardableResult
-    func startServer(port: Int? = nil) throws -> ServerHarness {
+    func startServer(
+        port: Int? = nil, configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> ServerHarness {
         let server = try ServerHarness(deviceKeys: true) { configuration in
             if let port { configuration.listen = "127.0.0.1:\(port)" }
+            configure(&configuration)
         }
         let phone = self.phone
         let online = self.online
