@@ -51,4 +51,38 @@ struct ExpoWidgetsActivityIdTests {
         #expect(phone.drops.isEmpty, "\(phone.drops.map(\.reason))")
         await sync.stop()
     }
+
+    @Test("HTTPDeviceAPI sends a registration's attributes as the body's attributes, which the server reads")
+    func attributesInTheBody() async throws {
+        let loop = LiveLoop()
+        defer { loop.stop() }
+        try loop.startServer { configuration in
+            configuration.apps[0].schemas?["Receipt"] = AttributesSchema(
+                contentState: ["stage": .init(type: "string")], output: "expo-widgets", widgetName: "ReceiptWidget",
+                activityIdAttribute: true)
+        }
+        let created = try loop.server.call(
+            "POST", "/v1/activities",
+            #"{"activityId":"receipt-8","userId":"\#(LiveLoop.userID)","attributesType":"Receipt","attributes":{},"contentState":{"stage":"processing"},"alert":{"title":"Receipt"},"idempotencyKey":"r8"}"#
+        )
+        #expect(created.status == 201, "\(created.text)")
+        let api = HTTPDeviceAPI(
+            baseURL: URL(string: "http://127.0.0.1:\(loop.server.port)")!, userID: LiveLoop.userID,
+            credential: { [loop] in try loop.credentialFromBackend() })
+        let facts = DeviceFacts(
+            areActivitiesEnabled: true, frequentPushesEnabled: false, osVersion: "18.2", appBuild: "1")
+        func registration(_ attributes: [String: String]) -> ActivityTokenRegistration {
+            ActivityTokenRegistration(
+                deviceID: LiveLoop.deviceID, activityID: "receipt-8", token: Data(repeating: 0xAB, count: 32),
+                environment: .sandbox, facts: facts, attributes: attributes)
+        }
+        // A key the type does not have is refused by name: so the attributes, not the id, reached the server.
+        do {
+            try await api.registerActivityToken(registration(["activityId": "receipt-8", "orderId": "x"]))
+            Issue.record("the server took attributes it must refuse")
+        } catch {
+            #expect(error.status == 400 && error.message.contains("orderId"), "\(error)")
+        }
+        try await api.registerActivityToken(registration(["activityId": "receipt-8"]))
+    }
 }

@@ -46,7 +46,10 @@ actor DropTrackSession {
             throw DropTrackExpoError("cannot reach Application Support for the sync's ledger (\(type(of: error)))")
         }
         let sendEvent = self.sendEvent
-        let host = ActivityKitHost<DeliveryAttributes>(placeholder: Self.placeholder, osVersion: osVersion)
+        // The delivery type, and a patched expo-widgets' activities, whose tokens the sync registers by activityId.
+        let host = CombinedLiveActivityHost(
+            primary: ActivityKitHost<DeliveryAttributes>(placeholder: Self.placeholder, osVersion: osVersion),
+            others: [ActivityKitHost<LiveActivityAttributes>(osVersion: osVersion)])
         let sync = LiveActivitySync(
             host: host, api: api, ledger: FileRegistrationLedger(directory: directory),
             configuration: LiveActivitySyncConfiguration(
