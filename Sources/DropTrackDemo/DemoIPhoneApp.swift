@@ -239,6 +239,14 @@ public final class DemoIPhoneApp: Sendable {
             return LogLine(kind: "failed", text: "ledger: \(message)")
         case .actionPressed(let press):
             return LogLine(kind: "pressed", text: "pressed '\(press.action)' on \(press.activityID): the server has it")
+        case .pushToStartWithheld(let osVersion):
+            return LogLine(
+                kind: "failed", text: LiveActivitySyncEvent.pushToStartWithheldExplanation(osVersion: osVersion))
+        case .placeholderStarted:
+            return LogLine(
+                kind: "placeholder", text: "started and ended the hidden placeholder for the push-to-start token")
+        case .placeholderFailed(let error):
+            return LogLine(kind: "failed", text: "placeholder: \(error.message)")
         }
     }
 

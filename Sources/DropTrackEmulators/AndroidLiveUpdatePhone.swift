@@ -12,7 +12,7 @@ import Synchronization
 /// (DT-114), and the user's dismissal or demotion (DT-115).
 public final class AndroidLiveUpdatePhone: Sendable {
     /// The brand colour the notifier sets.
-    public static let brandColor = "#FF5A1F"
+    public static let brandColor = DeliveryBrand.defaultColor
 
     struct State {
         var settings: AndroidDeviceSettings

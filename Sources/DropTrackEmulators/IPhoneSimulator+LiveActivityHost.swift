@@ -14,7 +14,8 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
         self.appBuild = appBuild
     }
 
-    /// As ActivityKit: none below iOS 17 (the simulator's rule for push-to-start).
+    /// As ActivityKit: none below iOS 17 (the simulator's rule for push-to-start), and on 17.x none until
+    /// the app has requested an activity itself (the phone issues them then, as a change).
     public func pushToStartTokens() -> AsyncStream<PushToStartToken> {
         stream { changes, continuation in
             guard phone.settings.osVersion >= 17 else { return }
@@ -82,6 +83,22 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
 
     public func endLocally(localID: String) async { phone.endLocally(activityID: localID) }
 
+    /// As `PlaceholderStart.run()` on a phone: a delivery activity naming the placeholder's id is
+    /// requested and ended at once with immediate dismissal (on iOS 17.x this releases the push-to-start
+    /// tokens).
+    public func startHiddenPlaceholder() async throws(PlaceholderError) {
+        let state = DeliveryAttributes.ContentState(
+            status: "", progress: 0, eta: phone.now, stopsRemaining: 0, courierName: "", riderReassigned: false)
+        guard let encoded = try? LiveActivityJSON.encode(state),
+            let contentState = try? JSONValue.parse(bytes: [UInt8](encoded))
+        else { throw PlaceholderError("the placeholder's content-state does not encode") }
+        let id = phone.startLocally(
+            attributesType: DeliveryAttributes.typeName,
+            attributes: .object(["orderId": .string(PlaceholderActivity.activityID)]), contentState: contentState,
+            channelID: nil, timestamp: Int64(phone.now.timeIntervalSince1970))
+        phone.endLocally(activityID: id)
+    }
+
     public func deviceFacts() async -> DeviceFacts {
         let settings = phone.settings
         return DeviceFacts(
@@ -100,15 +117,25 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
 
     /// The server's activity id, read from the attributes as the app's `DropTrackIdentifiedAttributes` does.
     func snapshot(_ activity: SimulatedActivity) -> LiveActivitySnapshot {
-        var serverID: String?
-        if activity.attributesType == DeliveryAttributes.typeName,
-            let attributes = try? LiveActivityJSON.decode(DeliveryAttributes.self, from: activity.attributes.encoded())
-        {
-            serverID = attributes.dropTrackActivityID
-        }
+        let identity = Self.identity(attributesType: activity.attributesType, attributes: activity.attributes)
         return LiveActivitySnapshot(
-            localID: activity.id, attributesType: activity.attributesType, serverActivityID: serverID,
-            phase: phase(activity))
+            localID: activity.id, attributesType: activity.attributesType, serverActivityID: identity.id,
+            phase: phase(activity), registrationAttributes: identity.registration)
+    }
+
+    /// Which server activity the attributes name, and what the token is registered with: the delivery's
+    /// `orderId` (sent as the id), or the `activityId` any other type carries (a patched expo-widgets'
+    /// `LiveActivityAttributes`), sent as the attributes the server matches the token by.
+    static func identity(attributesType: String, attributes: JSONValue) -> (
+        id: String?, registration: [String: String]?
+    ) {
+        if attributesType == DeliveryAttributes.typeName {
+            let decoded = try? LiveActivityJSON.decode(DeliveryAttributes.self, from: attributes.encoded())
+            return (decoded?.dropTrackActivityID, nil)
+        }
+        let key = ExpoWidgetsAttributes.activityIdKey
+        guard let id = attributes[key]?.stringValue, !id.isEmpty else { return (nil, nil) }
+        return (id, [key: id])
     }
 
     /// Subscribes to the phone's changes now (so nothing between the snapshot and the first change is

@@ -35,6 +35,15 @@ public final class IPhoneSimulator: Sendable {
         var drops: [IPhoneDrop] = []
         var received = 0
         var nextActivity = 1
+        /// Whether the app has requested an activity itself (`Activity.request`) since the phone started.
+        var madeLocalRequest = false
+
+        /// Whether ActivityKit hands out the push-to-start tokens yet: iOS 17.x withholds them until the
+        /// app's first local request; iOS 18 gives them without one.
+        var pushToStartIssued: Bool { settings.osVersion != 17 || madeLocalRequest }
+
+        /// The push-to-start tokens the app can see.
+        var issuedPushToStartTokens: [String: DeviceToken] { pushToStartIssued ? pushToStartTokens : [:] }
     }
 
     /// What ActivityKit tells an app observing the phone (the `LiveActivityHost` conformance).
@@ -143,11 +152,12 @@ public final class IPhoneSimulator: Sendable {
     public var now: Date { clock.now() }
 
     /// The push-to-start token of each attributes type.
-    public var pushToStartTokensByType: [String: DeviceToken] { state.withLock { $0.pushToStartTokens } }
+    /// Empty on iOS 17.x until the app has requested an activity itself.
+    public var pushToStartTokensByType: [String: DeviceToken] { state.withLock { $0.issuedPushToStartTokens } }
 
     /// Reports the push-to-start tokens, as the app does at launch.
     public func registerPushToStartTokens() {
-        for (type, token) in state.withLock({ $0.pushToStartTokens }).sorted(by: { $0.key < $1.key }) {
+        for (type, token) in state.withLock({ $0.issuedPushToStartTokens }).sorted(by: { $0.key < $1.key }) {
             onToken(.pushToStart(attributesType: type, token: token))
         }
     }
@@ -173,13 +183,14 @@ public final class IPhoneSimulator: Sendable {
     /// Every token this phone answers to: push-to-start and activity update tokens.
     public var tokens: Set<DeviceToken> {
         state.withLock { state in
-            Set(state.pushToStartTokens.values).union(state.activities.values.map(\.updateToken).filter { !$0.isEmpty })
+            Set(state.issuedPushToStartTokens.values).union(
+                state.activities.values.map(\.updateToken).filter { !$0.isEmpty })
         }
     }
 
     /// The push-to-start token for an attributes type.
     public func pushToStartToken(for attributesType: String) -> DeviceToken? {
-        state.withLock { $0.pushToStartTokens[attributesType] }
+        state.withLock { $0.issuedPushToStartTokens[attributesType] }
     }
 
     public var settings: IPhoneSettings { state.withLock { $0.settings } }
@@ -235,13 +246,17 @@ public final class IPhoneSimulator: Sendable {
     }
 
     /// The app starts an activity itself (`Activity.request`), listening on `channelID` (iOS 18
-    /// `pushType: .channel`) or, without one, with an update token reported through `onToken`.
+    /// `pushType: .channel`) or, without one, with an update token reported through `onToken`. On iOS
+    /// 17.x the first one also releases the push-to-start tokens, issued after the activity's own.
     @discardableResult
     public func startLocally(
         attributesType: String, attributes: JSONValue, contentState: JSONValue, channelID: String?, timestamp: Int64
     ) -> String {
         let now = clock.now()
-        let (id, event) = state.withLock { state -> (String, TokenEvent?) in
+        let (id, event, released) = state.withLock { state -> (String, TokenEvent?, [String: DeviceToken]) in
+            let wasIssued = state.pushToStartIssued
+            state.madeLocalRequest = true
+            let released = wasIssued ? [:] : state.pushToStartTokens
             let id = "activity-\(state.nextActivity)"
             state.nextActivity += 1
             let token = channelID == nil ? Self.newToken(bytes: 80) : DeviceToken("")
@@ -253,9 +268,12 @@ public final class IPhoneSimulator: Sendable {
             let event: TokenEvent? =
                 channelID == nil
                 ? .activity(activityID: id, attributesType: attributesType, attributes: attributes, token: token) : nil
-            return (id, event)
+            return (id, event, released)
         }
         if let event { issue(event) }
+        for (type, token) in released.sorted(by: { $0.key < $1.key }) {
+            issue(.pushToStart(attributesType: type, token: token))
+        }
         return id
     }
 

@@ -15,7 +15,9 @@ public struct IPhoneSettings: Sendable, Equatable, Codable {
     public var priority10Budget: Int
     /// `NSSupportsLiveActivitiesFrequentUpdates`: a larger priority-10 budget.
     public var frequentUpdates: Bool
-    /// The iOS major version: 17.2+ supports push-to-start, 18 adds channels and `input-push-token`.
+    /// The iOS major version: 17 stands for 17.x, whose push-to-start token ActivityKit withholds until
+    /// the app has requested an activity itself; 18 gives it without one and adds channels and
+    /// `input-push-token`.
     public var osVersion: Int
 
     public init(

@@ -38,15 +38,34 @@ public struct ActivityKitHost<Attributes: ActivityAttributes & DropTrackIdentifi
     /// The name ActivityKit matches against `attributes-type`: the Swift type's name.
     public let attributesType: String
     private let appBuild: String?
+    private let placeholder: PlaceholderStart<Attributes>?
+    private let osVersion: String
 
     /// A host for `Attributes`, reporting `appBuild` (the bundle's `CFBundleVersion` by default).
-    public init(_ attributes: Attributes.Type = Attributes.self, appBuild: String? = DeviceFacts.bundleBuild) {
+    ///
+    /// - Parameters:
+    ///   - placeholder: what `startHiddenPlaceholder()` requests (the iOS 17.x workaround); nil, it throws.
+    ///   - osVersion: the version reported in the facts, which decides the workaround; the phone's own
+    ///     by default.
+    public init(
+        _ attributes: Attributes.Type = Attributes.self, appBuild: String? = DeviceFacts.bundleBuild,
+        placeholder: PlaceholderStart<Attributes>? = nil, osVersion: String = DeviceFacts.systemVersion
+    ) {
         attributesType = String(describing: Attributes.self)
         self.appBuild = appBuild
+        self.placeholder = placeholder
+        self.osVersion = osVersion
     }
 
-    /// Push-to-start exists from iOS 17.2; on 17.0 and 17.1 there is none (see `PlaceholderStart`), and
-    /// the stream finishes at once.
+    public func startHiddenPlaceholder() async throws(PlaceholderError) {
+        guard let placeholder else {
+            throw PlaceholderError("no placeholder: pass ActivityKitHost(placeholder: PlaceholderStart(…))")
+        }
+        try await placeholder.run()
+    }
+
+    /// Push-to-start exists from iOS 17.2; on 17.0 and 17.1 there is none, and the stream finishes at
+    /// once. On 17.x the token comes only after a local start (see `PlaceholderStart`).
     public func pushToStartTokens() -> AsyncStream<PushToStartToken> {
         let type = attributesType
         return Self.stream { continuation in
@@ -99,10 +118,9 @@ public struct ActivityKitHost<Attributes: ActivityAttributes & DropTrackIdentifi
 
     public func deviceFacts() async -> DeviceFacts {
         let info = ActivityAuthorizationInfo()
-        let version = ProcessInfo.processInfo.operatingSystemVersion
         return DeviceFacts(
             areActivitiesEnabled: info.areActivitiesEnabled, frequentPushesEnabled: info.frequentPushesEnabled,
-            osVersion: "\(version.majorVersion).\(version.minorVersion)", appBuild: appBuild)
+            osVersion: osVersion, appBuild: appBuild)
     }
 
     static func activity(_ localID: String) -> Activity<Attributes>? {
@@ -110,9 +128,11 @@ public struct ActivityKitHost<Attributes: ActivityAttributes & DropTrackIdentifi
     }
 
     static func snapshot(_ activity: Activity<Attributes>) -> LiveActivitySnapshot {
-        LiveActivitySnapshot(
+        let serverID = activity.attributes.dropTrackActivityID
+        return LiveActivitySnapshot(
             localID: activity.id, attributesType: String(describing: Attributes.self),
-            serverActivityID: activity.attributes.dropTrackActivityID, phase: phase(activity.activityState))
+            serverActivityID: serverID.isEmpty ? nil : serverID, phase: phase(activity.activityState),
+            registrationAttributes: activity.attributes.dropTrackRegistrationAttributes)
     }
 
     static func phase(_ state: ActivityState) -> LiveActivityPhase { LiveActivityPhase(state) }

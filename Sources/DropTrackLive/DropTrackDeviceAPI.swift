@@ -47,13 +47,20 @@ public struct ActivityTokenRegistration: Sendable, Equatable {
     public var token: Data
     public var environment: APNsEnvironment
     public var facts: DeviceFacts
+    /// The attributes the token is matched by instead of `activityID` (a patched expo-widgets'
+    /// `{"activityId": …}`, read from the activity); nil sends `activityId`.
+    public var attributes: [String: String]?
 
-    public init(deviceID: String, activityID: String, token: Data, environment: APNsEnvironment, facts: DeviceFacts) {
+    public init(
+        deviceID: String, activityID: String, token: Data, environment: APNsEnvironment, facts: DeviceFacts,
+        attributes: [String: String]? = nil
+    ) {
         self.deviceID = deviceID
         self.activityID = activityID
         self.token = token
         self.environment = environment
         self.facts = facts
+        self.attributes = attributes
     }
 }
 

@@ -41,7 +41,12 @@ public actor HTTPDeviceAPI: DropTrackDeviceAPI {
     public func registerActivityToken(_ registration: ActivityTokenRegistration) async throws(DeviceAPIError) {
         var body = tokenBody(
             registration.deviceID, registration.token, registration.environment, registration.facts)
-        body["activityId"] = registration.activityID
+        if let attributes = registration.attributes {
+            // The server finds the activity from the attributes, as the phone read them.
+            body["attributes"] = attributes
+        } else {
+            body["activityId"] = registration.activityID
+        }
         // The token route takes no `userId` for an activity token: the activity names its user.
         body["userId"] = nil
         _ = try await send("POST", "v1/tokens/activity", body)

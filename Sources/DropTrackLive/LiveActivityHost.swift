@@ -5,8 +5,15 @@ import Foundation
 /// Attributes that name the server's activity they belong to. The sync registers an activity's
 /// update token under this id, so it must be the `activityId` the app's backend gave DropTrack.
 public protocol DropTrackIdentifiedAttributes {
-    /// The server's activity id (`POST /v1/activities` `activityId`).
+    /// The server's activity id (`POST /v1/activities` `activityId`); empty when the attributes name none.
     var dropTrackActivityID: String { get }
+    /// What the update token is registered with instead of the id, when the server matches a token by
+    /// the attributes the phone holds (a patched expo-widgets' `["activityId": …]`); nil by default.
+    var dropTrackRegistrationAttributes: [String: String]? { get }
+}
+
+extension DropTrackIdentifiedAttributes {
+    public var dropTrackRegistrationAttributes: [String: String]? { nil }
 }
 
 extension DeliveryAttributes: DropTrackIdentifiedAttributes {
@@ -33,12 +40,18 @@ public struct LiveActivitySnapshot: Sendable, Equatable {
     /// The server's activity id read from the attributes; nil when they do not name one.
     public var serverActivityID: String?
     public var phase: LiveActivityPhase
+    /// The attributes its update token is registered with (`DropTrackIdentifiedAttributes`); nil sends the id.
+    public var registrationAttributes: [String: String]?
 
-    public init(localID: String, attributesType: String, serverActivityID: String?, phase: LiveActivityPhase) {
+    public init(
+        localID: String, attributesType: String, serverActivityID: String?, phase: LiveActivityPhase,
+        registrationAttributes: [String: String]? = nil
+    ) {
         self.localID = localID
         self.attributesType = attributesType
         self.serverActivityID = serverActivityID
         self.phase = phase
+        self.registrationAttributes = registrationAttributes
     }
 }
 
@@ -77,6 +90,12 @@ public struct DeviceFacts: Sendable, Equatable, Codable {
         return SHA256.hash(Array(text.utf8)).lowercaseHex
     }
 
+    /// The running system's version, e.g. "17.4".
+    public static var systemVersion: String {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        return "\(version.majorVersion).\(version.minorVersion)"
+    }
+
     /// The app's build from its bundle.
     public static var bundleBuild: String? { Bundle.main.object(forInfoDictionaryKey: "CFBundleVersion") as? String }
 }
@@ -102,4 +121,46 @@ public protocol LiveActivityHost: Sendable {
     func endLocally(localID: String) async
     /// What the phone reports with each token.
     func deviceFacts() async -> DeviceFacts
+    /// Requests the hidden placeholder (`PlaceholderStart`) and ends it at once with immediate dismissal.
+    func startHiddenPlaceholder() async throws(PlaceholderError)
+}
+
+extension LiveActivityHost {
+    /// A host without a placeholder says so.
+    public func startHiddenPlaceholder() async throws(PlaceholderError) {
+        throw PlaceholderError("this host has no placeholder: give ActivityKitHost a PlaceholderStart")
+    }
+}
+
+/// The hidden placeholder's fixed identity, so the sync can tell it from the app's activities.
+public enum PlaceholderActivity {
+    /// The server activity id its attributes name; no server activity ever has it.
+    public static let activityID = "droptrack-push-to-start-placeholder"
+}
+
+/// Why the placeholder could not be started, with what to do.
+public struct PlaceholderError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// Whether an iOS version gives the push-to-start token, as ActivityKit behaves there.
+public enum PushToStartAvailability: Sendable, Equatable {
+    /// Below iOS 17: no push-to-start.
+    case none
+    /// iOS 17.x: the token is withheld until the app has requested an activity itself (ActivityKit 17.0
+    /// and 17.1 have no push-to-start API at all, so there the placeholder brings nothing).
+    case afterLocalRequest
+    /// iOS 18 and later: the token comes without any activity.
+    case given
+
+    /// The availability for a version as `DeviceFacts.osVersion` spells it ("17.4", "18"); an
+    /// unreadable one is taken as `.given`, so nothing is started on a guess.
+    public init(osVersion: String) {
+        let major = Int(osVersion.split(separator: ".").first ?? "") ?? 18
+        self = major < 17 ? .none : major < 18 ? .afterLocalRequest : .given
+    }
 }

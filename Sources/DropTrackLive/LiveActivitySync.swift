@@ -14,12 +14,16 @@ public struct LiveActivitySyncConfiguration: Sendable {
     public var jitter: @Sendable () -> Double
     /// Every event, as it happens (the app's log).
     public var onEvent: @Sendable (LiveActivitySyncEvent) -> Void
+    /// On iOS 17.x, start the hidden placeholder at launch so ActivityKit gives the push-to-start
+    /// token (`PlaceholderStart`); off unless the app opts in. Nothing happens on other versions.
+    public var pushToStartPlaceholder: Bool
 
     public init(
         deviceID: String, environment: APNsEnvironment = .ofThisBuild, retry: RetryPolicy = RetryPolicy(),
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        onEvent: @escaping @Sendable (LiveActivitySyncEvent) -> Void = { _ in }
+        onEvent: @escaping @Sendable (LiveActivitySyncEvent) -> Void = { _ in },
+        pushToStartPlaceholder: Bool = false
     ) {
         self.deviceID = deviceID
         self.environment = environment
@@ -27,6 +31,7 @@ public struct LiveActivitySyncConfiguration: Sendable {
         self.sleep = sleep
         self.jitter = jitter
         self.onEvent = onEvent
+        self.pushToStartPlaceholder = pushToStartPlaceholder
     }
 }
 
@@ -86,6 +91,21 @@ public actor LiveActivitySync {
             Task {
                 for await activity in host.activityStarts() { self.observe(activity) }
             })
+        await bridgePushToStartGap()
+    }
+
+    /// On iOS 17.x, where the push-to-start token waits for a local start: the placeholder when the app
+    /// opted in, otherwise one event saying why no token will come.
+    func bridgePushToStartGap() async {
+        let osVersion = await host.deviceFacts().osVersion
+        guard PushToStartAvailability(osVersion: osVersion) == .afterLocalRequest else { return }
+        guard configuration.pushToStartPlaceholder else { return emit(.pushToStartWithheld(osVersion: osVersion)) }
+        do throws(PlaceholderError) {
+            try await host.startHiddenPlaceholder()
+            emit(.placeholderStarted)
+        } catch {
+            emit(.placeholderFailed(error))
+        }
     }
 
     /// Stops observing and working; pending work stays in the ledger for the next launch.
@@ -107,6 +127,9 @@ public actor LiveActivitySync {
 
     func observe(_ activity: LiveActivitySnapshot) {
         guard observedActivities.insert(activity.localID).inserted else { return }
+        // The hidden placeholder exists only to unlock the push-to-start token: its update token and its
+        // end are nobody's business at the server.
+        guard activity.serverActivityID != PlaceholderActivity.activityID else { return }
         guard let serverID = activity.serverActivityID else {
             emit(.unidentified(localID: activity.localID, attributesType: activity.attributesType))
             return
@@ -116,7 +139,9 @@ public actor LiveActivitySync {
         observers.append(
             Task {
                 for await token in host.pushTokens(localID: activity.localID) {
-                    self.enqueue(.activityToken(serverActivityID: serverID, token: token))
+                    self.enqueue(
+                        .activityToken(
+                            serverActivityID: serverID, token: token, attributes: activity.registrationAttributes))
                 }
             })
         observers.append(
@@ -219,7 +244,7 @@ public actor LiveActivitySync {
                     deviceID: configuration.deviceID, attributesType: token.attributesType, token: token.token,
                     environment: configuration.environment, facts: facts))
             await remember(registration)
-        case .activityToken(let serverID, let token):
+        case .activityToken(let serverID, let token, let attributes):
             let facts = await host.deviceFacts()
             let registration = self.registration(.activity, serverID, token, facts)
             guard contents.registrations[registration.key] != registration else {
@@ -228,7 +253,7 @@ public actor LiveActivitySync {
             try await api.registerActivityToken(
                 ActivityTokenRegistration(
                     deviceID: configuration.deviceID, activityID: serverID, token: token,
-                    environment: configuration.environment, facts: facts))
+                    environment: configuration.environment, facts: facts, attributes: attributes))
             await remember(registration)
         }
     }

@@ -25,6 +25,24 @@ public enum LiveActivitySyncEvent: Sendable, Equatable {
     case ledgerFailed(String)
     /// The server recorded a press of the Live Activity's button (its event is on the way to the card).
     case actionPressed(ActionPress)
+    /// iOS 17.x withholds the push-to-start token until the app starts an activity itself, and the
+    /// placeholder is off: said once per launch, with the fix (`pushToStartWithheldExplanation`).
+    case pushToStartWithheld(osVersion: String)
+    /// The hidden placeholder was requested and ended at once, so iOS 17.x hands out the push-to-start token.
+    case placeholderStarted
+    /// The hidden placeholder could not be started; the push-to-start token may not come.
+    case placeholderFailed(PlaceholderError)
+}
+
+@available(iOS 16.0, *)
+extension LiveActivitySyncEvent {
+    /// Why a 17.x phone has no push-to-start token yet, and what turns the workaround on.
+    public static func pushToStartWithheldExplanation(osVersion: String) -> String {
+        "iOS \(osVersion) gives the push-to-start token only after the app has started a Live Activity itself, "
+            + "so the server cannot start one on this phone yet: set LiveActivitySyncConfiguration."
+            + "pushToStartPlaceholder (Expo: configure({ pushToStartPlaceholder: true })) to start a hidden "
+            + "placeholder at launch"
+    }
 }
 
 /// The outcome of `LiveActivitySync.reconcile()`.
@@ -42,14 +60,15 @@ public struct ReconcileOutcome: Sendable, Equatable {
 /// One piece of work for the server, kept until it succeeds or cannot.
 enum SyncWork: Sendable, Equatable, CustomStringConvertible {
     case pushToStart(PushToStartToken)
-    case activityToken(serverActivityID: String, token: Data)
+    /// `attributes`: what the token is matched by at the server instead of the id, when the activity says so.
+    case activityToken(serverActivityID: String, token: Data, attributes: [String: String]? = nil)
     case report(LifecycleReport)
 
     /// The ledger key of a registration; one piece of work per key is enough (the newest token wins).
     var registrationKey: String? {
         switch self {
         case .pushToStart(let token): "\(Registration.Kind.pushToStart.rawValue):\(token.attributesType)"
-        case .activityToken(let id, _): "\(Registration.Kind.activity.rawValue):\(id)"
+        case .activityToken(let id, _, _): "\(Registration.Kind.activity.rawValue):\(id)"
         case .report: nil
         }
     }
@@ -58,7 +77,7 @@ enum SyncWork: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .pushToStart(let token):
             "push-to-start token \(TokenFingerprint(token: token.token)) for \(token.attributesType)"
-        case .activityToken(let id, let token): "update token \(TokenFingerprint(token: token)) for activity \(id)"
+        case .activityToken(let id, let token, _): "update token \(TokenFingerprint(token: token)) for activity \(id)"
         case .report(let report): "lifecycle report '\(report.state.rawValue)' for activity \(report.activityID)"
         }
     }

@@ -6,47 +6,54 @@ import Foundation
     import ActivityKitShim
 #endif
 
-/// The push-to-start gap: iOS 17.0 and 17.1 (and 16.x) have no push-to-start token, so the server
-/// cannot start an activity on these phones, and `LiveActivityHost.pushToStartTokens()` is empty there.
+/// The iOS 17.x push-to-start workaround: a hidden placeholder activity that makes ActivityKit hand
+/// out the push-to-start token.
 ///
-/// The opt-in workaround (off by default): when the app is opened, start a placeholder activity
-/// locally (`Activity.request(…, pushType: .token)`), so ActivityKit issues an update token that
-/// `LiveActivitySync` registers under the placeholder's server activity id; the backend then updates
-/// that activity by push instead of starting one. It only works once the person opened the app, and
-/// it shows a card before there is news, so the placeholder's state should say so ("Waiting for your
-/// order"). On 17.2+ it does nothing.
+/// On iOS 17.x `Activity.pushToStartToken` stays nil, and `pushToStartTokenUpdates` silent, until the
+/// app has requested an activity itself at least once; iOS 18 gives the token without one. So with
+/// `LiveActivitySyncConfiguration.pushToStartPlaceholder` on, the sync asks its host at launch, on
+/// 17.x only (`PushToStartAvailability`), to request this placeholder and end it at once with
+/// immediate dismissal: the person never sees a card. Its attributes name
+/// `PlaceholderActivity.activityID`, which the sync never registers an update token or a lifecycle
+/// report for. Requesting needs the app in the foreground, as every local start does.
 @available(iOS 16.2, *)
-public struct PlaceholderStart<Attributes: ActivityAttributes & DropTrackIdentifiedAttributes> {
-    /// Off unless the app opts in.
-    public var isEnabled: Bool
+public struct PlaceholderStart<Attributes: ActivityAttributes & DropTrackIdentifiedAttributes & Sendable>: Sendable {
+    /// The placeholder's attributes, naming `PlaceholderActivity.activityID`.
+    public let attributes: Attributes
+    /// Any state the type decodes (the card is dismissed before it is drawn), kept encoded: ActivityKit
+    /// does not require a content state to be `Sendable`, and the host holding this one is.
+    private let encodedState: Data
 
-    public init(isEnabled: Bool = false) { self.isEnabled = isEnabled }
-
-    /// Whether this OS lacks push-to-start.
-    public static var osLacksPushToStart: Bool {
-        if #available(iOS 17.2, *) { return false }
-        return true
+    /// A placeholder whose attributes `makeAttributes` builds around the reserved server activity id.
+    public init(
+        makeAttributes: (_ activityID: String) -> Attributes, state: Attributes.ContentState
+    ) throws(PlaceholderError) {
+        attributes = makeAttributes(PlaceholderActivity.activityID)
+        do {
+            encodedState = try JSONEncoder().encode(state)
+        } catch {
+            throw PlaceholderError("the placeholder's state does not encode (\(type(of: error)))")
+        }
     }
 
-    /// Whether to start a placeholder now: enabled, no push-to-start on this OS, and no activity for
-    /// the same server activity running yet (a relaunch must not start a second card).
-    public static func shouldStart(
-        isEnabled: Bool, osLacksPushToStart: Bool, serverActivityID: String, running: [String]
-    ) -> Bool {
-        isEnabled && osLacksPushToStart && !running.contains(serverActivityID)
-    }
-
-    /// Starts the placeholder when `shouldStart` says so; returns it, or nil when nothing was started.
-    @discardableResult
-    public func startIfNeeded(attributes: Attributes, waitingState: Attributes.ContentState) throws -> Activity<
-        Attributes
-    >? {
-        let running = Activity<Attributes>.activities.map(\.attributes.dropTrackActivityID)
-        guard
-            Self.shouldStart(
-                isEnabled: isEnabled, osLacksPushToStart: Self.osLacksPushToStart,
-                serverActivityID: attributes.dropTrackActivityID, running: running)
-        else { return nil }
-        return try LiveActivityBridge<Attributes>().start(attributes: attributes, state: waitingState)
+    /// Requests the placeholder (`pushType: .token`, as the apps that found the workaround did) and ends
+    /// it at once with immediate dismissal.
+    public func run() async throws(PlaceholderError) {
+        guard attributes.dropTrackActivityID == PlaceholderActivity.activityID else {
+            throw PlaceholderError(
+                "the placeholder's attributes name '\(attributes.dropTrackActivityID)': build them from the id "
+                    + "PlaceholderStart passes to makeAttributes, so the sync knows to leave it alone")
+        }
+        let activity: Activity<Attributes>
+        do {
+            let state = try JSONDecoder().decode(Attributes.ContentState.self, from: encodedState)
+            activity = try Activity<Attributes>.request(
+                attributes: attributes, content: ActivityContent(state: state, staleDate: nil), pushType: .token)
+        } catch {
+            throw PlaceholderError(
+                "ActivityKit refused the placeholder (\(error)): Live Activities may be off for the app, or the "
+                    + "app was not in the foreground")
+        }
+        await activity.end(nil, dismissalPolicy: .immediate)
     }
 }

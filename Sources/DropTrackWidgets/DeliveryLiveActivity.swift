@@ -75,7 +75,7 @@ public struct DeliveryLiveActivity: Widget {
             } minimal: {
                 Image(systemName: model.symbolName)
             }
-            .keylineTint(.green)
+            .keylineTint(Color.brand)
         }
     }
 
@@ -137,7 +137,7 @@ struct DeliveryActionButton: View {
                 Button(intent: DeliveryActionIntent(activityID: model.activityID, action: action)) {
                     Text(action.title)
                 }
-                .tint(.green)
+                .tint(Color.brand)
             }
         }
     }
@@ -168,11 +168,24 @@ struct DeliverySegmentsView: View {
     var body: some View {
         HStack(spacing: 3) {
             ForEach(0..<model.segmentCount, id: \.self) { index in
-                (model.isLit(segment: index) ? Color.green : Color.gray.opacity(0.3))
+                (model.isLit(segment: index) ? Color.brand : Color.gray.opacity(0.3))
                     .frame(height: 4)
             }
             Text(model.percentText)
                 .font(.caption2)
         }
+    }
+}
+
+@available(iOS 16.2, *)
+extension Color {
+    /// The brand colour (`DeliveryBrand`): the extension's `DropTrackBrandColor` Info.plist entry, else
+    /// DropTrack's default, the colour the Android card has too.
+    static var brand: Color { brand(Bundle.main.object(forInfoDictionaryKey: DeliveryBrand.infoPlistKey)) }
+
+    /// The colour for an Info.plist value (the look-alike tests pass one).
+    static func brand(_ configured: Any?) -> Color {
+        let rgb = DeliveryBrand.resolved(configured)
+        return Color(red: rgb.red, green: rgb.green, blue: rgb.blue)
     }
 }

@@ -210,3 +210,14 @@ public func AsyncFunction<R, A0: AnyArgument, A1: AnyArgument, A2: AnyArgument, 
         return try await closure(call.next(A0.self), call.next(A1.self), call.next(A2.self), call.next(A3.self))
     }
 }
+
+/// A concurrently-executing asynchronous function with five arguments.
+public func AsyncFunction<R, A0: AnyArgument, A1: AnyArgument, A2: AnyArgument, A3: AnyArgument, A4: AnyArgument>(
+    _ name: String, @_implicitSelfCapture _ closure: @escaping (A0, A1, A2, A3, A4) async throws -> R
+) -> ConcurrentFunctionDefinition<(A0, A1, A2, A3, A4), A0, R> {
+    ConcurrentFunctionDefinition(name) { values in
+        let call = try CallArguments(values, types: [A0.self, A1.self, A2.self, A3.self, A4.self], function: name)
+        return try await closure(
+            call.next(A0.self), call.next(A1.self), call.next(A2.self), call.next(A3.self), call.next(A4.self))
+    }
+}

@@ -39,6 +39,26 @@ public struct Color: Hashable, CustomStringConvertible, Sendable {
 
     /// Multiplies the opacity of the color by the given amount.
     public func opacity(_ opacity: Double) -> Color { Color(name: "\(name)@\(opacity)") }
+
+    /// A profile that specifies how to interpret a color value for display.
+    public enum RGBColorSpace: Hashable, Sendable {
+        /// The extended red, green, blue (sRGB) color space.
+        case sRGB
+        /// The extended sRGB color space with a linear transfer function.
+        case sRGBLinear
+        /// The Display P3 color space.
+        case displayP3
+    }
+
+    /// Creates a constant color from red, green, and blue component values (0 to 1), named here by
+    /// its components so tests can compare it.
+    public init(
+        _ colorSpace: Color.RGBColorSpace = .sRGB, red: Double, green: Double, blue: Double, opacity: Double = 1
+    ) {
+        name = "rgb(\(red), \(green), \(blue), \(opacity))"
+    }
+
+    init(name: String) { self.name = name }
 }
 
 @available(iOS 13.0, *)

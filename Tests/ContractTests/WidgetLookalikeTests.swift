@@ -88,7 +88,8 @@ struct WidgetLookalikeTests {
             let island = configuration.dynamicIsland(context)
             #expect(island.expandedPositions() == ["leading", "trailing", "center", "bottom"])
             _ = (configuration.lockScreen(context), island.compactLeading(), island.compactTrailing(), island.minimal())
-            #expect(island.keylineTintColor == .green)
+            let brand = try #require(DeliveryBrand.rgb(DeliveryBrand.defaultColor))
+            #expect(island.keylineTintColor == Color(red: brand.red, green: brand.green, blue: brand.blue))
         }
 
         @Test(

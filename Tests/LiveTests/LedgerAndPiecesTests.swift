@@ -66,17 +66,22 @@ struct LedgerAndPiecesTests {
         #expect(DeviceAPIError.noRoute.isMissingRoute && !DeviceAPIError.refused.isMissingRoute)
     }
 
-    @Test("the placeholder start is off by default and only for an OS without push-to-start, once per activity")
-    func placeholder() {
-        typealias Placeholder = PlaceholderStart<DeliveryAttributes>
-        #expect(!Placeholder().isEnabled)
-        #expect(
-            !Placeholder.shouldStart(isEnabled: false, osLacksPushToStart: true, serverActivityID: "o", running: []))
-        #expect(Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: true, serverActivityID: "o", running: []))
-        #expect(
-            !Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: false, serverActivityID: "o", running: []))
-        #expect(
-            !Placeholder.shouldStart(isEnabled: true, osLacksPushToStart: true, serverActivityID: "o", running: ["o"]))
+    @Test("the placeholder is for iOS 17.x only, off by default, and its attributes name the reserved id")
+    func placeholder() throws {
+        #expect(PushToStartAvailability(osVersion: "16.4") == .none)
+        for version in ["17", "17.0", "17.1", "17.2", "17.6"] {
+            #expect(PushToStartAvailability(osVersion: version) == .afterLocalRequest, "\(version)")
+        }
+        for version in ["18.0", "18", "26.2", "not a version"] {
+            #expect(PushToStartAvailability(osVersion: version) == .given, "\(version)")
+        }
+        #expect(!LiveActivitySyncConfiguration(deviceID: "d").pushToStartPlaceholder)
+        let placeholder = try PlaceholderStart<DeliveryAttributes>(
+            makeAttributes: { DeliveryAttributes(orderId: $0) },
+            state: .init(
+                status: "", progress: 0, eta: Date(timeIntervalSinceReferenceDate: 0), stopsRemaining: 0,
+                courierName: "", riderReassigned: false))
+        #expect(placeholder.attributes.dropTrackActivityID == PlaceholderActivity.activityID)
     }
 
     @Test("the bridge starts, updates with a timestamp and ends an activity through ActivityKit")

@@ -31,9 +31,12 @@ final class LiveLoop: Sendable {
 
     /// Starts a server (on `port` when given) whose APNs emulator delivers to the phone.
     @discardableResult
-    func startServer(port: Int? = nil) throws -> ServerHarness {
+    func startServer(
+        port: Int? = nil, configure: @escaping (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> ServerHarness {
         let server = try ServerHarness(deviceKeys: true) { configuration in
             if let port { configuration.listen = "127.0.0.1:\(port)" }
+            configure(&configuration)
         }
         let phone = self.phone
         let online = self.online
@@ -48,7 +51,9 @@ final class LiveLoop: Sendable {
     var server: ServerHarness { servers.withLock { $0.last! } }
 
     /// A sync as the app makes at launch, with the file ledger every launch shares.
-    func sync(port: Int? = nil, phone: IPhoneSimulator? = nil, ledger: URL? = nil) -> LiveActivitySync {
+    func sync(
+        port: Int? = nil, phone: IPhoneSimulator? = nil, ledger: URL? = nil, pushToStartPlaceholder: Bool = false
+    ) -> LiveActivitySync {
         let api = HTTPDeviceAPI(
             baseURL: URL(string: "http://127.0.0.1:\(port ?? server.port)")!, userID: Self.userID,
             credential: { [self] in try self.credentialFromBackend() })
@@ -57,7 +62,8 @@ final class LiveLoop: Sendable {
             ledger: FileRegistrationLedger(directory: ledger ?? ledgerDirectory),
             configuration: LiveActivitySyncConfiguration(
                 deviceID: Self.deviceID, environment: .sandbox,
-                retry: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))))
+                retry: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200)),
+                pushToStartPlaceholder: pushToStartPlaceholder))
     }
 
     /// What the app's backend does when its app asks for a credential: mint one with its API key.

@@ -30,9 +30,13 @@ public final class DropTrackModule: Module, @unchecked Sendable {
         Events("onToken", "onPush", "onCredentialNeeded")
 
         AsyncFunction("configure") {
-            (serverUrl: String, userId: String, deviceId: String?, apnsEnvironment: String?) async throws in
+            (
+                serverUrl: String, userId: String, deviceId: String?, apnsEnvironment: String?,
+                pushToStartPlaceholder: Bool?
+            ) async throws in
             let settings = try SyncSettings(
-                serverURL: serverUrl, userID: userId, deviceID: deviceId, apnsEnvironment: apnsEnvironment)
+                serverURL: serverUrl, userID: userId, deviceID: deviceId, apnsEnvironment: apnsEnvironment,
+                pushToStartPlaceholder: pushToStartPlaceholder)
             try await calls.configure(settings)
         }
 

@@ -11,6 +11,8 @@ actor DropTrackSession {
     private let credentials: CredentialRelay
     /// Where the ledgers live (Application Support on a phone).
     private let ledgerBase: @Sendable () throws -> URL
+    /// The iOS version the sync's host reports (the phone's own; tests set one).
+    private let osVersion: String
     private var sync: LiveActivitySync?
 
     init(
@@ -19,10 +21,12 @@ actor DropTrackSession {
             try FileManager.default.url(
                 for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
         },
+        osVersion: String = DeviceFacts.systemVersion,
         sendEvent: @escaping DropTrackSendEvent
     ) {
         self.sendEvent = sendEvent
         self.ledgerBase = ledgerBase
+        self.osVersion = osVersion
         credentials = CredentialRelay(timeout: credentialTimeout) { reason in
             sendEvent("onCredentialNeeded", ["reason": reason])
         }
@@ -42,13 +46,19 @@ actor DropTrackSession {
             throw DropTrackExpoError("cannot reach Application Support for the sync's ledger (\(type(of: error)))")
         }
         let sendEvent = self.sendEvent
+        // The delivery type, and a patched expo-widgets' activities, whose tokens the sync registers by activityId.
+        let host = CombinedLiveActivityHost(
+            primary: ActivityKitHost<DeliveryAttributes>(placeholder: Self.placeholder, osVersion: osVersion),
+            others: [ActivityKitHost<LiveActivityAttributes>(osVersion: osVersion)])
         let sync = LiveActivitySync(
-            host: ActivityKitHost<DeliveryAttributes>(), api: api, ledger: FileRegistrationLedger(directory: directory),
+            host: host, api: api, ledger: FileRegistrationLedger(directory: directory),
             configuration: LiveActivitySyncConfiguration(
                 deviceID: settings.deviceID, environment: settings.environment,
                 onEvent: { event in
                     if let body = Self.tokenEvent(event) { sendEvent("onToken", body) }
-                }))
+                    if let line = Self.logLine(event) { print("DropTrack: \(line)") }
+                },
+                pushToStartPlaceholder: settings.pushToStartPlaceholder))
         // Swapped before any suspension, so two configure calls at once leave one sync running.
         let replaced = self.sync
         self.sync = sync
@@ -80,6 +90,25 @@ actor DropTrackSession {
     func stop() async {
         await sync?.stop()
         sync = nil
+    }
+
+    /// The iOS 17.x placeholder: a delivery naming the reserved id, dismissed before it is drawn.
+    static var placeholder: PlaceholderStart<DeliveryAttributes>? {
+        try? PlaceholderStart(
+            makeAttributes: { DeliveryAttributes(orderId: $0) },
+            state: DeliveryAttributes.ContentState(
+                status: "", progress: 0, eta: Date(), stopsRemaining: 0, courierName: "", riderReassigned: false))
+    }
+
+    /// The app's log line for what the person's phone cannot do without the app's help (the iOS 17.x
+    /// token), said once per launch; nil for the rest, which `onToken` carries.
+    static func logLine(_ event: LiveActivitySyncEvent) -> String? {
+        switch event {
+        case .pushToStartWithheld(let osVersion):
+            LiveActivitySyncEvent.pushToStartWithheldExplanation(osVersion: osVersion)
+        case .placeholderFailed(let error): "the iOS 17.x placeholder failed: \(error.message)"
+        default: nil
+        }
     }
 
     /// The `onToken` event of a sync event, for the events about a token; names it by fingerprint only.

@@ -7,13 +7,16 @@ struct SyncSettings: Sendable, Equatable {
     var userID: String
     var deviceID: String
     var environment: DropTrackLive.APNsEnvironment
+    /// Start the hidden placeholder at launch on iOS 17.x, so ActivityKit gives the push-to-start token.
+    var pushToStartPlaceholder: Bool = false
 
     /// - Parameters:
     ///   - deviceID: nil makes one and keeps it in `defaults` (a stable id for this install).
     ///   - apnsEnvironment: `sandbox`, `production`, or nil for what this build's signing says.
+    ///   - pushToStartPlaceholder: the iOS 17.x workaround (`PlaceholderStart`); nil is off.
     init(
         serverURL: String, userID: String, deviceID: String?, apnsEnvironment: String?,
-        defaults: UserDefaults = .standard
+        pushToStartPlaceholder: Bool? = nil, defaults: UserDefaults = .standard
     ) throws {
         guard let url = URL(string: serverURL), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw DropTrackExpoError(
@@ -34,6 +37,7 @@ struct SyncSettings: Sendable, Equatable {
             environment = named
         }
         self.serverURL = url
+        self.pushToStartPlaceholder = pushToStartPlaceholder ?? false
         self.userID = userID
         self.deviceID = deviceID ?? Self.installationID(defaults)
         guard !self.deviceID.isEmpty else {

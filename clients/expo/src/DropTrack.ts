@@ -43,11 +43,16 @@ export class DropTrack {
     if (typeof configuration.userId !== 'string' || configuration.userId.length === 0) {
       throw new Error("DropTrack: 'userId' must be the signed-in user's id, the one the device credential names");
     }
+    const placeholder = configuration.pushToStartPlaceholder;
+    if (placeholder !== undefined && typeof placeholder !== 'boolean') {
+      throw new Error("DropTrack: 'pushToStartPlaceholder' must be true or false (or left out, which is false)");
+    }
     await this.native.configure(
       configuration.serverUrl,
       configuration.userId,
       configuration.deviceId ?? null,
       configuration.apnsEnvironment ?? null,
+      placeholder ?? null,
     );
   }
 

@@ -48,6 +48,13 @@ export interface DropTrackConfiguration {
   deviceId?: string;
   /** APNs environment; the native side reads it from the build when omitted. */
   apnsEnvironment?: 'sandbox' | 'production';
+  /**
+   * iOS 17.x gives the push-to-start token only after the app has started a Live Activity itself.
+   * When true, the iOS side starts a hidden placeholder at launch on 17.x (requested and ended at
+   * once, never shown, its token never registered) so the server can start deliveries there.
+   * Off when omitted; nothing happens on iOS 18+ or Android.
+   */
+  pushToStartPlaceholder?: boolean;
 }
 
 /** A token the native side registered (or is retrying), named by fingerprint. */

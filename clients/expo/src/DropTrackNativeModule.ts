@@ -12,6 +12,7 @@ export interface DropTrackNativeModule {
     userId: string,
     deviceId: string | null,
     apnsEnvironment: string | null,
+    pushToStartPlaceholder: boolean | null,
   ): Promise<void>;
   /** Hands the native side a device credential, after `onCredentialNeeded`. */
   setDeviceCredential(credential: string): Promise<void>;

@@ -12,8 +12,8 @@ class RecordingNative implements DropTrackNativeModule {
   credentials: string[] = [];
   listeners = new Map<string, ((event: any) => void)[]>();
 
-  async configure(serverUrl: string, userId: string) {
-    this.calls.push(`configure ${serverUrl} ${userId}`);
+  async configure(serverUrl: string, userId: string, _deviceId: string | null, _apns: string | null, placeholder: boolean | null) {
+    this.calls.push(placeholder === null ? `configure ${serverUrl} ${userId}` : `configure ${serverUrl} ${userId} placeholder=${placeholder}`);
   }
   async setDeviceCredential(credential: string) {
     this.credentials.push(credential);
@@ -103,6 +103,22 @@ test('configuring twice keeps one credential listener', async () => {
   await dropTrack.configure(configuration);
   await dropTrack.configure(configuration);
   assert.equal(native.listeners.get('onCredentialNeeded')?.length, 1);
+});
+
+test('the iOS 17.x placeholder option reaches the native side; a non-boolean is refused naming it', async () => {
+  const native = new RecordingNative();
+  const dropTrack = new DropTrack(native);
+  const base = { serverUrl: 'https://push.example.com', userId: 'u-42', fetchCredential: async () => 'c' };
+  await dropTrack.configure({ ...base, pushToStartPlaceholder: true });
+  await dropTrack.configure({ ...base, pushToStartPlaceholder: false });
+  await assert.rejects(
+    dropTrack.configure({ ...base, pushToStartPlaceholder: 'yes' as unknown as boolean }),
+    /'pushToStartPlaceholder' must be true or false/,
+  );
+  assert.deepEqual(native.calls, [
+    'configure https://push.example.com u-42 placeholder=true',
+    'configure https://push.example.com u-42 placeholder=false',
+  ]);
 });
 
 test('a cleartext or malformed server URL is refused before the native side starts', async () => {

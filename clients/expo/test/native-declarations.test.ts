@@ -38,6 +38,7 @@ function kotlinType(type: string): string {
   const base = type.replace(/\?$/, '');
   if (base === 'String') return `string${optional}`;
   if (base === 'Double') return `number${optional}`;
+  if (base === 'Boolean') return `boolean${optional}`;
   if (/^Map<String, Any\?>$/.test(base)) return `object${optional}`;
   return `unknown Kotlin type ${type}`;
 }
@@ -47,6 +48,7 @@ function swiftType(type: string): string {
   const base = type.replace(/\?$/, '');
   if (base === 'String') return `string${optional}`;
   if (base === 'Double') return `number${optional}`;
+  if (base === 'Bool') return `boolean${optional}`;
   if (/^\[String: Any\]$/.test(base)) return `object${optional}`;
   return `unknown Swift type ${type}`;
 }
@@ -56,6 +58,7 @@ function typeScriptType(type: string): string {
   const base = type.replace(/ \| null$/, '');
   if (base === 'string') return `string${optional}`;
   if (base === 'number') return `number${optional}`;
+  if (base === 'boolean') return `boolean${optional}`;
   if (base === 'DeliveryState') return `object${optional}`;
   return `unknown TypeScript type ${type}`;
 }

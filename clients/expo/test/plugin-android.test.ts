@@ -8,11 +8,13 @@ import type { ExpoConfig } from '@expo/config-types';
 import {
   applyAndroidManifest,
   applyGoogleServicesFile,
+  brandColorMetaData,
   checkGoogleServicesFile,
   dropTrackService,
   fcmCoexistence,
   hasExpoNotifications,
 } from '../plugin/src/android';
+import { repositoryRoot } from './support';
 
 const emptyManifest = (): AndroidManifest => ({
   manifest: {
@@ -76,6 +78,19 @@ test('expo-notifications is found as a plugin or as a dependency', () => {
   assert.equal(hasExpoNotifications({ ...bare, plugins: ['expo-notifications'] }, undefined), true);
   assert.equal(hasExpoNotifications({ ...bare, plugins: [['expo-notifications', { icon: './i.png' }]] }, undefined), true);
   assert.equal(hasExpoNotifications(bare, { 'expo-notifications': '0.32.0' }), true);
+});
+
+test("brandColor becomes the library's BRAND_COLOR meta-data, once, and nothing without it", () => {
+  const twice = applyAndroidManifest(applyAndroidManifest(emptyManifest(), alone, '#0A84FF'), alone, '#0A84FF');
+  assert.deepEqual(twice.manifest.application![0]['meta-data'], [
+    { $: { 'android:name': 'com.droptrack.android.BRAND_COLOR', 'android:value': '#0A84FF' } },
+  ]);
+  assert.deepEqual(applyAndroidManifest(emptyManifest(), alone).manifest.application![0]['meta-data'], []);
+  const kotlin = fs.readFileSync(
+    path.join(repositoryRoot, 'clients/android/src/main/kotlin/com/droptrack/android/core/BrandColor.kt'),
+    'utf8',
+  );
+  assert.ok(kotlin.includes(`MANIFEST_KEY = "${brandColorMetaData}"`), 'the Kotlin library reads another key');
 });
 
 test('a manifest without <application> is refused with the fix', () => {

@@ -15,6 +15,7 @@ import type { ExpoConfig } from '@expo/config-types';
 import type { PBXDictionary, PBXObject, PBXProjectHash, PBXValue } from 'xcode';
 import withDropTrack, { podsFolder } from '../plugin/src/withDropTrack';
 import { applyPodfile } from '../plugin/src/podfile';
+import { widgetFiles, widgetTarget } from '../plugin/src/widget';
 import { unquoted } from '../plugin/src/xcode-target';
 import { openProject } from './pbxproj';
 import { repositoryRoot } from './support';
@@ -232,6 +233,16 @@ test('the widget options are checked, the bundle id is required by the iOS mods 
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test("brandColor reaches the widget extension's Info.plist as DropTrackBrandColor, which DropTrackWidgets reads", () => {
+  const config: ExpoConfig = { name: 'Shop', slug: 'shop', ios: { bundleIdentifier: 'com.example.shop' } };
+  const own = widgetFiles(widgetTarget(config, { brandColor: '#0A84FF' })!)['Info.plist'];
+  assert.match(own, /<key>DropTrackBrandColor<\/key>\n\t<string>#0A84FF<\/string>/);
+  // Left out, the widget draws with DropTrack's default (DeliveryBrand.defaultColor).
+  assert.doesNotMatch(widgetFiles(widgetTarget(config, {})!)['Info.plist'], /DropTrackBrandColor/);
+  const swift = fs.readFileSync(path.join(repositoryRoot, 'Sources/DropTrackContract/DeliveryBrand.swift'), 'utf8');
+  assert.match(swift, /infoPlistKey = "DropTrackBrandColor"/);
 });
 
 test("widget.sources: the team's own Swift files are copied and compiled instead of the generated bundle", async () => {

@@ -31,6 +31,10 @@ test('bad options are refused with the fix', () => {
   assert.throws(() => checkOptions({ appGroup: 'com.example.shop' }), /'group\.' prefix/);
   assert.throws(() => checkOptions({ apsEnvironment: 'sandbox' as 'development' }), /'development' \(sandbox tokens\)/);
   assert.throws(() => checkOptions({ fcmReceiver: 'both' as 'droptrack' }), /fcmReceiver is 'both'; use 'droptrack'/);
+  for (const bad of ['0A84FF', '#0A84F', '#0A84FFAA', 'blue', 42]) {
+    assert.throws(() => checkOptions({ brandColor: bad as string }), /brandColor is .*; use #RRGGBB/);
+  }
+  assert.deepEqual(checkOptions({ brandColor: '#0a84ff' }), { brandColor: '#0a84ff' });
   assert.deepEqual(checkOptions(undefined), {});
 });
 

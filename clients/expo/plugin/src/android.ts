@@ -67,8 +67,18 @@ export function fcmServiceElement(coexistence: FcmCoexistence): ManifestService 
   };
 }
 
-/** The permissions (once each), the tools namespace, and the FCM service (replaced if already there). */
-export function applyAndroidManifest(manifest: AndroidManifest, coexistence: FcmCoexistence): AndroidManifest {
+/** The manifest meta-data the Android library reads the brand colour from (`BrandColor.MANIFEST_KEY`). */
+export const brandColorMetaData = 'com.droptrack.android.BRAND_COLOR';
+
+/**
+ * The permissions (once each), the tools namespace, the FCM service (replaced if already there) and,
+ * when the options set one, the brand colour's meta-data (replaced too).
+ */
+export function applyAndroidManifest(
+  manifest: AndroidManifest,
+  coexistence: FcmCoexistence,
+  brandColor?: string,
+): AndroidManifest {
   const existing = manifest.manifest['uses-permission'] ?? [];
   const names = new Set(existing.map((permission) => permission.$['android:name']));
   const added = androidPermissions.filter((name) => !names.has(name)).map((name) => ({ $: { 'android:name': name } }));
@@ -78,13 +88,18 @@ export function applyAndroidManifest(manifest: AndroidManifest, coexistence: Fcm
   }
   const [main, ...others] = applications;
   const services = (main.service ?? []).filter((service) => service.$['android:name'] !== dropTrackService);
+  const metaData = (main['meta-data'] ?? []).filter((entry) => entry.$['android:name'] !== brandColorMetaData);
+  if (brandColor !== undefined) metaData.push({ $: { 'android:name': brandColorMetaData, 'android:value': brandColor } });
   return {
     ...manifest,
     manifest: {
       ...manifest.manifest,
       $: { ...manifest.manifest.$, 'xmlns:tools': 'http://schemas.android.com/tools' },
       'uses-permission': [...existing, ...added],
-      application: [{ ...main, service: [...services, fcmServiceElement(coexistence)] }, ...others],
+      application: [
+        { ...main, service: [...services, fcmServiceElement(coexistence)], 'meta-data': metaData },
+        ...others,
+      ],
     },
   };
 }

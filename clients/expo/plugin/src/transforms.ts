@@ -36,6 +36,13 @@ export interface DropTrackPluginOptions {
    * project. Default: the DropTrack checkout this module is in (`file:` install).
    */
   podsPath?: string;
+  /**
+   * The delivery card's brand colour, `#RRGGBB`, on both phones: the widget extension's
+   * `DropTrackBrandColor` (its lit segments, button and keyline) and the Android manifest's
+   * `com.droptrack.android.BRAND_COLOR` meta-data (the card and its bar). Default: DropTrack's
+   * orange, `#FF5A1F` (`vectors/brand.json`).
+   */
+  brandColor?: string;
 }
 
 /** A configuration mistake, with the fix. The prebuild stops on it. */
@@ -74,6 +81,11 @@ export function checkOptions(options: DropTrackPluginOptions | undefined | void)
   }
   if (checked.podsPath !== undefined && (typeof checked.podsPath !== 'string' || checked.podsPath === '')) {
     throw new DropTrackPluginError(`podsPath must be a folder holding DropTrack's podspecs, relative to the project`);
+  }
+  if (checked.brandColor !== undefined && (typeof checked.brandColor !== 'string' || !/^#[0-9A-Fa-f]{6}$/.test(checked.brandColor))) {
+    throw new DropTrackPluginError(
+      `brandColor is ${JSON.stringify(checked.brandColor)}; use #RRGGBB (e.g. "#0A84FF"), or leave it out for DropTrack's orange`,
+    );
   }
   return checked;
 }

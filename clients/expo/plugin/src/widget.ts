@@ -25,6 +25,8 @@ export interface WidgetTarget {
   appGroup?: string;
   /** The team's own Swift files (relative to the project), compiled instead of the generated bundle. */
   sources?: string[];
+  /** The brand colour (`#RRGGBB`) the widget reads from its Info.plist's `DropTrackBrandColor`. */
+  brandColor?: string;
 }
 
 /** The module names a target of the app must not take: `import DropTrackWidgets` would find the target. */
@@ -89,6 +91,7 @@ export function widgetTarget(config: ExpoConfig, options: DropTrackPluginOptions
   if (options.appGroup !== undefined) target.appGroup = options.appGroup;
   const sources = options.widget === false ? undefined : options.widget?.sources;
   if (sources !== undefined) target.sources = sources;
+  if (options.brandColor !== undefined) target.brandColor = options.brandColor;
   return target;
 }
 
@@ -118,6 +121,7 @@ export function widgetInfoPlist(target: WidgetTarget): string {
       entry('CFBundlePackageType', '$(PRODUCT_BUNDLE_PACKAGE_TYPE)') +
       entry('CFBundleShortVersionString', target.version) +
       entry('CFBundleVersion', target.buildNumber) +
+      (target.brandColor === undefined ? '' : entry('DropTrackBrandColor', target.brandColor)) +
       '\t<key>NSExtension</key>\n\t<dict>\n\t\t<key>NSExtensionPointIdentifier</key>\n' +
       '\t\t<string>com.apple.widgetkit-extension</string>\n\t</dict>\n',
   );

@@ -139,7 +139,11 @@ const withDropTrack: ConfigPlugin<DropTrackPluginOptions | void> = (config, prop
   config = withWidgetAndPods(config, options);
   config = withAndroidManifest(config, (modConfig) => {
     const expoNotifications = hasExpoNotifications(modConfig, projectDependencies(modConfig.modRequest.projectRoot));
-    modConfig.modResults = applyAndroidManifest(modConfig.modResults, fcmCoexistence(options, expoNotifications));
+    modConfig.modResults = applyAndroidManifest(
+      modConfig.modResults,
+      fcmCoexistence(options, expoNotifications),
+      options.brandColor,
+    );
     return modConfig;
   });
   // Only checks the file is there (Expo's own steps copy it); a dangerous mod because it reads the disk.

@@ -3,6 +3,7 @@ package com.droptrack.android
 import android.app.PendingIntent
 import android.content.Context
 import android.content.Intent
+import android.content.pm.PackageManager
 import android.os.Build
 import android.util.Log
 import androidx.annotation.RequiresApi
@@ -11,6 +12,7 @@ import androidx.core.app.NotificationCompat
 import androidx.core.app.NotificationManagerCompat
 import androidx.core.graphics.drawable.IconCompat
 import com.droptrack.android.core.AndroidRules
+import com.droptrack.android.core.BrandColor
 import com.droptrack.android.core.CardIntent
 import com.droptrack.android.core.CardIntents
 import com.droptrack.android.core.DeviceFacts
@@ -39,6 +41,17 @@ class DeliveryNotifier(
 ) : NotificationSurface {
     private val manager = NotificationManagerCompat.from(context)
 
+    /** The app's `com.droptrack.android.BRAND_COLOR` manifest meta-data, else DropTrack's orange ([BrandColor]). */
+    override val brandColor: String by lazy { BrandColor.resolve(manifestBrandColor(), log) }
+
+    private fun manifestBrandColor(): String? =
+        try {
+            context.packageManager.getApplicationInfo(context.packageName, PackageManager.GET_META_DATA)
+                .metaData?.getString(BrandColor.MANIFEST_KEY)
+        } catch (missing: PackageManager.NameNotFoundException) {
+            null
+        }
+
     /** The channel, created once; DEFAULT importance because MIN cannot be promoted. A no-op before API 26. */
     fun ensureChannel() {
         if (manager.getNotificationChannelCompat(CHANNEL_ID) == null) {
@@ -59,7 +72,7 @@ class DeliveryNotifier(
             .setOngoing(plan.ongoing)
             .setOnlyAlertOnce(true)
             // Colour but not colorized: on current Android 16 builds setColorized(true) prevents promotion.
-            .setColor(AndroidRules.argb(LiveUpdatePlanner.BRAND_COLOR))
+            .setColor(AndroidRules.argb(brandColor))
             .setShortCriticalText(plan.chipText)
             .setRequestPromotedOngoing(plan.requestPromotion)
             .setDeleteIntent(pendingBroadcast(CardIntents.delete(plan.tag)))

@@ -1,7 +1,7 @@
 // Look-alike of expo-modules-core's expo.modules.kotlin.objects.ObjectDefinitionBuilder
 // (ObjectDefinitionBuilder.kt), where Function, AsyncFunction and Events are declared: typed
 // lambdas whose reified parameter types tell Expo how to convert JavaScript values. Simplified:
-// overloads up to three (Function) and four (AsyncFunction) parameters (the real ones go to
+// overloads up to three (Function) and five (AsyncFunction) parameters (the real ones go to
 // eight), no Promise-taking overloads, no builder forms (`Function(name)`), no properties or
 // constants, no enum events.
 @file:Suppress("FunctionName", "UNUSED_PARAMETER")
@@ -51,6 +51,11 @@ open class ObjectDefinitionBuilder {
     inline fun <reified R, reified P0, reified P1, reified P2, reified P3> AsyncFunction(
         name: String,
         crossinline body: (p0: P0, p1: P1, p2: P2, p3: P3) -> R
+    ): AsyncFunctionComponent = AsyncFunctionComponent(name)
+
+    inline fun <reified R, reified P0, reified P1, reified P2, reified P3, reified P4> AsyncFunction(
+        name: String,
+        crossinline body: (p0: P0, p1: P1, p2: P2, p3: P3, p4: P4) -> R
     ): AsyncFunctionComponent = AsyncFunctionComponent(name)
 
     /** The event names this module may send to JavaScript. */

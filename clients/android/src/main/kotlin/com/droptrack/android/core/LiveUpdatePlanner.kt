@@ -12,7 +12,8 @@ package com.droptrack.android.core
  */
 object LiveUpdatePlanner {
     const val SCHEMA_VERSION = "1"
-    const val BRAND_COLOR = "#FF5A1F"
+    /** The default brand colour ([BrandColor]); an app may set its own. */
+    const val BRAND_COLOR = BrandColor.DEFAULT
     /** The seven delivery steps, placed … delivered, one segment each, when the map counts no steps of its own. */
     const val STEP_COUNT = 7
     /** How long an ended card stays, unless the app says otherwise: iOS's default for an ended Live Activity. */
@@ -56,7 +57,13 @@ object LiveUpdatePlanner {
      * The plan for one message, or why it is refused. [lastShownSequence] is the `sequence` of the
      * card shown for this activity, if any; [nowMillis] decides whether the ETA is still ahead.
      */
-    fun plan(data: Map<String, String>, nowMillis: Long, device: DeviceFacts, lastShownSequence: Long?): PlanOutcome {
+    fun plan(
+        data: Map<String, String>,
+        nowMillis: Long,
+        device: DeviceFacts,
+        lastShownSequence: Long?,
+        brandColor: String = BRAND_COLOR
+    ): PlanOutcome {
         val activityId = data[Key.ACTIVITY_ID]
         if (activityId == null || activityId.length == 0) {
             return PlanOutcome.Refused(Key.ACTIVITY_ID, MapRefusal.MISSING, "'activityId' is missing, so there is no card to update")
@@ -100,7 +107,7 @@ object LiveUpdatePlanner {
             text = courierLabel(data[Key.COURIER_NAME] ?: "", data[Key.RIDER_REASSIGNED] == "true") + " · " + bar.remainingText,
             subText = "Order #" + (data[Key.ORDER_ID] ?: ""),
             ongoing = ongoing,
-            segments = bar.segmentLengths.map { PlanSegment(it, BRAND_COLOR) },
+            segments = bar.segmentLengths.map { PlanSegment(it, brandColor) },
             points = bar.points.map { PlanPoint(it, null) },
             progress = bar.lit,
             chipText = bar.progressText,

@@ -281,7 +281,7 @@ class LiveUpdateSync(
         val event = data[LiveUpdatePlanner.Key.EVENT] ?: "update"
         val shownBefore = record?.takeIf { it.phase == CardPhase.ACTIVE || it.phase == CardPhase.ENDED }
         // The sequence of any card recorded, shown or lost: an older message never replaces a newer state.
-        when (val outcome = LiveUpdatePlanner.plan(data, now, surface.facts(), record?.sequence)) {
+        when (val outcome = LiveUpdatePlanner.plan(data, now, surface.facts(), record?.sequence, surface.brandColor)) {
             is PlanOutcome.Refused -> {
                 val reason = "${outcome.field} ${outcome.code}: ${outcome.message}"
                 log("Live Update ignored: $reason")

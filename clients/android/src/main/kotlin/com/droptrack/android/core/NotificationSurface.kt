@@ -16,4 +16,8 @@ interface NotificationSurface {
 
     /** The activity ids whose cards the system shows now, or null when it cannot say. */
     fun shown(): Set<String>?
+
+    /** The colour the card and its bar are drawn with (#RRGGBB): the app's, else [BrandColor.DEFAULT]. */
+    val brandColor: String
+        get() = BrandColor.DEFAULT
 }

@@ -58,7 +58,8 @@ class DropTrackModule : Module() {
             thread(name = "droptrack-foreground") { DropTrack.reconcile(app) }
         }
 
-        AsyncFunction("configure") { serverUrl: String, userId: String, deviceId: String?, _: String? ->
+        // The last two are iOS's: the APNs environment and the iOS 17.x push-to-start placeholder.
+        AsyncFunction("configure") { serverUrl: String, userId: String, deviceId: String?, _: String?, _: Boolean? ->
             try {
                 DropTrack.start(context, DropTrackSetup(baseUrl = serverUrl, userId = userId, deviceId = deviceId, credential = credentials::credential))
             } catch (wrong: IllegalArgumentException) {
