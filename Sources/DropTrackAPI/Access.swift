@@ -1,5 +1,6 @@
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackSHA256
 import Foundation
 

@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// Who a valid device credential speaks for: one user of one app.
@@ -50,22 +51,22 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
     case revoked(notBefore: Date)
 
     /// The contract's code.
-    public var code: String {
+    public var code: RefusalCode {
         switch self {
-        case .malformed: "credential_malformed"
-        case .unsigned: "credential_unsigned"
-        case .algorithm: "credential_algorithm"
-        case .unknownKey: "credential_unknown_key"
-        case .badSignature: "credential_bad_signature"
-        case .highS: "credential_high_s"
-        case .wrongAudience: "credential_wrong_audience"
-        case .expired: "credential_expired"
-        case .notYetValid: "credential_not_yet_valid"
-        case .tooLong: "credential_too_long"
-        case .malformedKeyClaim: "credential_malformed"
-        case .keyRotated: "credential_key_rotated"
-        case .keyUnnamed: "credential_key_unnamed"
-        case .revoked: "credential_revoked"
+        case .malformed: .credentialMalformed
+        case .unsigned: .credentialUnsigned
+        case .algorithm: .credentialAlgorithm
+        case .unknownKey: .credentialUnknownKey
+        case .badSignature: .credentialBadSignature
+        case .highS: .credentialHighS
+        case .wrongAudience: .credentialWrongAudience
+        case .expired: .credentialExpired
+        case .notYetValid: .credentialNotYetValid
+        case .tooLong: .credentialTooLong
+        case .malformedKeyClaim: .credentialMalformed
+        case .keyRotated: .credentialKeyRotated
+        case .keyUnnamed: .credentialKeyUnnamed
+        case .revoked: .credentialRevoked
         }
     }
 

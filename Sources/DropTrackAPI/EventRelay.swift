@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import Synchronization
 
 extension EventBus {
@@ -56,13 +57,13 @@ extension EventBus {
         switch refusal {
         case .keyLimit(let limit):
             error = APIError(
-                429, "too_many_streams",
+                429, .tooManyStreams,
                 "this API key already has \(limit) open event streams, the most one key may hold; close one "
                     + "before opening another (one stream carries every activity of the app; add ?activityId= to "
                     + "filter one instead of opening a stream per activity)")
         case .serverLimit(let limit):
             error = APIError(
-                503, "streams_exhausted",
+                503, .streamsExhausted,
                 "the server already holds \(limit) open event streams, its limit; retry after the Retry-After seconds")
         }
         var response = HTTPResponse.json(error.status, error.body.serialized())

@@ -1,6 +1,7 @@
 import DropTrackAPI
 import DropTrackCore
 import DropTrackHTTP1
+import DropTrackModel
 import Foundation
 
 extension ConsoleRoutes {

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -147,7 +148,7 @@ public struct ConsoleRoutes: RouteExtension {
     }
 
     func activity(_ id: String, pages: ConsolePages) -> HTTPReply {
-        do throws(ActivityError) {
+        do throws(Refusal) {
             try Identifier.check(id, field: "id")
             let snapshot = try registry.describe(app: pages.session.app, activityId: id, timelineLimit: 200)
             let diagnosis = try registry.diagnose(app: pages.session.app, activityId: id)

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -37,9 +38,9 @@ public final class ActivityRegistry: Sendable {
         webhooks = WebhookOutcomes(configuration: configuration, queued: webhookQueued)
     }
 
-    func app(_ id: String) throws(ActivityError) -> AppConfiguration {
+    func app(_ id: String) throws(Refusal) -> AppConfiguration {
         guard let app = configuration.apps.first(where: { $0.id == id }) else {
-            throw ActivityError.notFound("no app \(id)")
+            throw Refusal.notFound("no app \(id)")
         }
         return app
     }
@@ -47,19 +48,19 @@ public final class ActivityRegistry: Sendable {
     func contracts(_ app: AppConfiguration) -> ContractBook { ContractBook(schemas: app.schemas ?? [:]) }
 
     /// Runs a store transaction, turning engine failures into refusals the caller may retry.
-    func transact<T>(_ body: (any StoreTransaction) throws -> T) throws(ActivityError) -> T {
+    func transact<T>(_ body: (any StoreTransaction) throws -> T) throws(Refusal) -> T {
         do {
             return try store.transaction(body)
-        } catch let error as ActivityError {
+        } catch let error as Refusal {
             throw error
         } catch let error as StoreError where error.code == .corruptRow {
-            throw ActivityError.corrupt(message: "a stored record cannot be read: \(error.message)")
+            throw Refusal.corrupt(message: "a stored record cannot be read: \(error.message)")
         } catch let error as StoreError where error.code == .conflict {
-            throw ActivityError.conflict(
-                code: "conflict", message: "another request changed the same record at the same time; retry")
+            throw Refusal.conflict(
+                code: .conflict, message: "another request changed the same record at the same time; retry")
         } catch {
-            throw ActivityError.unavailable(
-                code: "store_unavailable", message: "the store failed: \(error); retry shortly")
+            throw Refusal.unavailable(
+                code: .storeUnavailable, message: "the store failed: \(error); retry shortly")
         }
     }
 }

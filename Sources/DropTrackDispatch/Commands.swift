@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 
@@ -125,7 +126,7 @@ public struct ActivityVersion: Sendable, Hashable {
     public var version: Int64
     /// The `timestamp` the version carries (iOS drops a push older than the one it shows).
     public var timestamp: Int64
-    public var event: ActivityEvent
+    public var event: LiveActivityEvent
     public var priority: Int
     /// How many destinations the version was queued for.
     public var destinations: Int

@@ -1,13 +1,14 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
 
 extension ActivityRegistry {
     /// What the doctor needs from the store about an activity and, when given, one of its tokens.
-    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: Fingerprint?) throws(ActivityError)
+    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: Fingerprint?) throws(Refusal)
         -> (
             activity: ActivityRecord, token: TokenRecord?, deviceCount: Int
         )
@@ -15,7 +16,7 @@ extension ActivityRegistry {
         _ = try app(appID)
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let token = try tokenFingerprint.flatMap { try tx.token(app: appID, fingerprint: $0) }
             let devices = try tx.tokens(app: appID, activityId: activityId).filter(\.isValid).count
@@ -64,7 +65,7 @@ extension ActivityRegistry {
             }
             var context = DoctorContext(now: Int64(now.timeIntervalSince1970))
             context.token = DoctorContext.Token(
-                kind: kind, environment: token.environment.map { APNsEnvironment($0) })
+                kind: kind, environment: token.environment)
             context.activity = DoctorContext.Activity(
                 id: activity.id, state: DoctorContext.Activity.State(rawValue: activity.state.rawValue))
             let without = Set(Doctor.examine(push, context: context))
@@ -83,12 +84,12 @@ extension ActivityRegistry {
     /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
     /// do not match the app's, no update token after a push-to-start, a stale date passed, and
     /// which version each device last accepted. Each finding names its trap in the catalog.
-    public func diagnose(app appID: String, activityId: String) throws(ActivityError) -> Diagnosis {
+    public func diagnose(app appID: String, activityId: String) throws(Refusal) -> Diagnosis {
         let app = try app(appID)
         let now = clock.now()
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let updateTokens = try tx.tokens(app: appID, activityId: activityId)
             let startTokens = try self.ownerTokens(activity, kinds: [.pushToStart], tx: tx).filter {

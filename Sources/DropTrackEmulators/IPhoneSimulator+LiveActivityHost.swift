@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackLive
+import DropTrackModel
 import Foundation
 
 /// The simulated iPhone playing ActivityKit for `DropTrackLive`: its tokens, activities and phases

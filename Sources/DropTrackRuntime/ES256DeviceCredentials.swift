@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackModel
 import Foundation
 
 /// Device credentials as docs/device-api.md defines them: compact JWS, ES256 with a low s, `sub`/`aud`/`exp`

@@ -1,5 +1,6 @@
 import DropTrackCLI
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import Foundation
 

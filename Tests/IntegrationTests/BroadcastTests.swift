@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackDemo
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -179,7 +180,7 @@ struct BroadcastTests {
             #expect {
                 _ = try audience.start("bad-\(field)", broadcast: broadcast)
             } throws: { error in
-                switch error as? ActivityError {
+                switch error as? Refusal {
                 case .invalid(_, _, let at)?, .unprocessable(_, _, let at)?: at == field
                 default: false
                 }
@@ -249,8 +250,8 @@ struct BroadcastTests {
             body: server.json(
                 #"{"activityId":"plain","userId":"fans","attributesType":"DeliveryAttributes","attributes":{"orderId":"p"},"event":{"type":"delivery.step","data":{"step":"placed"}},"alert":{"title":"Hi"},"idempotencyKey":"plain"}"#
             ))
-        let refused = #expect(throws: ActivityError.self) { try subscribe("plain") }
-        guard case .conflict(code: "not_broadcast", _, field: "activityId")? = refused else {
+        let refused = #expect(throws: Refusal.self) { try subscribe("plain") }
+        guard case .conflict(code: .notBroadcast, _, field: "activityId")? = refused else {
             Issue.record(
                 "a subscription to an activity without a channel is a not_broadcast conflict: \(String(describing: refused))"
             )

@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackConsole
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation

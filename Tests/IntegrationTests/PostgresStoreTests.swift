@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting
