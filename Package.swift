@@ -118,12 +118,13 @@ let package = Package(
             dependencies: ["DropTrackModel", "CSQLite", "CLibPQ", "DropTrackContract", "DropTrackCore"],
             swiftSettings: strict),
         // The server's core, the domain: registry, mappers, outbox worker, retries, budget, scheduler. It sends
-        // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP.
+        // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP; it asks the doctor
+        // about devices through the `DeviceExaminer` protocol and does not import it.
         .target(
             name: "DropTrackDispatch",
             dependencies: [
                 "DropTrackModel",
-                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
+                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire",
                 "DropTrackStore",
             ],
             swiftSettings: strict),

@@ -146,7 +146,7 @@ struct DoctorEndpoint: Sendable {
             }
             context.token = record
             if context.device == nil, let device = token.device {
-                context.device = try? DoctorContext.Device.decode(device)
+                context.device = try? DeviceFacts.decode(device)
             }
         }
     }

@@ -1,6 +1,5 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
 import DropTrackModel
 import DropTrackStore
 import DropTrackWire

@@ -1,6 +1,5 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
 import DropTrackModel
 import DropTrackStore
 import DropTrackWire
@@ -86,14 +85,7 @@ extension ActivityRegistry {
     /// names of its context document (`osVersion`, `areActivitiesEnabled`, `canPostPromoted`, …).
     static func deviceFacts(_ value: JSONValue?) throws(Refusal) -> String? {
         guard let value, value != .null else { return nil }
-        let device: DoctorContext.Device
-        do {
-            device = try DoctorContext.Device.decode(value)
-        } catch {
-            throw Refusal.invalid(
-                error.field ?? "device",
-                "'\(error.field ?? "device")': \(error.message); see the device facts in the README")
-        }
+        let device = try DeviceFacts.decode(value)
         for (name, text) in [
             ("osVersion", device.osVersion), ("appBuild", device.appBuild), ("manufacturer", device.manufacturer),
         ] {

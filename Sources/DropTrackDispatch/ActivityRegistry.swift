@@ -1,6 +1,5 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
 import DropTrackModel
 import DropTrackStore
 import DropTrackWire
@@ -17,6 +16,8 @@ public final class ActivityRegistry: Sendable {
     let wake: @Sendable () -> Void
     /// Creates and deletes broadcast channels (nil: broadcast activities are refused).
     let channels: (any PushTransport)?
+    /// The doctor, for the traps devices' reported facts add to a diagnosis.
+    let examiner: any DeviceExaminer
     /// Outcomes the app's webhooks hear about, queued with the outcome.
     let webhooks: WebhookOutcomes
     /// The shared activities (app and id) whose audience this process is refreshing now.
@@ -24,15 +25,16 @@ public final class ActivityRegistry: Sendable {
 
     /// Creates a registry; `wake` nudges the dispatcher when work is queued, and `webhookQueued` the
     /// webhook worker when deliveries are (each after the transaction commits); `channels` manages
-    /// iOS 18 broadcast channels.
+    /// iOS 18 broadcast channels, and `examiner` is the doctor a diagnosis asks about devices.
     public init(
         store: any DeliveryStore, configuration: ServerConfiguration, clock: any WallClock,
-        channels: (any PushTransport)? = nil, wake: @escaping @Sendable () -> Void = {},
+        examiner: any DeviceExaminer, channels: (any PushTransport)? = nil, wake: @escaping @Sendable () -> Void = {},
         webhookQueued: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
         self.configuration = configuration
         self.clock = clock
+        self.examiner = examiner
         self.channels = channels
         self.wake = wake
         webhooks = WebhookOutcomes(configuration: configuration, queued: webhookQueued)

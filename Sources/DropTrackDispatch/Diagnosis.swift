@@ -1,6 +1,5 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
 import DropTrackModel
 import DropTrackStore
 import DropTrackWire
@@ -40,37 +39,27 @@ extension ActivityRegistry {
         // One device with several tokens (push-to-start and update) is told each trap once.
         var told = Set<String>()
         for token in tokens where token.isValid {
-            guard let reported = token.device, let device = try? DoctorContext.Device.decode(reported) else {
-                continue
-            }
-            let push: DoctorPush
-            var kind: DoctorContext.Token.Kind
+            guard let reported = token.device, let facts = try? DeviceFacts.decode(reported) else { continue }
+            let push: ExaminedPush
             switch token.kind {
             case .fcm:
-                push = DoctorPush(builder.fcmMessage(activity: activity, token: token), projectID: app.id)
-                kind = .fcm
+                push = .fcm(builder.fcmMessage(activity: activity, token: token), projectID: app.id)
             case .activity, .pushToStart:
                 guard let bundle = app.bundleId,
                     let apns = try? builder.apnsPush(activity: activity, token: token, bundleId: bundle)
                 else { continue }
-                push = DoctorPush(apns)
-                kind = token.kind == .pushToStart ? .pushToStart : .perActivity
+                push = .apns(apns)
             case .channelSubscription:
                 guard let bundle = app.bundleId, let channel = activity.channelId,
                     let built = try? builder.apnsPayload(activity: activity, start: false)
                 else { continue }
-                push = DoctorPush(
+                push = .apns(
                     APNsPush(channelID: channel, bundleID: bundle, payload: built.payload, priority: built.priority))
-                kind = .perActivity
             }
-            var context = DoctorContext(now: Int64(now.timeIntervalSince1970))
-            context.token = DoctorContext.Token(
-                kind: kind, environment: token.environment)
-            context.activity = DoctorContext.Activity(
-                id: activity.id, state: DoctorContext.Activity.State(rawValue: activity.state.rawValue))
-            let without = Set(Doctor.examine(push, context: context))
-            context.device = device
-            for finding in Doctor.examine(push, context: context) where !without.contains(finding) {
+            let device = ExaminedDevice(
+                push: push, kind: token.kind, environment: token.environment, activityId: activity.id,
+                activityState: activity.state, facts: facts, now: now)
+            for finding in examiner.findingsAdded(by: device) {
                 let key =
                     token.deviceId.isEmpty
                     ? token.fingerprint.value + finding.trap : token.deviceId + "\u{0}" + finding.trap

@@ -83,9 +83,9 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
 
     public func endLocally(localID: String) async { phone.endLocally(activityID: localID) }
 
-    public func deviceFacts() async -> DeviceFacts {
+    public func deviceFacts() async -> DropTrackLive.DeviceFacts {
         let settings = phone.settings
-        return DeviceFacts(
+        return DropTrackLive.DeviceFacts(
             areActivitiesEnabled: settings.liveActivitiesEnabled, frequentPushesEnabled: settings.frequentUpdates,
             osVersion: String(settings.osVersion), appBuild: appBuild)
     }

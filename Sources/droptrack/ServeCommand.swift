@@ -206,7 +206,8 @@ enum TokensImportCommand: Command {
         // Late tokens get sends queued by the database's clock, as the replicas keep time.
         let clock = StoreClock(store: store)
         clock.synchronizeIfDue()
-        let registry = ActivityRegistry(store: store, configuration: configuration, clock: clock)
+        let registry = ActivityRegistry(
+            store: store, configuration: configuration, clock: clock, examiner: DoctorDeviceExaminer())
         var registrations: [ActivityRegistry.TokenRegistration] = []
         var problems: [String] = []
         var lineNumber = 0

@@ -59,4 +59,15 @@ struct ModelArchitectureTests {
         }
         #expect(copies.isEmpty, "the store keeps copies; use the model's or the wire's enum: \(copies.sorted())")
     }
+
+    @Test("the domain does not import the doctor: it asks about devices through the DeviceExaminer seam")
+    func domainWithoutTheDoctor() throws {
+        let dispatch = try #require(try ArchitectureTests.declaredDependencies()["DropTrackDispatch"])
+        #expect(!dispatch.contains("DropTrackDoctor"), "DropTrackDispatch depends on the doctor: \(dispatch.sorted())")
+        let imports = try ArchitectureTests.imports(under: repositoryRoot + "/Sources/DropTrackDispatch")
+        #expect(imports["DropTrackStore"] != nil, "the domain's imports were read: \(imports.keys.sorted())")
+        #expect(
+            imports["DropTrackDoctor"] == nil,
+            "these domain files import the doctor: \(imports["DropTrackDoctor"] ?? [])")
+    }
 }
