@@ -12,29 +12,29 @@ extension RegisterToken {
     /// Reads the body of `POST /v1/tokens/{kind}`; `tokens import` reads its lines with it too.
     public init(kind: TokenKind, json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
-        var userId: String? = nil
+        var userId: UserID? = nil
         var attributesType: String? = nil
-        var activityId: String? = nil
+        var activityId: ActivityID? = nil
         switch kind {
         case .pushToStart:
             try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType", "device"])
-            userId = try reader.identifier("userId")
+            userId = try reader.id("userId")
             attributesType = try reader.string("attributesType")
         case .activity:
             try reader.refuseUnknown(["activityId", "attributes", "deviceId", "token", "environment", "device"])
             activityId = try Self.activityId(reader)
         case .fcm:
             try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
-            userId = try reader.identifier("userId")
+            userId = try reader.id("userId")
         case .channelSubscription:
             try reader.refuseUnknown(["activityId", "deviceId", "device"])
-            activityId = try reader.identifier("activityId")
+            activityId = try reader.id("activityId")
             self.init(
-                kind: kind, deviceId: try reader.identifier("deviceId"), activityId: activityId,
+                kind: kind, deviceId: try reader.id("deviceId"), activityId: activityId,
                 device: reader.object["device"])
             return
         }
-        let deviceId = try reader.identifier("deviceId")
+        let deviceId: DeviceID = try reader.id("deviceId")
         let token = try reader.string("token", maxLength: 4096) ?? ""
         var environment: APNsEnvironment? = nil
         if kind != .fcm {
@@ -55,20 +55,20 @@ extension RegisterToken {
     /// built with a patched expo-widgets reads it from `LiveActivityAttributes` (the activity was
     /// started by push, so the app learns the server's id only from its attributes). Both may be
     /// sent when they agree.
-    static func activityId(_ reader: FieldReader) throws(Refusal) -> String {
+    static func activityId(_ reader: FieldReader) throws(Refusal) -> ActivityID {
         if reader.object["attributes"] == .null {
             throw .invalid(
                 "attributes",
                 "'attributes' must be an object holding 'activityId'; or leave it out and send 'activityId'")
         }
-        guard let attributes = try reader.object("attributes") else { return try reader.identifier("activityId") }
+        guard let attributes = try reader.object("attributes") else { return try reader.id("activityId") }
         let inner = try FieldReader(attributes, prefix: "attributes")
         try inner.refuseUnknown(ExpoWidgetsAttributes.attributeKeys.union([ExpoWidgetsAttributes.activityIdKey]))
-        let carried = try inner.identifier(ExpoWidgetsAttributes.activityIdKey)
+        let carried: ActivityID = try inner.id(ExpoWidgetsAttributes.activityIdKey)
         _ = try inner.string("url", required: false, maxLength: Int.max)
         if reader.object["activityId"] != nil {
             // Both fit the published schema, so their disagreement is a 422, not a 400.
-            let named = try reader.identifier("activityId")
+            let named: ActivityID = try reader.id("activityId")
             guard named == carried else {
                 throw .unprocessable(
                     message:

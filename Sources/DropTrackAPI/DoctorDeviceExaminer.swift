@@ -25,7 +25,8 @@ public struct DoctorDeviceExaminer: DeviceExaminer {
         var context = DoctorContext(now: Int64(device.now.timeIntervalSince1970))
         context.token = DoctorContext.Token(kind: kind, environment: device.environment)
         context.activity = DoctorContext.Activity(
-            id: device.activityId, state: DoctorContext.Activity.State(rawValue: device.activityState.rawValue))
+            id: device.activityId.rawValue, state: DoctorContext.Activity.State(rawValue: device.activityState.rawValue)
+        )
         let without = Set(Doctor.examine(push, context: context))
         context.device = device.facts
         return Doctor.examine(push, context: context).filter { !without.contains($0) }

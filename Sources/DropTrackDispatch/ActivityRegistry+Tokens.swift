@@ -49,11 +49,12 @@ extension ActivityRegistry {
         if kind == .channelSubscription {
             // Named by what it joins, so subscribing again is the same record; the length keeps
             // ("a:b", "c") and ("a", "b:c") apart.
-            let activity = command.activityId ?? ""
-            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(command.deviceId)"
+            let activity = command.activityId?.rawValue ?? ""
+            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(command.deviceId.rawValue)"
             return TokenRegistration(
                 kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: nil,
-                deviceId: command.deviceId, attributesType: nil, activityId: command.activityId, environment: nil,
+                deviceId: command.deviceId.rawValue, attributesType: nil, activityId: command.activityId?.rawValue,
+                environment: nil,
                 device: device)
         }
         let token = command.token
@@ -76,8 +77,9 @@ extension ActivityRegistry {
         }
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
-            kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: command.userId,
-            deviceId: command.deviceId, attributesType: command.attributesType, activityId: command.activityId,
+            kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: command.userId?.rawValue,
+            deviceId: command.deviceId.rawValue, attributesType: command.attributesType,
+            activityId: command.activityId?.rawValue,
             environment: environment, device: device)
     }
 

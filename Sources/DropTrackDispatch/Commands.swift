@@ -13,11 +13,11 @@ public struct RegisterToken: Sendable, Hashable {
     /// channel subscription.
     public var token: String
     /// The user a push-to-start or FCM token starts activities for.
-    public var userId: String?
+    public var userId: UserID?
     /// The device, so a new token can supersede its older ones.
-    public var deviceId: String
+    public var deviceId: DeviceID
     /// The activity an update token or a channel subscription belongs to.
-    public var activityId: String?
+    public var activityId: ActivityID?
     /// The attributes type a push-to-start token starts.
     public var attributesType: String?
     /// The APNs environment an ActivityKit token belongs to (a sandbox token is refused in production).
@@ -27,7 +27,7 @@ public struct RegisterToken: Sendable, Hashable {
     public var device: JSONValue?
 
     public init(
-        kind: TokenKind, token: String = "", userId: String? = nil, deviceId: String, activityId: String? = nil,
+        kind: TokenKind, token: String = "", userId: UserID? = nil, deviceId: DeviceID, activityId: ActivityID? = nil,
         attributesType: String? = nil, environment: APNsEnvironment? = nil, device: JSONValue? = nil
     ) {
         self.kind = kind

@@ -20,7 +20,7 @@ public struct ExaminedDevice: Sendable {
     /// The token's APNs environment, for iOS tokens.
     public var environment: APNsEnvironment?
     /// The activity the push belongs to.
-    public var activityId: String
+    public var activityId: ActivityID
     /// Its lifecycle state.
     public var activityState: ActivityState
     /// What the app reported about the device.
@@ -30,7 +30,7 @@ public struct ExaminedDevice: Sendable {
 
     /// Creates the description of one device.
     public init(
-        push: ExaminedPush, kind: TokenKind, environment: APNsEnvironment?, activityId: String,
+        push: ExaminedPush, kind: TokenKind, environment: APNsEnvironment?, activityId: ActivityID,
         activityState: ActivityState, facts: DeviceFacts, now: Date
     ) {
         self.push = push

@@ -38,6 +38,8 @@ extension ActivityRegistry {
         var found: [(device: String, finding: LintFinding)] = []
         // One device with several tokens (push-to-start and update) is told each trap once.
         var told = Set<String>()
+        // Every stored activity id was checked by the id rule when the activity was created.
+        guard let activityID = ActivityID(activity.id) else { return [] }
         for token in tokens where token.isValid {
             guard let reported = token.device, let facts = try? DeviceFacts.decode(reported) else { continue }
             let push: ExaminedPush
@@ -57,7 +59,7 @@ extension ActivityRegistry {
                     APNsPush(channelID: channel, bundleID: bundle, payload: built.payload, priority: built.priority))
             }
             let device = ExaminedDevice(
-                push: push, kind: token.kind, environment: token.environment, activityId: activity.id,
+                push: push, kind: token.kind, environment: token.environment, activityId: activityID,
                 activityState: activity.state, facts: facts, now: now)
             for finding in examiner.findingsAdded(by: device) {
                 let key =

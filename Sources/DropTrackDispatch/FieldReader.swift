@@ -100,4 +100,11 @@ extension FieldReader {
         try Identifier.check(text, field: path(key))
         return text
     }
+
+    /// A required id field of one kind (`reader.id("deviceId") as DeviceID`), refused with the field
+    /// and the kind's rule.
+    public func id<ID: ValidatedIdentifier>(_ key: String) throws(Refusal) -> ID {
+        let text = try string(key, what: "an id, \(Identifier.rule)", maxLength: Int.max) ?? ""
+        return try ID(validating: text, field: path(key))
+    }
 }
