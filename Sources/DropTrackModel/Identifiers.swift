@@ -27,12 +27,17 @@ extension ValidatedIdentifier {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// An app (tenant) id, as the configuration names it.
+/// An app (tenant) id, as the configuration names it: letters, digits and '-'. The configuration's
+/// check and `apps add` use this rule, so every app the server serves has an `AppID`.
 public struct AppID: ValidatedIdentifier {
     public static let field = "app"
+    /// The rule, as error messages state it.
+    public static let rule = "an app id uses letters, digits and '-'"
     public let rawValue: String
     public init(validating text: String, field: String) throws(Refusal) {
-        try Identifier.check(text, field: field)
+        guard !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+            throw Refusal.invalid(field, "'\(field)' is not an app id: \(Self.rule), e.g. shop")
+        }
         rawValue = text
     }
 }

@@ -8,7 +8,7 @@ struct IdentifierTests {
         #expect(try ActivityID(validating: "order-1042").rawValue == "order-1042")
         #expect(try UserID(validating: "u:42").rawValue == "u:42")
         #expect(try DeviceID(validating: "iPhone_15.A").rawValue == "iPhone_15.A")
-        #expect(try AppID(validating: "shop").rawValue == "shop")
+        #expect(try AppID(validating: "shop-eu").rawValue == "shop-eu")
         #expect(try AttributesType(validating: "DeliveryAttributes").description == "DeliveryAttributes")
         #expect(ActivityID("a/b") == nil, "a slash could never be reached again in a path")
         #expect(UserID(String(repeating: "x", count: 129)) == nil)
@@ -24,6 +24,16 @@ struct IdentifierTests {
         let byKind = #expect(throws: Refusal.self) { try ActivityID(validating: "é") }
         #expect(byKind?.field == "activityId", "without a field, the kind's usual one")
         #expect(byKind?.message.contains("has U+00E9 at character 1") == true)
+    }
+
+    @Test("an app id is the configuration's: letters, digits and '-', so every configured app has one")
+    func appIDs() {
+        #expect(AppID("shop-2") != nil && AppID("boutique-é") != nil)
+        for bad in ["", "shop.eu", "shop_eu", "a b", "a/b"] {
+            let refused = #expect(throws: Refusal.self, "\(bad.debugDescription)") { try AppID(validating: bad) }
+            #expect(refused?.field == "app")
+            #expect(refused?.message == "'app' is not an app id: \(AppID.rule), e.g. shop")
+        }
     }
 
     @Test("a channel id is APNs' base64, so it may hold + / =, but never a space or nothing")
