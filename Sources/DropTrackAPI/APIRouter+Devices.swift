@@ -12,16 +12,20 @@ extension APIRouter {
     /// Who a request speaks for.
     enum Caller {
         /// The app's backend, with an API key (named by its fingerprint).
-        case backend(app: String, keyFingerprint: String)
+        case backend(app: AppID, keyFingerprint: String)
         /// A phone, with a device credential for one user.
         case device(DeviceCaller)
 
-        var app: String {
+        /// The app it speaks for.
+        var appID: AppID {
             switch self {
             case .backend(let app, _): app
             case .device(let device): device.app
             }
         }
+
+        /// The app's id as the registry still takes it (see BareStringIDs.swift).
+        var app: String { appID.rawValue }
     }
 
     /// The routes and methods a device credential may call, from the route table.
@@ -67,7 +71,7 @@ extension APIRouter {
     /// so that every replica refuses it; one without `iat` cannot show it is newer and is refused too.
     func checkNotRevoked(_ device: DeviceCaller) throws(APIError) {
         let notBefore = try domain { () throws(Refusal) in
-            try registry.deviceCredentialsNotBefore(app: device.app, userId: device.userId)
+            try registry.deviceCredentialsNotBefore(app: device.app.rawValue, userId: device.userId.rawValue)
         }
         guard let notBefore, (device.issuedAt ?? .min) < notBefore else { return }
         let refusal = DeviceCredentialError.revoked(notBefore: Date(timeIntervalSince1970: TimeInterval(notBefore)))
@@ -88,7 +92,8 @@ extension APIRouter {
         let (limiter, bucket, what): (RateLimiter, String, String) =
             switch caller {
             case .backend(_, let key): (self.limiter, key, "with this key")
-            case .device(let device): (userLimiter, device.app + "\u{0}" + device.userId, "for this user")
+            case .device(let device):
+                (userLimiter, device.app.rawValue + "\u{0}" + device.userId.rawValue, "for this user")
             }
         guard let wait = limiter.take(bucket) else { return nil }
         var response = errorResponse(
@@ -110,8 +115,8 @@ extension APIRouter {
                 "a device credential may not call \(request.method) \(template); call it from your backend with the API key"
             )
         }
-        let app = device.app
-        let user = device.userId
+        let app = device.app.rawValue
+        let user = device.userId.rawValue
         switch template {
         case "/v1/tokens/{fingerprint}":
             let fingerprint = try Fingerprint(pathParameter: parts[2])
@@ -178,7 +183,7 @@ extension APIRouter {
         throws(APIError) -> HTTPReply
     {
         var user: String? = nil
-        if case .device(let device) = caller { user = device.userId }
+        if case .device(let device) = caller { user = device.userId.rawValue }
         switch template {
         case "/v1/devices/{deviceId}/activities":
             let activities = try domain { () throws(Refusal) in

@@ -19,15 +19,15 @@ extension APIRouter {
     func scopeTags(template: String, parts: [String], device: DeviceCaller) throws(APIError) {
         switch try Self.tagSubject(template: template, parts: parts) {
         case .user(let id):
-            guard id == device.userId else {
+            guard id == device.userId.rawValue else {
                 throw APIError(
                     403, .otherUser,
-                    "a device credential sets its own user's tags only; call PUT /v1/users/\(device.userId)/tags, or tag other users from your backend with the API key",
+                    "a device credential sets its own user's tags only; call PUT /v1/users/\(device.userId.rawValue)/tags, or tag other users from your backend with the API key",
                     field: "userId")
             }
         case .device(let id):
             let owned = try domain { () throws(Refusal) in
-                try registry.device(app: device.app, id: id, belongsTo: device.userId)
+                try registry.device(app: device.app.rawValue, id: id, belongsTo: device.userId.rawValue)
             }
             guard owned else {
                 throw APIError(

@@ -258,7 +258,7 @@ public final class APIRouter: HTTPHandler {
                 }
             let body = try body(request)
             var user: String? = nil
-            if case .device(let device) = caller { user = device.userId }
+            if case .device(let device) = caller { user = device.userId.rawValue }
             let (token, created) = try domain { () throws(Refusal) in
                 try registry.registerToken(app: app, RegisterToken(kind: kind, json: body), by: user)
             }
@@ -282,7 +282,7 @@ public final class APIRouter: HTTPHandler {
             if request.method == "GET" {
                 let limit = try Self.limit(request.query["timelineLimit"])
                 var viewer: String? = nil
-                if case .device(let device) = caller { viewer = device.userId }
+                if case .device(let device) = caller { viewer = device.userId.rawValue }
                 let page = try Self.memberPage(request.query)
                 return json(
                     200,
@@ -336,7 +336,7 @@ public final class APIRouter: HTTPHandler {
             guard case .backend(_, let key) = caller else {
                 throw APIError(403, .deviceNotAllowed, "use the API key")
             }
-            return eventStream(app: app, key: key, activityFilter: request.query["activityId"])
+            return eventStream(app: caller.appID, key: key, activityFilter: request.query["activityId"])
         default:
             throw APIError(404, .noRoute, "no endpoint \(request.path)")
         }
@@ -357,8 +357,8 @@ public final class APIRouter: HTTPHandler {
 
     // MARK: Server-Sent Events
 
-    func eventStream(app: String, key: String?, activityFilter: String?) -> HTTPReply {
-        events.relay(app: app, key: key, ready: .object(["app": .string(app)])) { payload in
+    func eventStream(app: AppID, key: String?, activityFilter: String?) -> HTTPReply {
+        events.relay(app: app, key: key, ready: .object(["app": .string(app.rawValue)])) { payload in
             activityFilter.map { payload["activityId"]?.stringValue == $0 } ?? true
         }
     }

@@ -5,13 +5,13 @@ import Foundation
 /// Who a valid device credential speaks for: one user of one app.
 public struct DeviceCaller: Sendable, Equatable {
     /// The app (the credential's `aud`).
-    public var app: String
+    public var app: AppID
     /// The user (the credential's `sub`).
-    public var userId: String
+    public var userId: UserID
     /// When it was issued (its `iat`, Unix seconds), if it says: what a revocation of the user's
     /// credentials is checked against.
     public var issuedAt: Int64?
-    public init(app: String, userId: String, issuedAt: Int64? = nil) {
+    public init(app: AppID, userId: UserID, issuedAt: Int64? = nil) {
         self.app = app
         self.userId = userId
         self.issuedAt = issuedAt
@@ -42,6 +42,8 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
     case tooLong
     /// `kfp` is not a key fingerprint.
     case malformedKeyClaim
+    /// `sub` is not a user id by the id rule, so it could never name the user the app registers.
+    case malformedSubject
     /// `kfp` names an API key the app no longer has: `apps rotate-key` replaced it, or the app was removed.
     case keyRotated
     /// Signed by a DropTrack-held key but naming no API key (`kfp`): minted before credentials recorded
@@ -64,6 +66,7 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
         case .notYetValid: .credentialNotYetValid
         case .tooLong: .credentialTooLong
         case .malformedKeyClaim: .credentialMalformed
+        case .malformedSubject: .credentialMalformed
         case .keyRotated: .credentialKeyRotated
         case .keyUnnamed: .credentialKeyUnnamed
         case .revoked: .credentialRevoked
@@ -92,6 +95,8 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
         case .tooLong: "the credential is valid for more than 7 days; mint it with exp at most 7 days ahead"
         case .malformedKeyClaim:
             "the credential's kfp claim is not a key fingerprint (16 lowercase hex digits, the first 16 of the API key's SHA-256); fix the minting code, or leave kfp out of credentials your backend signs with its own key"
+        case .malformedSubject:
+            "the credential's sub claim is not a user id (\(Identifier.rule)); mint it with the user id the app registers tokens for"
         case .keyRotated:
             "the credential was minted under an API key its app no longer has (droptrack apps rotate-key replaced it, or the app was removed); mint a new one with the app's current API key"
         case .keyUnnamed:

@@ -14,7 +14,7 @@ extension EventBus {
     /// oldest and gets `event: dropped` with `{"dropped":N}`; a client that stops reading altogether is
     /// disconnected by the HTTP server's write timeout. The subscription and the place end when the connection does.
     public func relay(
-        app: String, key: String? = nil, ready: JSONValue,
+        app: AppID, key: String? = nil, ready: JSONValue,
         include: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) -> HTTPReply {
         let admission: EventStreamAdmission
@@ -28,7 +28,7 @@ extension EventBus {
                 event: "ready", id: nil, data: String(decoding: ready.serialized(), as: UTF8.self))
             // Whoever gets here first, the delivery queue or this thread, sends `ready`, so it always comes first.
             let opened = Mutex(false)
-            let id = subscribe(app: app) { delivery in
+            let id = subscribe(app: app.rawValue) { delivery in
                 var frames: [[UInt8]] = []
                 for event in delivery.events where include(event.payload) {
                     frames.append(event.wire { EventStream.frame(event: $0.name, id: nil, data: $0.data) })
@@ -45,7 +45,7 @@ extension EventBus {
             }
             // The connection's end, not the next event, ends the subscription and gives the place back.
             stream.onClose { [self] in
-                unsubscribe(app: app, id: id)
+                unsubscribe(app: app.rawValue, id: id)
                 withExtendedLifetime(admission) {}
             }
         }
