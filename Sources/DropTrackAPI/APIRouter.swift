@@ -318,7 +318,7 @@ public final class APIRouter: HTTPHandler {
             return json(200, refreshed.json)
         case "/v1/activities/{id}/diagnosis":
             let diagnosis = try domain { () throws(Refusal) in
-                try registry.diagnose(app: app, activityId: parts[2])
+                try registry.diagnose(app: caller.appID, activityId: ActivityID(validating: parts[2], field: "id"))
             }
             let fingerprints = Set(diagnosis.devices.map(\.fingerprint.value))
             let drops = diagnosisSources.flatMap {

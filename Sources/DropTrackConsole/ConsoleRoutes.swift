@@ -150,9 +150,9 @@ public struct ConsoleRoutes: RouteExtension {
 
     func activity(_ id: String, pages: ConsolePages) -> HTTPReply {
         do throws(Refusal) {
-            try Identifier.check(id, field: "id")
+            let activityID = try ActivityID(validating: id, field: "id")
             let snapshot = try registry.describe(app: pages.session.app.rawValue, activityId: id, timelineLimit: 200)
-            let diagnosis = try registry.diagnose(app: pages.session.app.rawValue, activityId: id)
+            let diagnosis = try registry.diagnose(app: pages.session.app, activityId: activityID)
             return ConsoleHTTP.page(200, pages.activity(snapshot, diagnosis: diagnosis))
         } catch {
             switch error {

@@ -75,7 +75,10 @@ extension ActivityRegistry {
     /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
     /// do not match the app's, no update token after a push-to-start, a stale date passed, and
     /// which version each device last accepted. Each finding names its trap in the catalog.
-    public func diagnose(app appID: String, activityId: String) throws(Refusal) -> Diagnosis {
+    public func diagnose(app typedApp: AppID, activityId typedActivity: ActivityID) throws(Refusal) -> Diagnosis {
+        // The store's rows keep ids as text.
+        let appID = typedApp.rawValue
+        let activityId = typedActivity.rawValue
         let app = try app(appID)
         let now = clock.now()
         return try transact { tx in

@@ -17,10 +17,13 @@ struct BareStringIDTests {
             pattern:
                 #"\b(?:public|package)\s+(?:(?:static|mutating|final|override|nonisolated|convenience|required)\s+)*(func|init|var|let|subscript)\b\s*(\w*)"#
         )
+        let names =
+            "app|appId|appID|activityId|activityID|userId|userID|deviceId|deviceID|userIds|deviceIds|activityIds"
+        // The name itself (`app: String`, or the inner name of `app appID: String`), or an argument label
+        // whose inner name is another word (`activityId id: String`).
         let bareID = try NSRegularExpression(
-            pattern:
-                #"\b(app|appId|appID|activityId|activityID|userId|userID|deviceId|deviceID|userIds|deviceIds|activityIds)\s*:\s*(?:\[String\]|String)\b"#
-        )
+            pattern: #"\b(?:("# + names + #")|("# + names + #")\s+(?!(?:"# + names
+                + #")\b)\w+)\s*:\s*(?:\[String\]|String)\b"#)
         var found: Set<String> = []
         let folder = repositoryRoot + "/Sources/" + target
         let files = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
@@ -36,7 +39,8 @@ struct BareStringIDTests {
                 let signature = String(text[start..<end])
                 let label = name.isEmpty ? kind : "\(kind) \(name)"
                 for parameter in bareID.matches(in: signature, range: NSRange(signature.startIndex..., in: signature)) {
-                    let id = String(signature[Range(parameter.range(at: 1), in: signature)!])
+                    let group = parameter.range(at: 1).location != NSNotFound ? 1 : 2
+                    let id = String(signature[Range(parameter.range(at: group), in: signature)!])
                     found.insert("\(target)/\(file): \(label): \(id)")
                 }
             }

@@ -49,8 +49,6 @@ let bareStringIDsNotYetTyped: Set<String> = [
     "DropTrackDispatch/AppConfiguration.swift: func newAPIKey: app",
     "DropTrackDispatch/Audience.swift: var activityId: activityId",
     "DropTrackDispatch/Commands.swift: var activityId: activityId",
-    "DropTrackDispatch/Diagnosis.swift: func diagnose: activityId",
-    "DropTrackDispatch/Diagnosis.swift: func diagnose: appID",
     "DropTrackDispatch/Diagnosis.swift: func doctorFacts: activityId",
     "DropTrackDispatch/Diagnosis.swift: func doctorFacts: appID",
     "DropTrackDispatch/DiagnosisReport.swift: init: activityId",

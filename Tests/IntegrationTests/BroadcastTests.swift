@@ -104,7 +104,8 @@ struct BroadcastTests {
             body: server.json(
                 #"{"activityId":"match-9","deviceId":"watcher","device":{"osVersion":"18.1","areActivitiesEnabled":false}}"#
             ))
-        let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
+        let diagnosis = try server.registry.diagnose(
+            app: AppID(validating: "app1"), activityId: ActivityID(validating: "match-9"))
         let mine = diagnosis.findings.filter { $0.device == subscription.token.fingerprint.value }
         #expect(mine.contains { $0.trap == "DT-048" }, "\(diagnosis)")
     }
@@ -240,7 +241,8 @@ struct BroadcastTests {
         #expect(
             !again.created && again.token.invalidReason == .subscribedToChannel,
             "registering it again changes nothing")
-        let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
+        let diagnosis = try server.registry.diagnose(
+            app: AppID(validating: "app1"), activityId: ActivityID(validating: "match-9"))
         #expect(
             diagnosis.findings.contains { $0.fix.contains("broadcast channel") },
             "the diagnosis says the unused token is fine")

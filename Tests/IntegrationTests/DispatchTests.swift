@@ -600,7 +600,9 @@ struct DispatchTests {
         server.registry.runScheduled()
         clock.advance(by: 2 * 86_400)
         #expect(server.registry.runScheduled().tokensDeleted >= 1)
-        let traps = try server.registry.diagnose(app: "app1", activityId: "o-9").findings.compactMap(\.trap)
+        let traps = try server.registry.diagnose(
+            app: AppID(validating: "app1"), activityId: ActivityID(validating: "o-9")
+        ).findings.compactMap(\.trap)
         #expect(!traps.contains("DT-041") && !traps.contains("DT-040"), "\(traps)")
     }
 
