@@ -77,15 +77,20 @@ let package = Package(
             swiftSettings: strict),
         // SHA-256 in plain Swift: fingerprints of secrets, in the server and in the iOS library alike.
         .target(name: "DropTrackSHA256", swiftSettings: strict),
-        // Kernels every layer uses: injected clock, fingerprints, structured logs, CLI progress.
+        // The model every server layer speaks: typed, validated ids, device tokens and fingerprints, the push
+        // enums, and the refusal with its closed set of codes. Nothing below it but SHA-256 (for fingerprints).
+        .target(name: "DropTrackModel", dependencies: ["DropTrackSHA256"], swiftSettings: strict),
+        // Kernels every layer uses: injected clock, structured logs, CLI progress.
         .target(name: "DropTrackCore", dependencies: ["DropTrackSHA256"], swiftSettings: strict),
         // APNs and FCM wire models, reason → remedy tables, limits. No I/O.
         .target(
-            name: "DropTrackWire", dependencies: ["DropTrackContract", "DropTrackCore"] + lookAlike("ActivityKitShim"),
+            name: "DropTrackWire",
+            dependencies: ["DropTrackModel", "DropTrackContract", "DropTrackCore"] + lookAlike("ActivityKitShim"),
             swiftSettings: strict),
         // The doctor: silent-failure rules keyed by the trap catalog (docs/reference/traps.md), its context, the app checklist.
         .target(
-            name: "DropTrackDoctor", dependencies: ["DropTrackWire", "DropTrackContract", "DropTrackCore"],
+            name: "DropTrackDoctor",
+            dependencies: ["DropTrackModel", "DropTrackWire", "DropTrackContract", "DropTrackCore"],
             resources: [.embedInCode("Catalog/traps.md")], swiftSettings: strict),
         // OpenSSL: keys, ES256/RS256 JWTs, certificates, TLS sessions.
         .target(name: "DropTrackCrypto", dependencies: ["COpenSSL", "DropTrackCore"], swiftSettings: strict),
@@ -101,19 +106,25 @@ let package = Package(
         // APNs and FCM clients.
         .target(
             name: "DropTrackProviders",
-            dependencies: ["DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore", "DropTrackContract"]
+            dependencies: [
+                "DropTrackModel", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore",
+                "DropTrackContract",
+            ]
                 + lookAlike("ActivityKitShim"),
             swiftSettings: strict),
         // Storage: the protocol, and the memory, SQLite and PostgreSQL engines.
         .target(
-            name: "DropTrackStore", dependencies: ["CSQLite", "CLibPQ", "DropTrackContract", "DropTrackCore"],
+            name: "DropTrackStore",
+            dependencies: ["DropTrackModel", "CSQLite", "CLibPQ", "DropTrackContract", "DropTrackCore"],
             swiftSettings: strict),
         // The server's core, the domain: registry, mappers, outbox worker, retries, budget, scheduler. It sends
-        // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP.
+        // through the `PushTransport` protocol and knows no transport, no crypto and no HTTP; it asks the doctor
+        // about devices through the `DeviceExaminer` protocol and does not import it.
         .target(
             name: "DropTrackDispatch",
             dependencies: [
-                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
+                "DropTrackModel",
+                "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire",
                 "DropTrackStore",
             ],
             swiftSettings: strict),
@@ -121,6 +132,7 @@ let package = Package(
         .target(
             name: "DropTrackAPI",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire", "DropTrackDoctor",
                 "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
             ],
@@ -130,6 +142,7 @@ let package = Package(
         .target(
             name: "DropTrackConsole",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackDoctor", "DropTrackStore", "DropTrackDispatch",
                 "DropTrackHTTP1", "DropTrackAPI", "DropTrackWire", "DropTrackSHA256",
             ],
@@ -140,6 +153,7 @@ let package = Package(
         .target(
             name: "DropTrackRuntime",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackCrypto", "DropTrackProviders",
                 "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackConsole",
                 "DropTrackOutbound",
@@ -150,6 +164,7 @@ let package = Package(
         .target(
             name: "DropTrackDemo",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch", "DropTrackHTTP1",
                 "DropTrackAPI", "DropTrackRuntime", "DropTrackLive",
@@ -163,6 +178,7 @@ let package = Package(
         .target(
             name: "DropTrackEmulators",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackWire", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackCore",
                 "DropTrackLive",
             ],
@@ -183,6 +199,7 @@ let package = Package(
         .executableTarget(
             name: "droptrack",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackCLI", "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire",
                 "DropTrackDoctor", "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackStore",
                 "DropTrackDispatch", "DropTrackHTTP1", "DropTrackAPI", "DropTrackRuntime", "CCrashLine",
@@ -192,6 +209,7 @@ let package = Package(
         .executableTarget(
             name: "droptrack-dev",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackCLI", "DropTrackContract", "DropTrackCore", "DropTrackSHA256", "DropTrackWire",
                 "DropTrackCrypto", "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackDemo",
             ],
@@ -203,6 +221,7 @@ let package = Package(
         .target(
             name: "DropTrackTesting",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
                 "DropTrackAPI", "DropTrackRuntime",
@@ -214,20 +233,25 @@ let package = Package(
                 + lookAlike("ActivityKitShim")
                 + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim"),
             swiftSettings: strict),
+        .testTarget(name: "ModelTests", dependencies: ["DropTrackModel"], swiftSettings: strict),
         .testTarget(name: "CoreTests", dependencies: ["DropTrackCore", "DropTrackTesting"], swiftSettings: strict),
         .testTarget(
             name: "WireTests",
-            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackTesting"],
+            dependencies: [
+                "DropTrackModel", "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackTesting",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "DoctorTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackTesting",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "CryptoTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackCore", "DropTrackSHA256", "DropTrackCrypto", "DropTrackProviders", "DropTrackTesting",
             ],
             swiftSettings: strict),
@@ -240,11 +264,14 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["DropTrackContract", "DropTrackCore", "DropTrackStore", "DropTrackTesting"],
+            dependencies: [
+                "DropTrackModel", "DropTrackContract", "DropTrackCore", "DropTrackStore", "DropTrackTesting",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "DispatchTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackStore", "DropTrackDispatch",
                 "DropTrackTesting",
             ],
@@ -252,6 +279,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackEmulators", "DropTrackTesting",
             ],
             swiftSettings: strict),
@@ -259,6 +287,7 @@ let package = Package(
         .testTarget(
             name: "LiveTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackDispatch", "DropTrackLive", "DropTrackEmulators",
                 "DropTrackTesting", "DropTrackWidgets",
             ] + lookAlike("ActivityKitShim") + lookAlike("SwiftUIShim") + lookAlike("WidgetKitShim")
@@ -267,6 +296,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackContract", "DropTrackCore", "DropTrackWire", "DropTrackDoctor", "DropTrackCrypto",
                 "DropTrackHTTP2", "DropTrackProviders", "DropTrackEmulators", "DropTrackStore", "DropTrackDispatch",
                 "DropTrackHTTP1", "DropTrackAPI", "DropTrackConsole", "DropTrackRuntime", "DropTrackDemo",
@@ -312,6 +342,7 @@ if onLinux {
         .testTarget(
             name: "ExpoModuleTests",
             dependencies: [
+                "DropTrackModel",
                 "DropTrackExpo", "DropTrackContract", "DropTrackCore", "DropTrackLive", "DropTrackEmulators",
                 "DropTrackTesting",
             ] + lookAlike("ExpoModulesCoreShim") + lookAlike("ActivityKitShim"),

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import Foundation
 
 // Device credentials in the router (docs/reference/device-api.md): who is calling, the few routes a device
@@ -11,16 +12,20 @@ extension APIRouter {
     /// Who a request speaks for.
     enum Caller {
         /// The app's backend, with an API key (named by its fingerprint).
-        case backend(app: String, keyFingerprint: String)
+        case backend(app: AppID, keyFingerprint: String)
         /// A phone, with a device credential for one user.
         case device(DeviceCaller)
 
-        var app: String {
+        /// The app it speaks for.
+        var appID: AppID {
             switch self {
             case .backend(let app, _): app
             case .device(let device): device.app
             }
         }
+
+        /// The app's id as the registry still takes it (see BareStringIDs.swift).
+        var app: String { appID.rawValue }
     }
 
     /// The routes and methods a device credential may call, from the route table.
@@ -56,7 +61,7 @@ extension APIRouter {
         guard let found = keyring.app(forAuthorization: header) else {
             return .failure(
                 APIError(
-                    401, "unauthorized",
+                    401, .unauthorized,
                     "send 'Authorization: Bearer <API key>' with a key of your app (droptrack apps add prints one)"))
         }
         return .success(.backend(app: found.app, keyFingerprint: found.keyFingerprint))
@@ -65,8 +70,8 @@ extension APIRouter {
     /// Refuses a credential issued before its user's revocation (`apps revoke-user`), kept in the store
     /// so that every replica refuses it; one without `iat` cannot show it is newer and is refused too.
     func checkNotRevoked(_ device: DeviceCaller) throws(APIError) {
-        let notBefore = try domain { () throws(ActivityError) in
-            try registry.deviceCredentialsNotBefore(app: device.app, userId: device.userId)
+        let notBefore = try domain { () throws(Refusal) in
+            try registry.deviceCredentialsNotBefore(app: device.app.rawValue, userId: device.userId.rawValue)
         }
         guard let notBefore, (device.issuedAt ?? .min) < notBefore else { return }
         let refusal = DeviceCredentialError.revoked(notBefore: Date(timeIntervalSince1970: TimeInterval(notBefore)))
@@ -76,7 +81,7 @@ extension APIRouter {
     /// The 401 answer: device-credential refusals say `error="invalid_token"`, as RFC 6750 asks.
     func unauthorized(_ error: APIError) -> HTTPReply {
         var response = errorResponse(error)
-        let challenge = error.code.hasPrefix("credential_") ? #"Bearer error="invalid_token""# : "Bearer"
+        let challenge = error.code.isCredential ? #"Bearer error="invalid_token""# : "Bearer"
         response.headers.append((name: "WWW-Authenticate", value: challenge))
         return .response(response)
     }
@@ -87,12 +92,13 @@ extension APIRouter {
         let (limiter, bucket, what): (RateLimiter, String, String) =
             switch caller {
             case .backend(_, let key): (self.limiter, key, "with this key")
-            case .device(let device): (userLimiter, device.app + "\u{0}" + device.userId, "for this user")
+            case .device(let device):
+                (userLimiter, device.app.rawValue + "\u{0}" + device.userId.rawValue, "for this user")
             }
         guard let wait = limiter.take(bucket) else { return nil }
         var response = errorResponse(
             APIError(
-                429, "rate_limited",
+                429, .rateLimited,
                 "more than \(limiter.rate) requests per second \(what); retry after the Retry-After seconds"))
         response.headers.append((name: "Retry-After", value: String(max(1, Int(wait.rounded(.up))))))
         return .response(response)
@@ -105,16 +111,16 @@ extension APIRouter {
     {
         guard Self.deviceRoutes[template]?.contains(request.method) == true else {
             throw APIError(
-                403, "device_not_allowed",
+                403, .deviceNotAllowed,
                 "a device credential may not call \(request.method) \(template); call it from your backend with the API key"
             )
         }
-        let app = device.app
-        let user = device.userId
+        let app = device.app.rawValue
+        let user = device.userId.rawValue
         switch template {
         case "/v1/tokens/{fingerprint}":
             let fingerprint = try Fingerprint(pathParameter: parts[2])
-            let owned = try domain { () throws(ActivityError) in
+            let owned = try domain { () throws(Refusal) in
                 try registry.token(app: app, fingerprint: fingerprint, belongsTo: user)
             }
             guard owned else { throw .notFound("no token with fingerprint \(fingerprint)", field: "fingerprint") }
@@ -123,7 +129,7 @@ extension APIRouter {
             try scopeTags(template: template, parts: parts, device: device)
             return request
         case "/v1/activities/{id}":
-            let owned = try domain { () throws(ActivityError) in
+            let owned = try domain { () throws(Refusal) in
                 try Identifier.check(parts[2], field: "id")
                 return try registry.activity(app: app, id: parts[2], belongsTo: user)
             }
@@ -134,7 +140,7 @@ extension APIRouter {
             if let given = object["userId"] {
                 guard given.stringValue == user else {
                     throw APIError(
-                        403, "other_user",
+                        403, .otherUser,
                         "'userId' names another user than the device credential's; leave it out or send the credential's user",
                         field: "userId")
                 }
@@ -145,7 +151,7 @@ extension APIRouter {
             if let activityId = object["activityId"]?.stringValue
                 ?? object["attributes"]?[ExpoWidgetsAttributes.activityIdKey]?.stringValue
             {
-                let owned = try domain { () throws(ActivityError) in
+                let owned = try domain { () throws(Refusal) in
                     try Identifier.check(activityId, field: "activityId")
                     return try registry.activity(app: app, id: activityId, belongsTo: user)
                 }
@@ -153,12 +159,12 @@ extension APIRouter {
                     throw .notFound("no activity '\(activityId)'; start it first", field: "activityId")
                 }
                 if let deviceId = object["deviceId"]?.stringValue {
-                    let mine = try domain { () throws(ActivityError) in
+                    let mine = try domain { () throws(Refusal) in
                         try registry.device(app: app, id: deviceId, mayRegisterFor: activityId, user: user)
                     }
                     guard mine else {
                         throw APIError(
-                            403, "other_device",
+                            403, .otherDevice,
                             "'deviceId' names a device that holds no push-to-start or FCM token of this credential's user, and activity '\(activityId)' is shared: a member registers its own devices' tokens only; send this device's id, after registering its push-to-start or FCM token with the credential",
                             field: "deviceId")
                     }
@@ -177,40 +183,40 @@ extension APIRouter {
         throws(APIError) -> HTTPReply
     {
         var user: String? = nil
-        if case .device(let device) = caller { user = device.userId }
+        if case .device(let device) = caller { user = device.userId.rawValue }
         switch template {
         case "/v1/devices/{deviceId}/activities":
-            let activities = try domain { () throws(ActivityError) in
+            let activities = try domain { () throws(Refusal) in
                 try Identifier.check(parts[2], field: "deviceId")
                 return try registry.deviceActivities(app: caller.app, deviceId: parts[2], user: user)
             }
             return json(200, .object(["activities": .array(activities.map(\.json))]))
         case "/v1/activities/{id}/lifecycle":
             let body = try body(request)
-            let reported = try domain { () throws(ActivityError) in
+            let reported = try domain { () throws(Refusal) in
                 try registry.reportLifecycle(
                     app: caller.app, activityId: parts[2], ReportLifecycle(json: body), user: user)
             }
             return json(200, reported.json)
         case "/v1/activities/{id}/actions":
             let body = try body(request)
-            let pressed = try domain { () throws(ActivityError) in
+            let pressed = try domain { () throws(Refusal) in
                 try registry.pressAction(app: caller.app, activityId: parts[2], PressAction(json: body), user: user)
             }
             return json(200, pressed.json)
         case "/v1/users/{userId}/revoke-credentials":
-            let notBefore = try domain { () throws(ActivityError) in
+            let notBefore = try domain { () throws(Refusal) in
                 try registry.revokeDeviceCredentials(app: caller.app, userId: parts[2])
             }
             return json(200, .object(["userId": .string(parts[2]), "notBefore": .number(Double(notBefore))]))
         default:
             // Only the API key reaches this route: devices are held to `deviceRoutes`.
             guard case .backend(_, let keyFingerprint) = caller else {
-                throw APIError(403, "device_not_allowed", "mint credentials from your backend with the API key")
+                throw APIError(403, .deviceNotAllowed, "mint credentials from your backend with the API key")
             }
             let body = try body(request)
-            let mint = try domain { () throws(ActivityError) in try MintDeviceCredential(json: body) }
-            let notBefore = try domain { () throws(ActivityError) in
+            let mint = try domain { () throws(Refusal) in try MintDeviceCredential(json: body) }
+            let notBefore = try domain { () throws(Refusal) in
                 try registry.deviceCredentialsNotBefore(app: caller.app, userId: mint.userId)
             }
             let minted: (credential: String, expiresAt: Int64)?
@@ -219,11 +225,11 @@ extension APIRouter {
                     app: caller.app, userId: mint.userId, ttl: mint.ttlSeconds, mintedUnder: keyFingerprint,
                     notBefore: notBefore)
             } catch {
-                throw APIError(500, "signing_failed", "the device signing key could not sign; see the server log")
+                throw APIError(500, .signingFailed, "the device signing key could not sign; see the server log")
             }
             guard let minted else {
                 throw APIError(
-                    409, "no_device_signing_key",
+                    409, .noDeviceSigningKey,
                     "app \(caller.app) has no DropTrack-held device signing key; make one with 'droptrack apps device-key rotate --config F --app \(caller.app)' and restart"
                 )
             }

@@ -1,4 +1,5 @@
 import DropTrackDispatch
+import DropTrackModel
 
 // Query parameters of the API's reads, checked before any lookup.
 extension APIRouter {
@@ -6,13 +7,13 @@ extension APIRouter {
     static func memberPage(_ query: [String: String]) throws(APIError) -> MemberPage {
         var page = MemberPage()
         if let after = query["membersAfter"] {
-            try domain { () throws(ActivityError) in try Identifier.check(after, field: "membersAfter") }
+            try domain { () throws(Refusal) in try Identifier.check(after, field: "membersAfter") }
             page.after = after
         }
         if let text = query["membersLimit"] {
             guard let value = Int(text), (1...MemberPage.maximum).contains(value) else {
                 throw APIError(
-                    400, "invalid_field", "'membersLimit' is a whole number from 1 to \(MemberPage.maximum)",
+                    400, .invalidField, "'membersLimit' is a whole number from 1 to \(MemberPage.maximum)",
                     field: "membersLimit")
             }
             page.limit = value
@@ -24,7 +25,7 @@ extension APIRouter {
         guard let text else { return 200 }
         guard let value = Int(text), value >= 0, value <= 10_000 else {
             throw APIError(
-                400, "invalid_field", "'timelineLimit' is a whole number from 0 to 10000", field: "timelineLimit")
+                400, .invalidField, "'timelineLimit' is a whole number from 0 to 10000", field: "timelineLimit")
         }
         return value
     }

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackStore
 import Foundation
 import Synchronization
@@ -158,19 +159,19 @@ public final class APIRouter: HTTPHandler {
         }
         guard parts.first == "v1" else {
             return Outcome(
-                reply: error(APIError(404, "no_route", "no endpoint \(request.path); see /openapi.json")),
+                reply: error(APIError(404, .noRoute, "no endpoint \(request.path); see /openapi.json")),
                 route: "unmatched")
         }
         let (template, methods) = Self.template(parts)
         guard let template else {
             return Outcome(
-                reply: error(APIError(404, "no_route", "no endpoint \(request.path); see /openapi.json")),
+                reply: error(APIError(404, .noRoute, "no endpoint \(request.path); see /openapi.json")),
                 route: "unmatched")
         }
         guard methods.contains(request.method) else {
             var response = errorResponse(
                 APIError(
-                    405, "method_not_allowed",
+                    405, .methodNotAllowed,
                     "\(template) takes \(methods.sorted().joined(separator: " or ")), not \(request.method)"))
             response.headers.append((name: "Allow", value: methods.sorted().joined(separator: ", ")))
             return Outcome(reply: .response(response), route: template)
@@ -205,7 +206,7 @@ public final class APIRouter: HTTPHandler {
         let route = open.template
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = errorResponse(
-                APIError(405, "method_not_allowed", "\(route) takes GET, not \(request.method)"))
+                APIError(405, .methodNotAllowed, "\(route) takes GET, not \(request.method)"))
             response.headers.append((name: "Allow", value: "GET, HEAD"))
             return Outcome(reply: .response(response), route: route)
         }
@@ -239,7 +240,7 @@ public final class APIRouter: HTTPHandler {
         let app = caller.app
         // A path id outside the id rule (a decoded NUL, say) is refused, so it cannot reach another id.
         if template.hasPrefix("/v1/activities/{id}") {
-            try domain { () throws(ActivityError) in try Identifier.check(parts[2], field: "id") }
+            try domain { () throws(Refusal) in try Identifier.check(parts[2], field: "id") }
         }
         switch template {
         case "/v1/devices/{deviceId}/activities", "/v1/activities/{id}/lifecycle", "/v1/activities/{id}/actions",
@@ -257,8 +258,8 @@ public final class APIRouter: HTTPHandler {
                 }
             let body = try body(request)
             var user: String? = nil
-            if case .device(let device) = caller { user = device.userId }
-            let (token, created) = try domain { () throws(ActivityError) in
+            if case .device(let device) = caller { user = device.userId.rawValue }
+            let (token, created) = try domain { () throws(Refusal) in
                 try registry.registerToken(app: app, RegisterToken(kind: kind, json: body), by: user)
             }
             return json(
@@ -269,11 +270,11 @@ public final class APIRouter: HTTPHandler {
                 ]))
         case "/v1/tokens/{fingerprint}":
             let fingerprint = try Fingerprint(pathParameter: parts[2])
-            try domain { () throws(ActivityError) in try registry.deleteToken(app: app, fingerprint: fingerprint) }
+            try domain { () throws(Refusal) in try registry.deleteToken(app: app, fingerprint: fingerprint) }
             return .response(HTTPResponse(status: 204))
         case "/v1/activities":
             let body = try body(request)
-            let (started, created) = try domain { () throws(ActivityError) in
+            let (started, created) = try domain { () throws(Refusal) in
                 try registry.startActivity(app: app, StartActivity(json: body))
             }
             return json(created ? 201 : 200, started.json)
@@ -281,11 +282,11 @@ public final class APIRouter: HTTPHandler {
             if request.method == "GET" {
                 let limit = try Self.limit(request.query["timelineLimit"])
                 var viewer: String? = nil
-                if case .device(let device) = caller { viewer = device.userId }
+                if case .device(let device) = caller { viewer = device.userId.rawValue }
                 let page = try Self.memberPage(request.query)
                 return json(
                     200,
-                    try domain { () throws(ActivityError) in
+                    try domain { () throws(Refusal) in
                         try registry.describe(
                             app: app, activityId: parts[2], timelineLimit: limit, viewer: viewer, page: page)
                     }.json)
@@ -293,31 +294,31 @@ public final class APIRouter: HTTPHandler {
             let body = try body(request)
             return json(
                 200,
-                try domain { () throws(ActivityError) in
+                try domain { () throws(Refusal) in
                     try registry.updateActivity(app: app, activityId: parts[2], UpdateActivity(json: body))
                 }.json)
         case "/v1/activities/{id}/events":
             let body = try body(request)
             return json(
                 200,
-                try domain { () throws(ActivityError) in
+                try domain { () throws(Refusal) in
                     try registry.applyEvent(app: app, activityId: parts[2], ApplyEvent(json: body))
                 }.json)
         case "/v1/activities/{id}/end":
             let body = try body(request)
             return json(
                 200,
-                try domain { () throws(ActivityError) in
+                try domain { () throws(Refusal) in
                     try registry.endActivity(app: app, activityId: parts[2], EndActivity(json: body))
                 }.json)
         case "/v1/activities/{id}/audience/refresh":
-            let refreshed = try domain { () throws(ActivityError) in
+            let refreshed = try domain { () throws(Refusal) in
                 try registry.refreshAudience(app: app, activityId: parts[2])
             }
             return json(200, refreshed.json)
         case "/v1/activities/{id}/diagnosis":
-            let diagnosis = try domain { () throws(ActivityError) in
-                try registry.diagnose(app: app, activityId: parts[2])
+            let diagnosis = try domain { () throws(Refusal) in
+                try registry.diagnose(app: caller.appID, activityId: ActivityID(validating: parts[2], field: "id"))
             }
             let fingerprints = Set(diagnosis.devices.map(\.fingerprint.value))
             let drops = diagnosisSources.flatMap {
@@ -333,11 +334,11 @@ public final class APIRouter: HTTPHandler {
         case "/v1/events":
             // Streams are limited per key (devices never reach this route).
             guard case .backend(_, let key) = caller else {
-                throw APIError(403, "device_not_allowed", "use the API key")
+                throw APIError(403, .deviceNotAllowed, "use the API key")
             }
-            return eventStream(app: app, key: key, activityFilter: request.query["activityId"])
+            return eventStream(app: caller.appID, key: key, activityFilter: request.query["activityId"])
         default:
-            throw APIError(404, "no_route", "no endpoint \(request.path)")
+            throw APIError(404, .noRoute, "no endpoint \(request.path)")
         }
     }
 
@@ -345,19 +346,19 @@ public final class APIRouter: HTTPHandler {
     func body(_ request: HTTPRequest) throws(APIError) -> JSONValue {
         try JSONMediaType.check(request.headers["content-type"], bodyBytes: request.body.count)
         guard !request.body.isEmpty else {
-            throw APIError(400, "invalid_body", "the body is empty; send a JSON object")
+            throw APIError(400, .invalidBody, "the body is empty; send a JSON object")
         }
         do {
             return try JSONValue.parse(bytes: request.body)
         } catch {
-            throw APIError(400, "malformed_json", "the body is not valid JSON: \(error)", field: error.path)
+            throw APIError(400, .malformedJSON, "the body is not valid JSON: \(error)", field: error.path)
         }
     }
 
     // MARK: Server-Sent Events
 
-    func eventStream(app: String, key: String?, activityFilter: String?) -> HTTPReply {
-        events.relay(app: app, key: key, ready: .object(["app": .string(app)])) { payload in
+    func eventStream(app: AppID, key: String?, activityFilter: String?) -> HTTPReply {
+        events.relay(app: app, key: key, ready: .object(["app": .string(app.rawValue)])) { payload in
             activityFilter.map { payload["activityId"]?.stringValue == $0 } ?? true
         }
     }
@@ -369,7 +370,7 @@ public final class APIRouter: HTTPHandler {
     /// A request the store failed (503 `store_unavailable`) counts in `droptrack_store_errors_total`, as the
     /// dispatcher's failures do, and a refused write makes `/readyz` answer 503 until the store takes one.
     private func noteStoreFailure(_ error: any Error, method: String) {
-        guard let refusal = error as? APIError, refusal.code == "store_unavailable" else { return }
+        guard let refusal = error as? APIError, refusal.code == .storeUnavailable else { return }
         let isRead = method == "GET" || method == "HEAD"
         metrics.increment("droptrack_store_errors_total", ["operation": isRead ? "api_read" : "api_write"])
         if !isRead { writeHealth.markRefused(operation: "api_write", error: refusal.message, at: clock.now()) }

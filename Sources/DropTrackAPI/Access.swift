@@ -1,5 +1,6 @@
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackSHA256
 import Foundation
 
@@ -9,7 +10,7 @@ import Foundation
 public struct APIKeyring: Sendable {
     struct Entry: Sendable {
         var digest: [UInt8]
-        var app: String
+        var app: AppID
     }
 
     let entries: [Entry]
@@ -17,21 +18,24 @@ public struct APIKeyring: Sendable {
     /// Builds the keyring from the apps' `apiKeyHashes` (`sha256:<hex>`).
     public init(apps: [AppConfiguration]) {
         var entries: [Entry] = []
+        // The configuration refuses an app whose id is no AppID, so none is left out here but in a
+        // configuration that was never validated.
         for app in apps {
+            guard let id = AppID(app.id) else { continue }
             for hash in app.apiKeyHashes {
                 guard hash.hasPrefix("sha256:"), let digest = Self.bytes(hex: String(hash.dropFirst(7))),
                     digest.count == 32
                 else { continue }
-                entries.append(Entry(digest: digest, app: app.id))
+                entries.append(Entry(digest: digest, app: id))
             }
         }
         self.entries = entries
     }
 
     /// The app whose key this is, or nil.
-    public func app(forKey key: String) -> String? {
+    public func app(forKey key: String) -> AppID? {
         let digest = SHA256.hash(Array(key.utf8))
-        var found: String? = nil
+        var found: AppID? = nil
         for entry in entries {
             var difference: UInt8 = 0
             for index in 0..<32 { difference |= entry.digest[index] ^ digest[index] }
@@ -43,12 +47,12 @@ public struct APIKeyring: Sendable {
     /// True when `app` still has the key whose fingerprint (``Fingerprint``: the first 16 hex digits of
     /// its SHA-256) this is: what a console session or a device credential minted under a key is
     /// checked against, so `apps rotate-key` and `apps remove` end them.
-    public func holds(app: String, keyFingerprint: String) -> Bool {
+    public func holds(app: AppID, keyFingerprint: String) -> Bool {
         entries.contains { $0.app == app && String(hexEncoding: $0.digest.prefix(8)) == keyFingerprint }
     }
 
     /// The app named by an `Authorization: Bearer <key>` header value.
-    public func app(forAuthorization header: String?) -> (app: String, keyFingerprint: String)? {
+    public func app(forAuthorization header: String?) -> (app: AppID, keyFingerprint: String)? {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
         let key = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         guard !key.isEmpty, let app = app(forKey: key) else { return nil }

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 
@@ -9,31 +10,31 @@ import DropTrackWire
 
 extension RegisterToken {
     /// Reads the body of `POST /v1/tokens/{kind}`; `tokens import` reads its lines with it too.
-    public init(kind: TokenKind, json body: JSONValue) throws(ActivityError) {
+    public init(kind: TokenKind, json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
-        var userId: String? = nil
+        var userId: UserID? = nil
         var attributesType: String? = nil
-        var activityId: String? = nil
+        var activityId: ActivityID? = nil
         switch kind {
         case .pushToStart:
             try reader.refuseUnknown(["userId", "deviceId", "token", "environment", "attributesType", "device"])
-            userId = try reader.identifier("userId")
+            userId = try reader.id("userId")
             attributesType = try reader.string("attributesType")
         case .activity:
             try reader.refuseUnknown(["activityId", "attributes", "deviceId", "token", "environment", "device"])
             activityId = try Self.activityId(reader)
         case .fcm:
             try reader.refuseUnknown(["userId", "deviceId", "token", "device"])
-            userId = try reader.identifier("userId")
+            userId = try reader.id("userId")
         case .channelSubscription:
             try reader.refuseUnknown(["activityId", "deviceId", "device"])
-            activityId = try reader.identifier("activityId")
+            activityId = try reader.id("activityId")
             self.init(
-                kind: kind, deviceId: try reader.identifier("deviceId"), activityId: activityId,
+                kind: kind, deviceId: try reader.id("deviceId"), activityId: activityId,
                 device: reader.object["device"])
             return
         }
-        let deviceId = try reader.identifier("deviceId")
+        let deviceId: DeviceID = try reader.id("deviceId")
         let token = try reader.string("token", maxLength: 4096) ?? ""
         var environment: APNsEnvironment? = nil
         if kind != .fcm {
@@ -54,20 +55,20 @@ extension RegisterToken {
     /// built with a patched expo-widgets reads it from `LiveActivityAttributes` (the activity was
     /// started by push, so the app learns the server's id only from its attributes). Both may be
     /// sent when they agree.
-    static func activityId(_ reader: FieldReader) throws(ActivityError) -> String {
+    static func activityId(_ reader: FieldReader) throws(Refusal) -> ActivityID {
         if reader.object["attributes"] == .null {
             throw .invalid(
                 "attributes",
                 "'attributes' must be an object holding 'activityId'; or leave it out and send 'activityId'")
         }
-        guard let attributes = try reader.object("attributes") else { return try reader.identifier("activityId") }
+        guard let attributes = try reader.object("attributes") else { return try reader.id("activityId") }
         let inner = try FieldReader(attributes, prefix: "attributes")
         try inner.refuseUnknown(ExpoWidgetsAttributes.attributeKeys.union([ExpoWidgetsAttributes.activityIdKey]))
-        let carried = try inner.identifier(ExpoWidgetsAttributes.activityIdKey)
+        let carried: ActivityID = try inner.id(ExpoWidgetsAttributes.activityIdKey)
         _ = try inner.string("url", required: false, maxLength: Int.max)
         if reader.object["activityId"] != nil {
             // Both fit the published schema, so their disagreement is a 422, not a 400.
-            let named = try reader.identifier("activityId")
+            let named: ActivityID = try reader.id("activityId")
             guard named == carried else {
                 throw .unprocessable(
                     message:
@@ -81,7 +82,7 @@ extension RegisterToken {
 
 extension ApplyEvent {
     /// Reads the body of `POST /v1/activities/{id}/events`: `{type, data?, terminal?}`.
-    public init(json body: JSONValue) throws(ActivityError) {
+    public init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["type", "data", "terminal"])
         let type = try reader.string("type", what: "the event type, e.g. delivery.step") ?? ""
@@ -96,7 +97,7 @@ extension ApplyEvent {
 
 extension UpdateActivity {
     /// Reads the body of `PATCH /v1/activities/{id}`: `{contentState, alert?, staleDate?, relevanceScore?, priority?}`.
-    public init(json body: JSONValue) throws(ActivityError) {
+    public init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["contentState", "alert", "staleDate", "relevanceScore", "priority"])
         let priority = try reader.integer("priority").map(Int.init)
@@ -110,11 +111,11 @@ extension UpdateActivity {
 
 extension EndActivity {
     /// Reads the body of `POST /v1/activities/{id}/end`: `{contentState?, dismissal?, alert?}`.
-    public init(json body: JSONValue) throws(ActivityError) {
+    public init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["contentState", "dismissal", "alert"])
         let dismissal: DismissalPolicy
-        let expected = ActivityError.invalid(
+        let expected = Refusal.invalid(
             "dismissal", "'dismissal' is \"default\", \"immediate\" or a Unix time in seconds (10 or 11 digits)")
         switch reader.object["dismissal"] {
         case nil, .null, .string("default"): dismissal = .default
@@ -132,7 +133,7 @@ extension EndActivity {
 
 extension FieldReader {
     /// A Unix-seconds field, refusing milliseconds and reference-date seconds (DT-018).
-    func unixSeconds(_ key: String) throws(ActivityError) -> Int64? {
+    func unixSeconds(_ key: String) throws(Refusal) -> Int64? {
         guard let value = try integer(key) else { return nil }
         guard value > 1_000_000_000, value < 100_000_000_000 else {
             throw .invalid(key, "'\(key)' must be Unix seconds (10 digits), not \(value)")
@@ -143,7 +144,7 @@ extension FieldReader {
 
 extension StartActivity {
     /// Reads the body of `POST /v1/activities`.
-    public init(json body: JSONValue) throws(ActivityError) {
+    public init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown([
             "activityId", "userId", "attributesType", "attributes", "contentState", "event", "alert", "staleDate",
@@ -187,7 +188,7 @@ extension StartActivity {
     }
 
     /// `userId`, or empty when an `audience` is given instead: exactly one of the two.
-    static func userIdOrAudience(_ reader: FieldReader, audience: Audience?) throws(ActivityError) -> String {
+    static func userIdOrAudience(_ reader: FieldReader, audience: Audience?) throws(Refusal) -> String {
         let hasUser = reader.object["userId"].map { $0 != .null } ?? false
         switch (hasUser, audience) {
         case (true, .some):
@@ -203,7 +204,7 @@ extension StartActivity {
     }
 
     /// `audience`: `"everyone"`, `{"userIds": [...]}` or `{"tags": {"all": [...], "any": [...]}}`.
-    static func audience(_ reader: FieldReader) throws(ActivityError) -> Audience? {
+    static func audience(_ reader: FieldReader) throws(Refusal) -> Audience? {
         guard let value = reader.object["audience"], value != .null else { return nil }
         let shapes = "\"everyone\", {\"userIds\": [...]} or {\"tags\": {\"all\": [...], \"any\": [...]}}"
         if let text = value.stringValue {
@@ -243,7 +244,7 @@ extension StartActivity {
         }
     }
 
-    static func tagList(_ reader: FieldReader, _ key: String) throws(ActivityError) -> [String] {
+    static func tagList(_ reader: FieldReader, _ key: String) throws(Refusal) -> [String] {
         guard let value = reader.object[key], value != .null else { return [] }
         return try Tags(value, field: reader.path(key)).tags
     }
@@ -253,7 +254,7 @@ extension StartActivity {
 struct Tags {
     var tags: [String]
 
-    init(_ value: JSONValue, field: String) throws(ActivityError) {
+    init(_ value: JSONValue, field: String) throws(Refusal) {
         guard let items = value.arrayValue else {
             throw .invalid(field, "'\(field)' must be a list of tags, e.g. [\"gold\", \"city:paris\"]")
         }
@@ -268,7 +269,7 @@ struct Tags {
     }
 
     /// Reads the body of `PUT /v1/users/{userId}/tags` and `PUT /v1/devices/{deviceId}/tags`: `{"tags": [...]}`.
-    init(body: JSONValue) throws(ActivityError) {
+    init(body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["tags"])
         guard let value = reader.object["tags"], value != .null else {
@@ -281,7 +282,7 @@ struct Tags {
 extension StartActivity {
 
     /// `schedule: [{at, contentState}]`, in the order given.
-    static func schedule(_ reader: FieldReader) throws(ActivityError) -> [ScheduleEntry]? {
+    static func schedule(_ reader: FieldReader) throws(Refusal) -> [ScheduleEntry]? {
         guard let value = reader.object["schedule"], value != .null else { return nil }
         guard let entries = value.arrayValue, !entries.isEmpty, entries.count <= 1000 else {
             throw .invalid(
@@ -301,7 +302,7 @@ extension StartActivity {
     }
 
     /// `broadcast: {storagePolicy?, channelId?, expiration?}`.
-    static func broadcast(_ reader: FieldReader) throws(ActivityError) -> Broadcast? {
+    static func broadcast(_ reader: FieldReader) throws(Refusal) -> Broadcast? {
         guard let value = try reader.object("broadcast") else { return nil }
         let options = try FieldReader(value, prefix: "broadcast")
         try options.refuseUnknown(["storagePolicy", "channelId", "expiration"])
@@ -323,7 +324,7 @@ extension StartActivity {
 
 extension ReportLifecycle {
     /// Reads the body of `POST /v1/activities/{id}/lifecycle`: `{deviceId, state, reason?}`.
-    public init(json body: JSONValue) throws(ActivityError) {
+    public init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["deviceId", "state", "reason"])
         let deviceId = try reader.identifier("deviceId")
@@ -337,7 +338,7 @@ extension ReportLifecycle {
 
 extension PressAction {
     /// Reads the body of `POST /v1/activities/{id}/actions`: `{deviceId, action}`.
-    public init(json body: JSONValue) throws(ActivityError) {
+    public init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["deviceId", "action"])
         let deviceId = try reader.identifier("deviceId")
@@ -353,7 +354,7 @@ struct MintDeviceCredential {
     var userId: String
     var ttlSeconds: Int
 
-    init(json body: JSONValue) throws(ActivityError) {
+    init(json body: JSONValue) throws(Refusal) {
         let reader = try FieldReader(body)
         try reader.refuseUnknown(["userId", "ttlSeconds"])
         userId = try reader.identifier("userId")

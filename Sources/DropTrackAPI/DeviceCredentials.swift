@@ -1,16 +1,17 @@
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// Who a valid device credential speaks for: one user of one app.
 public struct DeviceCaller: Sendable, Equatable {
     /// The app (the credential's `aud`).
-    public var app: String
+    public var app: AppID
     /// The user (the credential's `sub`).
-    public var userId: String
+    public var userId: UserID
     /// When it was issued (its `iat`, Unix seconds), if it says: what a revocation of the user's
     /// credentials is checked against.
     public var issuedAt: Int64?
-    public init(app: String, userId: String, issuedAt: Int64? = nil) {
+    public init(app: AppID, userId: UserID, issuedAt: Int64? = nil) {
         self.app = app
         self.userId = userId
         self.issuedAt = issuedAt
@@ -41,6 +42,8 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
     case tooLong
     /// `kfp` is not a key fingerprint.
     case malformedKeyClaim
+    /// `sub` is not a user id by the id rule, so it could never name the user the app registers.
+    case malformedSubject
     /// `kfp` names an API key the app no longer has: `apps rotate-key` replaced it, or the app was removed.
     case keyRotated
     /// Signed by a DropTrack-held key but naming no API key (`kfp`): minted before credentials recorded
@@ -50,22 +53,23 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
     case revoked(notBefore: Date)
 
     /// The contract's code.
-    public var code: String {
+    public var code: RefusalCode {
         switch self {
-        case .malformed: "credential_malformed"
-        case .unsigned: "credential_unsigned"
-        case .algorithm: "credential_algorithm"
-        case .unknownKey: "credential_unknown_key"
-        case .badSignature: "credential_bad_signature"
-        case .highS: "credential_high_s"
-        case .wrongAudience: "credential_wrong_audience"
-        case .expired: "credential_expired"
-        case .notYetValid: "credential_not_yet_valid"
-        case .tooLong: "credential_too_long"
-        case .malformedKeyClaim: "credential_malformed"
-        case .keyRotated: "credential_key_rotated"
-        case .keyUnnamed: "credential_key_unnamed"
-        case .revoked: "credential_revoked"
+        case .malformed: .credentialMalformed
+        case .unsigned: .credentialUnsigned
+        case .algorithm: .credentialAlgorithm
+        case .unknownKey: .credentialUnknownKey
+        case .badSignature: .credentialBadSignature
+        case .highS: .credentialHighS
+        case .wrongAudience: .credentialWrongAudience
+        case .expired: .credentialExpired
+        case .notYetValid: .credentialNotYetValid
+        case .tooLong: .credentialTooLong
+        case .malformedKeyClaim: .credentialMalformed
+        case .malformedSubject: .credentialMalformed
+        case .keyRotated: .credentialKeyRotated
+        case .keyUnnamed: .credentialKeyUnnamed
+        case .revoked: .credentialRevoked
         }
     }
 
@@ -91,6 +95,8 @@ public enum DeviceCredentialError: Error, Equatable, Sendable {
         case .tooLong: "the credential is valid for more than 7 days; mint it with exp at most 7 days ahead"
         case .malformedKeyClaim:
             "the credential's kfp claim is not a key fingerprint (16 lowercase hex digits, the first 16 of the API key's SHA-256); fix the minting code, or leave kfp out of credentials your backend signs with its own key"
+        case .malformedSubject:
+            "the credential's sub claim is not a user id (\(Identifier.rule)); mint it with the user id the app registers tokens for"
         case .keyRotated:
             "the credential was minted under an API key its app no longer has (droptrack apps rotate-key replaced it, or the app was removed); mint a new one with the app's current API key"
         case .keyUnnamed:

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -28,7 +29,7 @@ struct DoctorEndpoint: Sendable {
                 context = try DoctorContext.decode(from: given.serialized())
             } catch {
                 throw APIError(
-                    422, "invalid_content", "'context' is not a doctor context: \(error.message)",
+                    422, .invalidContent, "'context' is not a doctor context: \(error.message)",
                     field: error.field.map { "context.\($0)" } ?? "context")
             }
         }
@@ -55,7 +56,7 @@ struct DoctorEndpoint: Sendable {
             do {
                 return try DoctorRequestText.parse(text)
             } catch {
-                throw APIError(422, "invalid_content", "cannot read the request: \(error.message)", field: "request")
+                throw APIError(422, .invalidContent, "cannot read the request: \(error.message)", field: "request")
             }
         case "apns":
             let apns = try RequestFields(try reader.object("apns") ?? .null, prefix: "apns")
@@ -106,7 +107,7 @@ struct DoctorEndpoint: Sendable {
         context.config = config
         guard let activityId else { return }
         let deviceToken = push.path.hasPrefix("/3/device/") ? String(push.path.dropFirst("/3/device/".count)) : nil
-        let facts = try domain { () throws(ActivityError) in
+        let facts = try domain { () throws(Refusal) in
             try registry.doctorFacts(
                 app: appID, activityId: activityId,
                 tokenFingerprint: deviceToken.map { Fingerprint(of: $0.lowercased()) })
@@ -130,7 +131,7 @@ struct DoctorEndpoint: Sendable {
             var record = context.token ?? DoctorContext.Token()
             record.kind =
                 record.kind ?? (token.kind == .pushToStart ? .pushToStart : token.kind == .fcm ? .fcm : .perActivity)
-            record.environment = record.environment ?? token.environment.map { APNsEnvironment($0) }
+            record.environment = record.environment ?? token.environment
             record.attributesType = record.attributesType ?? token.attributesType
             record.activityId = record.activityId ?? token.activityId
             record.deviceId = record.deviceId ?? token.deviceId
@@ -145,7 +146,7 @@ struct DoctorEndpoint: Sendable {
             }
             context.token = record
             if context.device == nil, let device = token.device {
-                context.device = try? DoctorContext.Device.decode(device)
+                context.device = try? DeviceFacts.decode(device)
             }
         }
     }

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import Synchronization
 
 extension EventBus {
@@ -13,7 +14,7 @@ extension EventBus {
     /// oldest and gets `event: dropped` with `{"dropped":N}`; a client that stops reading altogether is
     /// disconnected by the HTTP server's write timeout. The subscription and the place end when the connection does.
     public func relay(
-        app: String, key: String? = nil, ready: JSONValue,
+        app: AppID, key: String? = nil, ready: JSONValue,
         include: @escaping @Sendable (JSONValue) -> Bool = { _ in true }
     ) -> HTTPReply {
         let admission: EventStreamAdmission
@@ -27,7 +28,7 @@ extension EventBus {
                 event: "ready", id: nil, data: String(decoding: ready.serialized(), as: UTF8.self))
             // Whoever gets here first, the delivery queue or this thread, sends `ready`, so it always comes first.
             let opened = Mutex(false)
-            let id = subscribe(app: app) { delivery in
+            let id = subscribe(app: app.rawValue) { delivery in
                 var frames: [[UInt8]] = []
                 for event in delivery.events where include(event.payload) {
                     frames.append(event.wire { EventStream.frame(event: $0.name, id: nil, data: $0.data) })
@@ -44,7 +45,7 @@ extension EventBus {
             }
             // The connection's end, not the next event, ends the subscription and gives the place back.
             stream.onClose { [self] in
-                unsubscribe(app: app, id: id)
+                unsubscribe(app: app.rawValue, id: id)
                 withExtendedLifetime(admission) {}
             }
         }
@@ -56,13 +57,13 @@ extension EventBus {
         switch refusal {
         case .keyLimit(let limit):
             error = APIError(
-                429, "too_many_streams",
+                429, .tooManyStreams,
                 "this API key already has \(limit) open event streams, the most one key may hold; close one "
                     + "before opening another (one stream carries every activity of the app; add ?activityId= to "
                     + "filter one instead of opening a stream per activity)")
         case .serverLimit(let limit):
             error = APIError(
-                503, "streams_exhausted",
+                503, .streamsExhausted,
                 "the server already holds \(limit) open event streams, its limit; retry after the Retry-After seconds")
         }
         var response = HTTPResponse.json(error.status, error.body.serialized())

@@ -1,4 +1,5 @@
 import DropTrackDispatch
+import DropTrackModel
 
 /// The one media type a request body may have: `application/json`, in any letter case, with
 /// optional parameters, of which `charset` may only say UTF-8. A lenient check (anything that
@@ -14,14 +15,14 @@ public enum JSONMediaType {
         guard let contentType else {
             guard bodyBytes == 0 else {
                 throw APIError(
-                    415, "unsupported_media_type",
+                    415, .unsupportedMediaType,
                     "the request has a body but no Content-Type; send \(rule)")
             }
             return
         }
         if let problem = problem(with: contentType) {
             throw APIError(
-                415, "unsupported_media_type", "Content-Type '\(contentType.prefix(100))' \(problem); send \(rule)")
+                415, .unsupportedMediaType, "Content-Type '\(contentType.prefix(100))' \(problem); send \(rule)")
         }
     }
 

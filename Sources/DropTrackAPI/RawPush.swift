@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackWire
 import Foundation
 import Synchronization
@@ -39,7 +40,7 @@ struct RawPush: Sendable {
         try reader.refuseUnknown(["provider", "token", "environment", "payload", "priority"])
         guard let bundle = app.bundleId, app.apns != nil else {
             throw APIError(
-                422, "no_credentials", "app \(app.id) has no APNs credentials; add apns and bundleId to its config",
+                422, .noCredentials, "app \(app.id) has no APNs credentials; add apns and bundleId to its config",
                 field: "provider")
         }
         let token = (try reader.string("token", maxLength: 4096) ?? "").lowercased()
@@ -64,7 +65,7 @@ struct RawPush: Sendable {
         do {
             try push.validate()
         } catch {
-            throw APIError(422, "invalid_push", error.message, field: Self.requestField(error.field))
+            throw APIError(422, .invalidPush, error.message, field: Self.requestField(error.field))
         }
         let findings = LiveActivityLint.check(payload, context: .init(now: clock.now()))
         var answer = wait { transport.send(app: app.id, apns: push, completion: $0) }
@@ -78,7 +79,7 @@ struct RawPush: Sendable {
         try reader.refuseUnknown(["provider", "token", "data", "priority", "ttlSeconds", "collapseKey"])
         guard app.fcm != nil else {
             throw APIError(
-                422, "no_credentials", "app \(app.id) has no FCM service account; add fcm to its config",
+                422, .noCredentials, "app \(app.id) has no FCM service account; add fcm to its config",
                 field: "provider")
         }
         let token = try reader.string("token", maxLength: 4096) ?? ""
@@ -108,7 +109,7 @@ struct RawPush: Sendable {
         do {
             try message.validate()
         } catch {
-            throw APIError(422, "invalid_push", error.message, field: Self.requestField(error.field))
+            throw APIError(422, .invalidPush, error.message, field: Self.requestField(error.field))
         }
         var answer = wait { transport.send(app: app.id, fcm: message, completion: $0) }
         answer["destination"] = .string(Fingerprint(of: token).value)

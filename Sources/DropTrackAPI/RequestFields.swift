@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 
 /// The domain's `FieldReader` for the API's own endpoints (`/v1/push`, `/v1/doctor`): the same
 /// reading and messages, with refusals as the API's errors.
@@ -8,7 +9,7 @@ struct RequestFields {
     let reader: FieldReader
 
     init(_ value: JSONValue, prefix: String = "") throws(APIError) {
-        reader = try domain { () throws(ActivityError) in try FieldReader(value, prefix: prefix) }
+        reader = try domain { () throws(Refusal) in try FieldReader(value, prefix: prefix) }
     }
 
     /// The object read.
@@ -17,25 +18,25 @@ struct RequestFields {
     func string(_ key: String, required: Bool = true, what: String = "a string", maxLength: Int = 200)
         throws(APIError) -> String?
     {
-        try domain { () throws(ActivityError) in
+        try domain { () throws(Refusal) in
             try reader.string(key, required: required, what: what, maxLength: maxLength)
         }
     }
 
     func number(_ key: String) throws(APIError) -> Double? {
-        try domain { () throws(ActivityError) in try reader.number(key) }
+        try domain { () throws(Refusal) in try reader.number(key) }
     }
 
     func integer(_ key: String) throws(APIError) -> Int64? {
-        try domain { () throws(ActivityError) in try reader.integer(key) }
+        try domain { () throws(Refusal) in try reader.integer(key) }
     }
 
     func object(_ key: String, required: Bool = false) throws(APIError) -> JSONValue? {
-        try domain { () throws(ActivityError) in try reader.object(key, required: required) }
+        try domain { () throws(Refusal) in try reader.object(key, required: required) }
     }
 
     func refuseUnknown(_ allowed: Set<String>) throws(APIError) {
-        try domain { () throws(ActivityError) in try reader.refuseUnknown(allowed) }
+        try domain { () throws(Refusal) in try reader.refuseUnknown(allowed) }
     }
 }
 

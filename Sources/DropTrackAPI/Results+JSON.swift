@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation

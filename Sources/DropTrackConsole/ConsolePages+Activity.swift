@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation

@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -36,7 +37,7 @@ struct ConsolePages {
         return Self.document(
             title: title,
             body: """
-                <header><span class="brand">DropTrack</span><span class="app">app <b>\(Escape.escape(session.app))</b></span>
+                <header><span class="brand">DropTrack</span><span class="app">app <b>\(Escape.escape(session.app.rawValue))</b></span>
                 <nav>\(nav)</nav>
                 <form method="post" action="/console/logout" class="signout">
                 <input type="hidden" name="csrf" value="\(session.csrfToken)"><button type="submit">Sign out</button></form>

@@ -1,6 +1,7 @@
 import DropTrackAPI
 import DropTrackCore
 import DropTrackHTTP1
+import DropTrackModel
 import Foundation
 
 extension ConsoleRoutes {
@@ -50,7 +51,7 @@ extension ConsoleRoutes {
         } catch {
             return sessionsUnavailable(error)
         }
-        logger.notice("console.signed_in", ["app": app, "keyFingerprint": session.keyFingerprint])
+        logger.notice("console.signed_in", ["app": app.rawValue, "keyFingerprint": session.keyFingerprint])
         let secure = ConsoleHTTP.isHTTPS(request)
         return ConsoleHTTP.seeOther(
             "/console/",
@@ -86,7 +87,7 @@ extension ConsoleRoutes {
         } catch {
             return sessionsUnavailable(error)
         }
-        logger.notice("console.signed_out", ["app": session.app, "keyFingerprint": session.keyFingerprint])
+        logger.notice("console.signed_out", ["app": session.app.rawValue, "keyFingerprint": session.keyFingerprint])
         return ConsoleHTTP.seeOther(
             "/console/login",
             cookies: [

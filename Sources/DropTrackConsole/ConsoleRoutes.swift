@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -100,7 +101,7 @@ public struct ConsoleRoutes: RouteExtension {
                 route,
                 events.relay(
                     app: session.app, key: "console:" + session.keyFingerprint,
-                    ready: .object(["app": .string(session.app)])
+                    ready: .object(["app": .string(session.app.rawValue)])
                 )
             )
         case "/console/events": return (route, ConsoleHTTP.page(200, pages.events()))
@@ -109,7 +110,8 @@ public struct ConsoleRoutes: RouteExtension {
             return (
                 route,
                 ConsoleHTTP.page(
-                    200, pages.plots(sampler.samples(app: session.app), window: 3600, replica: sampler.replica))
+                    200, pages.plots(sampler.samples(app: session.app.rawValue), window: 3600, replica: sampler.replica)
+                )
             )
         case "/console/activities/{id}": return (route, activity(parts[2], pages: pages))
         default: return (route, ConsoleHTTP.page(404, pages.notFound("no console page \(request.path)")))
@@ -138,7 +140,7 @@ public struct ConsoleRoutes: RouteExtension {
         let filter = request.query["state"].flatMap(ActivityState.init(rawValue:))
         do {
             let found = try store.transaction {
-                try $0.recentActivities(app: pages.session.app, state: filter, limit: Self.listLimit)
+                try $0.recentActivities(app: pages.session.app.rawValue, state: filter, limit: Self.listLimit)
             }
             return ConsoleHTTP.page(200, pages.activities(found, filter: filter, limit: Self.listLimit))
         } catch {
@@ -147,10 +149,10 @@ public struct ConsoleRoutes: RouteExtension {
     }
 
     func activity(_ id: String, pages: ConsolePages) -> HTTPReply {
-        do throws(ActivityError) {
-            try Identifier.check(id, field: "id")
-            let snapshot = try registry.describe(app: pages.session.app, activityId: id, timelineLimit: 200)
-            let diagnosis = try registry.diagnose(app: pages.session.app, activityId: id)
+        do throws(Refusal) {
+            let activityID = try ActivityID(validating: id, field: "id")
+            let snapshot = try registry.describe(app: pages.session.app.rawValue, activityId: id, timelineLimit: 200)
+            let diagnosis = try registry.diagnose(app: pages.session.app, activityId: activityID)
             return ConsoleHTTP.page(200, pages.activity(snapshot, diagnosis: diagnosis))
         } catch {
             switch error {
@@ -165,8 +167,8 @@ public struct ConsoleRoutes: RouteExtension {
         do {
             let (recent, invalidated) = try store.transaction { tx in
                 (
-                    try tx.recentTokens(app: pages.session.app, limit: Self.listLimit),
-                    try tx.recentInvalidations(app: pages.session.app, limit: Self.listLimit)
+                    try tx.recentTokens(app: pages.session.app.rawValue, limit: Self.listLimit),
+                    try tx.recentInvalidations(app: pages.session.app.rawValue, limit: Self.listLimit)
                 )
             }
             return ConsoleHTTP.page(200, pages.tokens(recent: recent, invalidated: invalidated, limit: Self.listLimit))
@@ -176,7 +178,7 @@ public struct ConsoleRoutes: RouteExtension {
     }
 
     func unavailable(_ error: any Error, pages: ConsolePages) -> HTTPReply {
-        logger.error("console.store_failed", ["app": pages.session.app, "error": String(describing: error)])
+        logger.error("console.store_failed", ["app": pages.session.app.rawValue, "error": String(describing: error)])
         return ConsoleHTTP.page(503, pages.notFound("the store does not answer; try again shortly"))
     }
 }

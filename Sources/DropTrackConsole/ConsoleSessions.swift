@@ -1,5 +1,6 @@
 import DropTrackAPI
 import DropTrackCore
+import DropTrackModel
 import DropTrackSHA256
 import DropTrackStore
 import Foundation
@@ -10,7 +11,7 @@ public struct ConsoleSession: Sendable, Equatable {
     /// The random id in the cookie.
     public var id: String
     /// The app the key belongs to: every page shows this app's data only.
-    public var app: String
+    public var app: AppID
     /// The key's fingerprint, for logs.
     public var keyFingerprint: String
     /// The hidden form field every state-changing request of this session must carry.
@@ -63,18 +64,18 @@ public final class ConsoleSessions: Sendable {
     }
 
     /// Starts a session for `app`, ending that app's least recently used one when it has `capacity`.
-    public func create(app: String, keyFingerprint: String) throws -> ConsoleSession {
+    public func create(app: AppID, keyFingerprint: String) throws -> ConsoleSession {
         let now = clock.now()
         let session = ConsoleSession(
             id: Self.randomToken(), app: app, keyFingerprint: keyFingerprint, csrfToken: Self.randomToken(),
             createdAt: now, lastSeenAt: now)
         try store.transaction { tx in
             try tx.trimConsoleSessions(
-                app: app, createdBefore: now - limits.lifetime, lastSeenBefore: now - limits.idleTimeout,
+                app: app.rawValue, createdBefore: now - limits.lifetime, lastSeenBefore: now - limits.idleTimeout,
                 keeping: limits.capacity - 1)
             try tx.saveConsoleSession(
                 ConsoleSessionRecord(
-                    idDigest: Self.digest(session.id), app: app, keyFingerprint: keyFingerprint,
+                    idDigest: Self.digest(session.id), app: app.rawValue, keyFingerprint: keyFingerprint,
                     csrfToken: session.csrfToken, createdAt: now, lastSeenAt: now))
         }
         return session
@@ -92,7 +93,8 @@ public final class ConsoleSessions: Sendable {
                 try tx.deleteConsoleSession(idDigest: digest)
                 return nil
             }
-            guard keyring.holds(app: record.app, keyFingerprint: record.keyFingerprint) else {
+            // Sign-in stores only an app the keyring named, so a stored app that is no AppID is gone too.
+            guard let app = AppID(record.app), keyring.holds(app: app, keyFingerprint: record.keyFingerprint) else {
                 try tx.deleteConsoleSession(idDigest: digest)
                 logger.notice(
                     "console.session_ended",
@@ -102,7 +104,7 @@ public final class ConsoleSessions: Sendable {
             record.lastSeenAt = now
             try tx.saveConsoleSession(record)
             return ConsoleSession(
-                id: id, app: record.app, keyFingerprint: record.keyFingerprint, csrfToken: record.csrfToken,
+                id: id, app: app, keyFingerprint: record.keyFingerprint, csrfToken: record.csrfToken,
                 createdAt: record.createdAt, lastSeenAt: now)
         }
     }

@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackDispatch
 import DropTrackDoctor
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackWire

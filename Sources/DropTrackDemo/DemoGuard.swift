@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 
 /// The demo has no API key on its dashboard routes, so it keeps web pages of other sites out: every
 /// request must name the demo's own loopback address in `Host` (a page that rebinds its DNS name to
@@ -45,20 +46,20 @@ struct DemoGuard: Sendable {
         let host = request.headers["host"] ?? ""
         guard allowedHosts.contains(host.lowercased()) else {
             return refuse(
-                403, "host_not_allowed",
+                403, .hostNotAllowed,
                 "the demo answers only at \(served) (or localhost with the same port), not at Host '\(host.prefix(100))'; open \(served)"
             )
         }
         guard request.method != "GET" && request.method != "HEAD" else { return nil }
         if let site = request.headers["sec-fetch-site"]?.lowercased(), site != "same-origin" && site != "none" {
             return refuse(
-                403, "cross_site_request",
+                403, .crossSiteRequest,
                 "the demo takes changes only from its own dashboard (Sec-Fetch-Site was '\(site.prefix(40))'); use the buttons at \(served)"
             )
         }
         if let origin = request.headers["origin"], origin.lowercased() != "http://\(host.lowercased())" {
             return refuse(
-                403, "origin_not_allowed",
+                403, .originNotAllowed,
                 "the demo takes changes only from http://\(host), not from Origin '\(origin.prefix(100))'; use the buttons at \(served)"
             )
         }
@@ -72,7 +73,7 @@ struct DemoGuard: Sendable {
         return nil
     }
 
-    private func refuse(_ status: Int, _ code: String, _ message: String) -> HTTPReply {
+    private func refuse(_ status: Int, _ code: RefusalCode, _ message: String) -> HTTPReply {
         .response(.json(status, APIError(status, code, message).body.serialized()))
     }
 }

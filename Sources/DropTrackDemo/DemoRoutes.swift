@@ -4,6 +4,7 @@ import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackRuntime
 import Foundation
 import Synchronization
@@ -125,7 +126,11 @@ struct DemoRoutes: RouteExtension {
     func json(_ status: Int, _ value: JSONValue) -> HTTPReply { .response(.json(status, value.serialized())) }
 
     func events(_ demo: DemoStack) -> HTTPReply {
-        demo.server.events.relay(app: DemoStack.appID, ready: .object([:]))
+        // "demo" is an app id by AppID's rule; the guard keeps that a checked fact, not an assumption.
+        guard let app = AppID(DemoStack.appID) else {
+            return json(500, .object(["error": .string("the demo's app id '\(DemoStack.appID)' is not an app id")]))
+        }
+        return demo.server.events.relay(app: app, ready: .object([:]))
     }
 
     static func notificationJSON(_ notification: LiveUpdateNotification) -> JSONValue {

@@ -5,6 +5,7 @@ import DropTrackCrypto
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackWire
 import Foundation

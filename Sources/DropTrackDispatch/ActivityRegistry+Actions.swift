@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -48,22 +49,22 @@ extension ActivityRegistry {
     /// device credential), the activity must be that user's or shared with them (else 404, as for a
     /// missing one), and a member presses from its own devices only.
     public func pressAction(app appID: String, activityId: String, _ press: PressAction, user: String? = nil)
-        throws(ActivityError) -> ActionPressed
+        throws(Refusal) -> ActionPressed
     {
         let version = try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
             guard try user.map({ try self.visible(activity, to: $0, tx: tx) }) ?? true,
                 try user.map({
                     try !activity.isShared || self.deviceOwned(press.deviceId, by: $0, app: appID, tx: tx)
                 }) ?? true
-            else { throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId") }
+            else { throw Refusal.notFound("no activity '\(activityId)'", field: "activityId") }
             let declared = self.contracts(app).actions(activity.attributesType)
             guard let event = declared[press.action] else {
                 let fix =
                     declared.isEmpty
                     ? "\(activity.attributesType) declares no actions; only DeliveryAttributes activities have buttons"
                     : "send one of \(declared.keys.sorted().joined(separator: ", "))"
-                throw ActivityError.unprocessable(
-                    code: "unknown_action",
+                throw Refusal.unprocessable(
+                    code: .unknownAction,
                     message:
                         "'action' '\(press.action.prefix(40))' is not an action of \(activity.attributesType); \(fix)",
                     field: "action")

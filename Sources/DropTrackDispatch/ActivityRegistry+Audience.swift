@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -12,14 +13,14 @@ extension ActivityRegistry {
     // MARK: Tags
 
     /// The tags of a user or device, sorted.
-    public func tags(app appID: String, of subject: TagSubject) throws(ActivityError) -> [String] {
+    public func tags(app appID: String, of subject: TagSubject) throws(Refusal) -> [String] {
         _ = try app(appID)
         return try transact { tx in try tx.tags(app: appID, subject: subject) }
     }
 
     /// Replaces the tags of a user or device (checked by `Tag.check`); an empty list clears them.
     /// Answers the tags as stored.
-    public func setTags(app appID: String, of subject: TagSubject, _ tags: [String]) throws(ActivityError)
+    public func setTags(app appID: String, of subject: TagSubject, _ tags: [String]) throws(Refusal)
         -> [String]
     {
         _ = try app(appID)
@@ -32,7 +33,7 @@ extension ActivityRegistry {
 
     /// Whether a device is this user's: it holds a valid push-to-start or FCM token of the user and
     /// none of another user. A device the server has no user for is no one's yet.
-    public func device(app appID: String, id deviceId: String, belongsTo user: String) throws(ActivityError) -> Bool {
+    public func device(app appID: String, id deviceId: String, belongsTo user: String) throws(Refusal) -> Bool {
         try transact { tx in try deviceOwned(deviceId, by: user, app: appID, tx: tx) }
     }
 
@@ -64,8 +65,8 @@ extension ActivityRegistry {
         let members = try matching(audience, app: appID, tx: tx)
         try checkCap(members.count)
         guard !members.isEmpty else {
-            throw ActivityError.unprocessable(
-                code: "audience_empty",
+            throw Refusal.unprocessable(
+                code: .audienceEmpty,
                 message:
                     "the audience matches no user; tag users or devices first (PUT /v1/users/{userId}/tags), or list 'audience.userIds'",
                 field: "audience")
@@ -73,11 +74,11 @@ extension ActivityRegistry {
         return members
     }
 
-    func checkCap(_ count: Int) throws(ActivityError) {
+    func checkCap(_ count: Int) throws(Refusal) {
         let cap = configuration.maxAudienceMembers
         guard count <= cap else {
-            throw ActivityError.unprocessable(
-                code: "audience_too_large",
+            throw Refusal.unprocessable(
+                code: .audienceTooLarge,
                 message:
                     "the audience matches more than \(cap) users, the most one start reaches (maxAudienceMembers). Start a broadcast activity (\"broadcast\": {}) that the app's devices subscribe to, or narrow the audience",
                 field: "audience")

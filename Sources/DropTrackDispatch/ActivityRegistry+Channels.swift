@@ -1,6 +1,6 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -22,13 +22,13 @@ extension ActivityRegistry {
 
     /// Creates the broadcast channel a new activity asked for; returns its id (to delete it if the
     /// activity is not stored after all).
-    func openChannel(_ activity: inout ActivityRecord, app: AppConfiguration) throws(ActivityError) -> String? {
+    func openChannel(_ activity: inout ActivityRecord, app: AppConfiguration) throws(Refusal) -> String? {
         guard let raw = activity.channelPolicy, activity.channelId == nil,
             let policy = MessageStoragePolicy(rawValue: raw)
         else { return nil }
         guard let channels, app.apns != nil else {
-            throw ActivityError.unprocessable(
-                code: "no_credentials", message: "broadcast activities need the app's APNs credentials",
+            throw Refusal.unprocessable(
+                code: .noCredentials, message: "broadcast activities need the app's APNs credentials",
                 field: "broadcast")
         }
         switch channels.createChannel(app: app.id, policy: policy) {
@@ -37,8 +37,8 @@ extension ActivityRegistry {
             Self.markChannelOwned(&activity)
             return id
         case .failure(let failure):
-            throw ActivityError.unavailable(
-                code: "channel_unavailable", message: "APNs did not create the channel: \(failure.explanation); retry",
+            throw Refusal.unavailable(
+                code: .channelUnavailable, message: "APNs did not create the channel: \(failure.explanation); retry",
                 field: "broadcast")
         }
     }

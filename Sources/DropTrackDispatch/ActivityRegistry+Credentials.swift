@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -7,7 +8,7 @@ extension ActivityRegistry {
     /// Refuses every device credential of the user issued up to now (`iat` before the next whole
     /// second, or no `iat` at all), on every replica; credentials issued from then on work. Answers
     /// that time, Unix seconds: the `notBefore` kept for the user. Revoking again moves it later.
-    public func revokeDeviceCredentials(app appID: String, userId: String) throws(ActivityError) -> Int64 {
+    public func revokeDeviceCredentials(app appID: String, userId: String) throws(Refusal) -> Int64 {
         _ = try app(appID)
         try Identifier.check(userId, field: "userId")
         // Whole seconds, as `iat` is: a credential issued within this second, even just before, is refused.
@@ -17,7 +18,7 @@ extension ActivityRegistry {
     }
 
     /// The time (Unix seconds) before which the user's device credentials are refused, or nil.
-    public func deviceCredentialsNotBefore(app appID: String, userId: String) throws(ActivityError) -> Int64? {
+    public func deviceCredentialsNotBefore(app appID: String, userId: String) throws(Refusal) -> Int64? {
         try transact { tx in try tx.deviceCredentialsNotBefore(app: appID, userId: userId) }
     }
 }

@@ -1,16 +1,17 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
 extension ContractBook {
     /// The declarative mapper registered for `type`, if any. The configuration checked it when it
     /// loaded; a configuration built in code that skipped `validate()` gets the same error here.
-    func declarativeMapper(_ type: String) throws(ActivityError) -> DeclarativeMapper? {
+    func declarativeMapper(_ type: String) throws(Refusal) -> DeclarativeMapper? {
         guard let schema = schemas[type], let json = schema.mapper else { return nil }
         do {
             return try DeclarativeMapper(json, schema: schema, type: type, at: "schemas.\(type).mapper")
         } catch {
-            throw ActivityError.unprocessable(code: "mapper_config", message: error.description, field: "type")
+            throw Refusal.unprocessable(code: .mapperConfig, message: error.description, field: "type")
         }
     }
 
@@ -30,7 +31,7 @@ extension ActivityRegistry {
     /// scheduler pushes as each comes (Scheduler.swift reuses the `schedule` column for them).
     func declarativeState(
         _ mapper: DeclarativeMapper, record: JSONValue, contracts: ContractBook, now: Date
-    ) throws(ActivityError) -> (state: JSONValue, schedule: JSONValue?) {
+    ) throws(Refusal) -> (state: JSONValue, schedule: JSONValue?) {
         let state = try contracts.contentState(
             mapper.contentState(record, at: now), type: mapper.type, field: "contentState")
         guard !mapper.timed.isEmpty else { return (state, nil) }

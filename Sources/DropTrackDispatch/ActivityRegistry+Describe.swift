@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -12,11 +13,11 @@ extension ActivityRegistry {
     public func describe(
         app appID: String, activityId: String, timelineLimit: Int = 200, viewer: String? = nil,
         page: MemberPage = MemberPage()
-    ) throws(ActivityError) -> ActivitySnapshot {
+    ) throws(Refusal) -> ActivitySnapshot {
         let contracts = contracts(try app(appID))
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             if let viewer, activity.isShared, activity.userId != viewer {
                 return try self.memberView(activity, viewer: viewer, contracts: contracts, limit: timelineLimit, tx: tx)

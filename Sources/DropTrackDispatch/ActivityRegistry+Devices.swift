@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import Foundation
 
@@ -77,7 +78,7 @@ public struct DeviceActivity: Sendable, Equatable {
 extension ActivityRegistry {
     /// Every activity the device has an update token or channel subscription for, valid or not.
     public func deviceActivities(app appID: String, deviceId: String, user: String? = nil)
-        throws(ActivityError) -> [DeviceActivity]
+        throws(Refusal) -> [DeviceActivity]
     {
         _ = try app(appID)
         return try transact { tx in
@@ -103,7 +104,7 @@ extension ActivityRegistry {
     /// activity (reason `device_<state>`), so nothing more is sent to a token that cannot show it.
     public func reportLifecycle(
         app appID: String, activityId: String, _ report: ReportLifecycle, user: String? = nil
-    ) throws(ActivityError) -> LifecycleReported {
+    ) throws(Refusal) -> LifecycleReported {
         _ = try app(appID)
         let now = clock.now()
         return try transact { tx in
@@ -113,7 +114,7 @@ extension ActivityRegistry {
                 try user.map({
                     try !activity.isShared || self.deviceOwned(report.deviceId, by: $0, app: appID, tx: tx)
                 }) ?? true
-            else { throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId") }
+            else { throw Refusal.notFound("no activity '\(activityId)'", field: "activityId") }
             var invalidated: [Fingerprint] = []
             if report.state.endsDelivery {
                 invalidated = try tx.validTokens(app: appID, deviceIds: [report.deviceId]).filter {
@@ -153,7 +154,7 @@ extension ActivityRegistry {
 
     /// Whether the activity exists and is this user's, or shared with them as a member (false for both a
     /// missing one and another user's).
-    public func activity(app appID: String, id activityId: String, belongsTo user: String) throws(ActivityError)
+    public func activity(app appID: String, id activityId: String, belongsTo user: String) throws(Refusal)
         -> Bool
     {
         try transact { tx in try self.visible(tx.activity(app: appID, id: activityId), to: user, tx: tx) }
@@ -165,7 +166,7 @@ extension ActivityRegistry {
     /// replaces), so a member naming another member's device would invalidate that member's tokens.
     public func device(
         app appID: String, id deviceId: String, mayRegisterFor activityId: String, user: String
-    ) throws(ActivityError) -> Bool {
+    ) throws(Refusal) -> Bool {
         try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId), activity.isShared else { return true }
             return try self.deviceOwned(deviceId, by: user, app: appID, tx: tx)
@@ -173,8 +174,7 @@ extension ActivityRegistry {
     }
 
     /// Whether the token is this user's: its own `userId`, or the user (or a member) of the activity it updates.
-    public func token(app appID: String, fingerprint: Fingerprint, belongsTo user: String) throws(ActivityError) -> Bool
-    {
+    public func token(app appID: String, fingerprint: Fingerprint, belongsTo user: String) throws(Refusal) -> Bool {
         try transact { tx in
             guard let token = try tx.token(app: appID, fingerprint: fingerprint) else { return false }
             if let owner = token.userId { return owner == user }

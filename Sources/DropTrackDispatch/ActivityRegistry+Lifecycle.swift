@@ -1,6 +1,6 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -23,7 +23,7 @@ extension ActivityRegistry {
     /// between range jobs and rows (`fanoutRangeMinimum`) read the one number the store keeps of the
     /// activity's valid update tokens (`validUpdateTokenCount`, a primary-key read), never a count of them.
     func commitVersion(
-        _ activity: inout ActivityRecord, event: ActivityEvent, state: JSONValue, alert: JSONValue?, terminal: Bool,
+        _ activity: inout ActivityRecord, event: LiveActivityEvent, state: JSONValue, alert: JSONValue?, terminal: Bool,
         requestedPriority: Int?, app: AppConfiguration, tx: any StoreTransaction, now: Date
     ) throws -> (notes: [String], destinations: Int) {
         var notes: [String] = []
@@ -103,12 +103,12 @@ extension ActivityRegistry {
     func mutate(
         app appID: String, activityId: String,
         _ change: (inout ActivityRecord, any StoreTransaction, AppConfiguration, Date) throws -> ActivityVersion
-    ) throws(ActivityError) -> ActivityVersion {
+    ) throws(Refusal) -> ActivityVersion {
         let app = try app(appID)
         let now = clock.now()
         let result = try transact { tx in
             guard var activity = try tx.activityForUpdate(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             return try change(&activity, tx, app, now)
         }
@@ -116,11 +116,11 @@ extension ActivityRegistry {
         return result
     }
 
-    func requireOpen(_ activity: ActivityRecord) throws(ActivityError) {
+    func requireOpen(_ activity: ActivityRecord) throws(Refusal) {
         switch activity.state {
         case .ended, .dismissed:
-            throw ActivityError.conflict(
-                code: "activity_ended",
+            throw Refusal.conflict(
+                code: .activityEnded,
                 message: "activity '\(activity.id)' has ended; iOS ignores pushes after the end",
                 field: "activityId")
         case .pending, .active, .stale: break
@@ -130,15 +130,15 @@ extension ActivityRegistry {
     /// Applies a domain event through the mapper: the built-in one (`delivery.step`, `delivery.reassign`,
     /// `delivery.eta`) or the attributes type's declarative one (ActivityRegistry+Declarative.swift).
     /// A terminal step ends the activity unless the event asks to keep it open (`terminal: .update`).
-    public func applyEvent(app appID: String, activityId: String, _ event: ApplyEvent) throws(ActivityError)
+    public func applyEvent(app appID: String, activityId: String, _ event: ApplyEvent) throws(Refusal)
         -> ActivityVersion
     {
         let type = event.type
         let known = contracts(try app(appID)).eventTypes
         guard known.contains(type) else {
             // Any string fits the published schema: which types exist is the app's configuration.
-            throw ActivityError.unprocessable(
-                code: "unknown_event_type",
+            throw Refusal.unprocessable(
+                code: .unknownEventType,
                 message: "unknown event type '\(type)'; the types are \(known.joined(separator: ", "))", field: "type")
         }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
@@ -158,7 +158,7 @@ extension ActivityRegistry {
             return try self.applyDeclarative(mapper, event, to: &activity, app: app, tx: tx, now: now)
         }
         guard activity.attributesType == DeliveryAttributes.typeName else {
-            throw ActivityError.unprocessable(
+            throw Refusal.unprocessable(
                 message:
                     "events are for DeliveryAttributes and types with a mapper; PATCH the content-state of \(activity.attributesType), or declare schemas.\(activity.attributesType).mapper",
                 field: "type")
@@ -179,10 +179,10 @@ extension ActivityRegistry {
 
     /// A direct update of the content-state.
     public func updateActivity(app appID: String, activityId: String, _ update: UpdateActivity)
-        throws(ActivityError) -> ActivityVersion
+        throws(Refusal) -> ActivityVersion
     {
         if let priority = update.priority, priority != 5 && priority != 10 {
-            throw ActivityError.invalid("priority", "'priority' is 5 or 10 for Live Activities")
+            throw Refusal.invalid("priority", "'priority' is 5 or 10 for Live Activities")
         }
         if let alert = update.alert { try Self.checkAlert(alert) }
         return try mutate(app: appID, activityId: activityId) { activity, tx, app, now in
@@ -208,7 +208,7 @@ extension ActivityRegistry {
     }
 
     /// Ends an activity, with a final content-state or the current one.
-    public func endActivity(app appID: String, activityId: String, _ end: EndActivity) throws(ActivityError)
+    public func endActivity(app appID: String, activityId: String, _ end: EndActivity) throws(Refusal)
         -> ActivityVersion
     {
         if let alert = end.alert { try Self.checkAlert(alert) }

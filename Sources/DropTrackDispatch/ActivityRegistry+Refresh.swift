@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import Foundation
 import Synchronization
@@ -16,12 +17,12 @@ extension ActivityRegistry {
     /// Matches a shared activity's audience again and makes the users who match now and were not
     /// members members, queueing the current version for their devices (a start for iPhones). Asked
     /// for explicitly, so an activity never grows behind its caller's back.
-    public func refreshAudience(app appID: String, activityId: String) throws(ActivityError) -> AudienceRefreshed {
+    public func refreshAudience(app appID: String, activityId: String) throws(Refusal) -> AudienceRefreshed {
         let contracts = contracts(try app(appID))
         let key = "\(appID)\u{1F}\(activityId)"
         guard refreshing.withLock({ $0.insert(key).inserted }) else {
-            throw ActivityError.conflict(
-                code: "refresh_running",
+            throw Refusal.conflict(
+                code: .refreshRunning,
                 message:
                     "a refresh of activity '\(activityId)' is running; its answer counts every user who matches, so wait for it rather than asking again",
                 field: "activityId")
@@ -29,7 +30,7 @@ extension ActivityRegistry {
         defer { _ = refreshing.withLock { $0.remove(key) } }
         let (audience, count) = try transact { tx -> (Audience?, Int) in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             try self.requireShared(activity)
             // A list of users matches no one new: its members are the list.
@@ -44,10 +45,10 @@ extension ActivityRegistry {
         while let page = try pages.next(self) {
             do {
                 try join(page, app: appID, activityId: activityId, contracts: contracts, into: &result)
-            } catch ActivityError.unprocessable("audience_too_large", let message, let field) where result.joined > 0 {
+            } catch Refusal.unprocessable(.audienceTooLarge, let message, let field) where result.joined > 0 {
                 // Pages are committed as they go: say who got in before the cap.
-                throw ActivityError.unprocessable(
-                    code: "audience_too_large",
+                throw Refusal.unprocessable(
+                    code: .audienceTooLarge,
                     message: "\(message). This refresh added \(result.joined) users before reaching it", field: field)
             }
             if result.destinations > 0 { wake() }
@@ -59,10 +60,10 @@ extension ActivityRegistry {
     private func join(
         _ page: [String], app appID: String, activityId: String, contracts: ContractBook,
         into result: inout AudienceRefreshed
-    ) throws(ActivityError) {
+    ) throws(Refusal) {
         try transact { tx in
             guard let activity = try tx.activityForUpdate(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             try self.requireShared(activity)
             let known = try tx.members(app: appID, activityId: activityId, among: page)
@@ -85,18 +86,18 @@ extension ActivityRegistry {
         }
     }
 
-    private func requireShared(_ activity: ActivityRecord) throws(ActivityError) {
+    private func requireShared(_ activity: ActivityRecord) throws(Refusal) {
         try requireOpen(activity)
         guard activity.isShared else {
-            throw ActivityError.conflict(
-                code: "not_shared", message: "activity '\(activity.id)' is one user's; only audience starts refresh",
+            throw Refusal.conflict(
+                code: .notShared, message: "activity '\(activity.id)' is one user's; only audience starts refresh",
                 field: "activityId")
         }
     }
 
     /// The users an audience matches, a page at a time: `everyone` read page by page from the store, a
     /// tag audience matched in one read of its tags (those rows only) and then handed out in pages.
-    private func candidatePages(_ audience: Audience, app appID: String) throws(ActivityError) -> CandidatePages {
+    private func candidatePages(_ audience: Audience, app appID: String) throws(Refusal) -> CandidatePages {
         switch audience {
         case .everyone: return CandidatePages(app: appID, matched: nil)
         case .users, .tags:
@@ -120,7 +121,7 @@ private struct CandidatePages {
         self.matched = matched
     }
 
-    mutating func next(_ registry: ActivityRegistry) throws(ActivityError) -> [String]? {
+    mutating func next(_ registry: ActivityRegistry) throws(Refusal) -> [String]? {
         guard !done else { return nil }
         let size = ActivityRegistry.refreshPage
         if let matched {

@@ -1,6 +1,6 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -11,7 +11,7 @@ extension ActivityRegistry {
     /// entry's errors name its index as given).
     func scheduleStates(
         _ entries: [StartActivity.ScheduleEntry], type: String, contracts: ContractBook
-    ) throws(ActivityError) -> JSONValue {
+    ) throws(Refusal) -> JSONValue {
         let sorted = entries.enumerated().map { (at: $0.element.at, state: $0.element.contentState, index: $0.offset) }
             .sorted { $0.at < $1.at }
         var checked: [JSONValue] = []

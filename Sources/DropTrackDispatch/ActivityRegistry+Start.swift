@@ -1,6 +1,6 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -10,7 +10,7 @@ extension ActivityRegistry {
     /// Starts an activity: push-to-start to the user's iPhones for the attributes type, and a start
     /// to their Android devices; for an audience, to every member's. The same idempotency key gives
     /// the same answer and no second send.
-    public func startActivity(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
+    public func startActivity(app appID: String, _ start: StartActivity) throws(Refusal) -> (
         started: ActivityStarted, created: Bool
     ) {
         let (stored, created) = try startKeepingAnswer(app: appID, start)
@@ -18,7 +18,7 @@ extension ActivityRegistry {
     }
 
     /// Starts an activity and answers with the copy of the answer kept for replays.
-    func startKeepingAnswer(app appID: String, _ start: StartActivity) throws(ActivityError) -> (
+    func startKeepingAnswer(app appID: String, _ start: StartActivity) throws(Refusal) -> (
         response: JSONValue, created: Bool
     ) {
         let app = try app(appID)
@@ -57,8 +57,8 @@ extension ActivityRegistry {
                     if existing.idempotencyKey == key, let response = existing.startResponse {
                         return (response, false)
                     }
-                    throw ActivityError.conflict(
-                        code: "activity_exists",
+                    throw Refusal.conflict(
+                        code: .activityExists,
                         message: "activity '\(activityId)' exists with another idempotency key",
                         field: "activityId")
                 }
@@ -75,7 +75,7 @@ extension ActivityRegistry {
                     availableAt: activity.startAt ?? now, now: now)
                 return (response, true)
             }
-        } catch let error as ActivityError {
+        } catch let error as Refusal {
             throw error
         } catch let error as StoreError where error.code == .conflict {
             // A concurrent request with the same key won the race: answer as it did.
@@ -84,31 +84,31 @@ extension ActivityRegistry {
             {
                 return (response, false)
             }
-            throw ActivityError.conflict(
-                code: "activity_exists", message: "activity '\(activityId)' already exists", field: "activityId")
+            throw Refusal.conflict(
+                code: .activityExists, message: "activity '\(activityId)' already exists", field: "activityId")
         } catch {
-            throw ActivityError.unavailable(
-                code: "store_unavailable", message: "the store failed: \(error); retry shortly")
+            throw Refusal.unavailable(
+                code: .storeUnavailable, message: "the store failed: \(error); retry shortly")
         }
     }
 
     /// Checks a start into the activity it would create: what the request states (400s), then what
     /// depends on the app's contracts and the clock (422s).
     func buildStart(_ start: StartActivity, app: AppConfiguration, contracts: ContractBook)
-        throws(ActivityError) -> ActivityRecord
+        throws(Refusal) -> ActivityRecord
     {
         let appID = app.id
         let (type, widget) = try contracts.expoStart(type: start.attributesType, widget: start.widget)
         switch (start.userId.isEmpty, start.audience) {
         case (true, nil):
-            throw ActivityError.missing("userId", "the user to start for, or an 'audience' for a shared activity")
+            throw Refusal.missing("userId", "the user to start for, or an 'audience' for a shared activity")
         case (false, .some):
-            throw ActivityError.invalid("audience", "give either 'userId' or 'audience', not both")
+            throw Refusal.invalid("audience", "give either 'userId' or 'audience', not both")
         default: break
         }
         if let event = start.event, !contracts.eventTypes.contains(event.type) {
-            throw ActivityError.unprocessable(
-                code: "unknown_event_type",
+            throw Refusal.unprocessable(
+                code: .unknownEventType,
                 message:
                     "unknown event type '\(event.type)'; the types are \(contracts.eventTypes.joined(separator: ", "))",
                 field: "event.type")
@@ -118,7 +118,7 @@ extension ActivityRegistry {
         let endAt = start.endAt.map { Date(timeIntervalSince1970: Double($0)) }
         let broadcast = start.broadcast
         if let expiration = broadcast?.expiration, expiration != 0, broadcast?.storagePolicy == .noMessageStored {
-            throw ActivityError.unprocessable(
+            throw Refusal.unprocessable(
                 message:
                     "a no-storage channel takes apns-expiration 0 only (APNs answers BadExpirationDate); drop 'expiration' or use \"most-recent\"",
                 field: "broadcast.expiration")
@@ -130,7 +130,7 @@ extension ActivityRegistry {
             start.attributes, type: type, activityId: start.activityId, field: "attributes")
         try requireFuture(start.staleDate, "staleDate", now: now)
         try requireFuture(start.endAt, "endAt", now: now)
-        var schedule = try start.schedule.map { entries throws(ActivityError) in
+        var schedule = try start.schedule.map { entries throws(Refusal) in
             try scheduleStates(entries, type: type, contracts: contracts)
         }
         var state: JSONValue
@@ -139,7 +139,7 @@ extension ActivityRegistry {
             state = try contracts.contentState(givenState, type: type, field: "contentState")
         } else if let event = start.event, let mapper = try contracts.declarativeMapper(type) {
             guard schedule == nil else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "schedule", "\(type) computes its schedule from its record: give 'event' or 'schedule', not both")
             }
             let applied: DeclarativeMapper.Applied
@@ -152,7 +152,7 @@ extension ActivityRegistry {
             mapperState = .object(["record": applied.record])
         } else if let event = start.event {
             guard type == DeliveryAttributes.typeName else {
-                throw ActivityError.unprocessable(
+                throw Refusal.unprocessable(
                     message:
                         "events are for DeliveryAttributes and types with a mapper; give 'contentState' for \(type), or declare schemas.\(type).mapper",
                     field: "event")
@@ -192,19 +192,19 @@ extension ActivityRegistry {
 
     /// An `alert`: `title` and `body` are text or a localized `{loc-key, loc-args}` object, and at
     /// least one is given (iOS shows nothing for an alert without either).
-    static func checkAlert(_ alert: JSONValue) throws(ActivityError) {
+    static func checkAlert(_ alert: JSONValue) throws(Refusal) {
         let reader = try FieldReader(alert, prefix: "alert")
         try reader.refuseUnknown(["title", "body", "sound"])
         for key in ["title", "body"] {
             guard let value = reader.object[key] else { continue }
             guard value.stringValue != nil || value.objectValue != nil else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "alert.\(key)", "'alert.\(key)' is a string or a {\"loc-key\", \"loc-args\"} object")
             }
         }
         _ = try reader.string("sound", required: false)
         guard alert["title"] != nil || alert["body"] != nil else {
-            throw ActivityError.missing("alert.title", "a title or body for the banner")
+            throw Refusal.missing("alert.title", "a title or body for the banner")
         }
     }
 
@@ -213,15 +213,15 @@ extension ActivityRegistry {
             ? Int64(saturating: now.timeIntervalSince1970 + configuration.defaultStaleSeconds) : nil
     }
 
-    func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(ActivityError) {
+    func requireFuture(_ value: Int64?, _ key: String, now: Date) throws(Refusal) {
         if let value, Double(value) < now.timeIntervalSince1970 {
-            throw ActivityError.unprocessable(
+            throw Refusal.unprocessable(
                 message: "'\(key)' is in the past; iOS would apply it at once", field: key)
         }
     }
 
     /// Refuses a version whose APNs payload would exceed 4096 bytes, before anything is stored.
-    func checkSize(_ activity: ActivityRecord, app: AppConfiguration, contracts: ContractBook) throws(ActivityError) {
+    func checkSize(_ activity: ActivityRecord, app: AppConfiguration, contracts: ContractBook) throws(Refusal) {
         let builder = PayloadBuilder(contracts: contracts, fcmTTLSeconds: configuration.fcmTTLSeconds)
         let probe = TokenRecord(
             app: app.id, kind: activity.event == .start ? .pushToStart : .activity,
@@ -233,16 +233,16 @@ extension ActivityRegistry {
         if let push = try? builder.apnsPush(activity: activity, token: probe, bundleId: app.bundleId ?? "app"),
             push.payload.count > APNsLimits.devicePayloadBytes
         {
-            throw ActivityError.unprocessable(
-                code: "payload_too_large",
+            throw Refusal.unprocessable(
+                code: .payloadTooLarge,
                 message:
                     "the APNs payload would be \(push.payload.count) bytes; the limit is 4096. Shorten the content-state or attributes",
                 field: "contentState")
         }
         let map = builder.dataMap(activity)
         if FCMLimits.size(of: map) > FCMLimits.dataBytes {
-            throw ActivityError.unprocessable(
-                code: "payload_too_large",
+            throw Refusal.unprocessable(
+                code: .payloadTooLarge,
                 message: "the FCM data map would be \(FCMLimits.size(of: map)) bytes; the limit is 4096",
                 field: "contentState")
         }

@@ -1,6 +1,6 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -17,7 +17,7 @@ extension ActivityRegistry {
         var deviceId: String
         var attributesType: String?
         var activityId: String?
-        var environment: TokenEnvironment?
+        var environment: APNsEnvironment?
         /// The device facts the app sent, checked, as the store keeps them (JSON text, sorted keys).
         var device: String?
         /// The user whose device credential registers it; nil for the app's backend (its API key).
@@ -30,7 +30,7 @@ extension ActivityRegistry {
     /// user's valid token, and its facts reach its own tokens only.
     public func registerToken(
         app appID: String, _ command: RegisterToken, by user: String? = nil
-    ) throws(ActivityError) -> (token: TokenRecord, created: Bool) {
+    ) throws(Refusal) -> (token: TokenRecord, created: Bool) {
         var registration = try checkToken(app: appID, command)
         registration.registeredBy = user
         let now = clock.now()
@@ -39,7 +39,7 @@ extension ActivityRegistry {
 
     /// Checks a registration without touching the store: the app's contracts know its attributes
     /// type, the token has its provider's form, and the device facts read as the doctor reads them.
-    public func checkToken(app appID: String, _ command: RegisterToken) throws(ActivityError) -> TokenRegistration {
+    public func checkToken(app appID: String, _ command: RegisterToken) throws(Refusal) -> TokenRegistration {
         let app = try app(appID)
         let device = try Self.deviceFacts(command.device)
         let kind = command.kind
@@ -49,56 +49,51 @@ extension ActivityRegistry {
         if kind == .channelSubscription {
             // Named by what it joins, so subscribing again is the same record; the length keeps
             // ("a:b", "c") and ("a", "b:c") apart.
-            let activity = command.activityId ?? ""
-            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(command.deviceId)"
+            let activity = command.activityId?.rawValue ?? ""
+            let value = "channel-subscription:\(activity.utf8.count):\(activity):\(command.deviceId.rawValue)"
             return TokenRegistration(
                 kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: nil,
-                deviceId: command.deviceId, attributesType: nil, activityId: command.activityId, environment: nil,
+                deviceId: command.deviceId.rawValue, attributesType: nil, activityId: command.activityId?.rawValue,
+                environment: nil,
                 device: device)
         }
         let token = command.token
-        var environment: TokenEnvironment? = nil
+        var environment: APNsEnvironment? = nil
         if kind == .fcm {
             guard FCMMessage.isPlausibleToken(token) else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "token", "'token' must be an FCM registration token (printable ASCII, no spaces)")
             }
         } else {
             guard APNsPush.isHexToken(token) else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "token",
                     "'token' must be the hex of the ActivityKit token bytes (an even number of 0-9a-f; lengths vary)")
             }
             guard let given = command.environment else {
-                throw ActivityError.missing("environment", "\"sandbox\" or \"production\"")
+                throw Refusal.missing("environment", "\"sandbox\" or \"production\"")
             }
-            environment = TokenEnvironment(given)
+            environment = given
         }
         let value = kind == .fcm ? token : token.lowercased()
         return TokenRegistration(
-            kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: command.userId,
-            deviceId: command.deviceId, attributesType: command.attributesType, activityId: command.activityId,
+            kind: kind, value: value, fingerprint: Fingerprint(of: value), userId: command.userId?.rawValue,
+            deviceId: command.deviceId.rawValue, attributesType: command.attributesType,
+            activityId: command.activityId?.rawValue,
             environment: environment, device: device)
     }
 
     /// Checks the optional `device` object of a registration: the facts the doctor reads, under the
     /// names of its context document (`osVersion`, `areActivitiesEnabled`, `canPostPromoted`, …).
-    static func deviceFacts(_ value: JSONValue?) throws(ActivityError) -> String? {
+    static func deviceFacts(_ value: JSONValue?) throws(Refusal) -> String? {
         guard let value, value != .null else { return nil }
-        let device: DoctorContext.Device
-        do {
-            device = try DoctorContext.Device.decode(value)
-        } catch {
-            throw ActivityError.invalid(
-                error.field ?? "device",
-                "'\(error.field ?? "device")': \(error.message); see docs/reference/device-api.md, Device facts")
-        }
+        let device = try DeviceFacts.decode(value)
         for (name, text) in [
             ("osVersion", device.osVersion), ("appBuild", device.appBuild), ("manufacturer", device.manufacturer),
         ] {
             // Counted as JSON Schema counts (code points), so the OpenAPI document and the server agree.
             if let text, text.unicodeScalars.count > 100 {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "device.\(name)",
                     "'device.\(name)' must be at most 100 characters, not \(text.unicodeScalars.count)")
             }
@@ -108,7 +103,7 @@ extension ActivityRegistry {
             ("launchesWithoutPushToStartToken", device.launchesWithoutPushToStartToken),
         ] {
             if let count, !(0...1_000_000).contains(count) {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "device.\(name)", "'device.\(name)' must be a count from 0 to 1000000, not \(count)")
             }
         }
@@ -126,16 +121,16 @@ extension ActivityRegistry {
         // fan out without the new tokens, and the catch-up below would queue an older version.
         for activityId in Set(registrations.compactMap(\.activityId)).sorted() {
             guard let activity = try tx.activityForUpdate(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'; start it first", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'; start it first", field: "activityId")
             }
             guard activity.state != .dismissed else {
-                throw ActivityError.activityOver(
+                throw Refusal.activityOver(
                     message: "activity '\(activityId)' is dismissed; its tokens are discarded",
                     field: "activityId")
             }
             guard activity.channelId != nil || !subscribing.contains(activityId) else {
-                throw ActivityError.conflict(
-                    code: "not_broadcast",
+                throw Refusal.conflict(
+                    code: .notBroadcast,
                     message:
                         "activity '\(activityId)' has no broadcast channel; start it with 'broadcast' to let devices subscribe, or register an update token",
                     field: "activityId")
@@ -269,7 +264,7 @@ extension ActivityRegistry {
     public func importTokens(
         app appID: String, _ registrations: [TokenRegistration], batch: Int = 2000,
         progress: (Int) -> Void = { _ in }
-    ) throws(ActivityError) -> Int {
+    ) throws(Refusal) -> Int {
         var created = 0
         for start in stride(from: 0, to: registrations.count, by: batch) {
             let slice = Array(registrations[start..<min(start + batch, registrations.count)])
@@ -285,11 +280,11 @@ extension ActivityRegistry {
     }
 
     /// Unregisters a token by fingerprint.
-    public func deleteToken(app appID: String, fingerprint: Fingerprint) throws(ActivityError) {
+    public func deleteToken(app appID: String, fingerprint: Fingerprint) throws(Refusal) {
         _ = try app(appID)
         try transact { tx in
             guard try tx.token(app: appID, fingerprint: fingerprint) != nil else {
-                throw ActivityError.notFound("no token with fingerprint \(fingerprint)", field: "fingerprint")
+                throw Refusal.notFound("no token with fingerprint \(fingerprint)", field: "fingerprint")
             }
             try tx.invalidateTokens(app: appID, fingerprints: [fingerprint], reason: .deleted, at: clock.now())
         }
@@ -302,14 +297,14 @@ extension ActivityRegistry {
     /// tokens, reports and tags, and the newcomer would inherit the device's tags. Registering one of
     /// those very tokens is allowed: whoever holds the token is that device (a phone whose user changed).
     static func refuseTakenDevice(_ registration: TokenRegistration, user: String, tokens: [TokenRecord])
-        throws(ActivityError)
+        throws(Refusal)
     {
         let others = tokens.filter {
             $0.isValid && $0.userId != nil && $0.userId != user && $0.fingerprint != registration.fingerprint
         }
         guard !others.isEmpty else { return }
-        throw ActivityError.conflict(
-            code: "device_taken",
+        throw Refusal.conflict(
+            code: .deviceTaken,
             message:
                 "device '\(registration.deviceId)' holds another user's tokens; a device id names one installation (a UUID the app makes at first launch and keeps), so send this device's own id, or, if this phone changed user, have the backend unregister the previous user's tokens first",
             field: "deviceId")

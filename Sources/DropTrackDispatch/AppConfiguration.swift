@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackSHA256
 import DropTrackStore
 import Foundation

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 
 /// Who a shared activity starts for: listed users, users matching tags (on the user or on one of
@@ -61,16 +62,16 @@ public enum Tag {
 
     /// Checks a list of tags read from `field`: each by the rule, at most `maximumPerSubject`.
     /// Duplicates are dropped; the answer is sorted.
-    public static func check(_ tags: [String], field: String) throws(ActivityError) -> [String] {
+    public static func check(_ tags: [String], field: String) throws(Refusal) -> [String] {
         guard tags.count <= maximumPerSubject else {
-            throw ActivityError.invalid(
+            throw Refusal.invalid(
                 field,
                 "'\(field)' has \(tags.count) tags; the most is \(maximumPerSubject). Merge tags (\"tier:gold\" rather than one per attribute) or drop some"
             )
         }
         for (index, tag) in tags.enumerated() {
             if let problem = problem(tag) {
-                throw ActivityError.invalid("\(field)[\(index)]", "'\(field)[\(index)]' \(problem); a tag is \(rule)")
+                throw Refusal.invalid("\(field)[\(index)]", "'\(field)[\(index)]' \(problem); a tag is \(rule)")
             }
         }
         return Array(Set(tags)).sorted()

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 
@@ -12,11 +13,11 @@ public struct RegisterToken: Sendable, Hashable {
     /// channel subscription.
     public var token: String
     /// The user a push-to-start or FCM token starts activities for.
-    public var userId: String?
+    public var userId: UserID?
     /// The device, so a new token can supersede its older ones.
-    public var deviceId: String
+    public var deviceId: DeviceID
     /// The activity an update token or a channel subscription belongs to.
-    public var activityId: String?
+    public var activityId: ActivityID?
     /// The attributes type a push-to-start token starts.
     public var attributesType: String?
     /// The APNs environment an ActivityKit token belongs to (a sandbox token is refused in production).
@@ -26,7 +27,7 @@ public struct RegisterToken: Sendable, Hashable {
     public var device: JSONValue?
 
     public init(
-        kind: TokenKind, token: String = "", userId: String? = nil, deviceId: String, activityId: String? = nil,
+        kind: TokenKind, token: String = "", userId: UserID? = nil, deviceId: DeviceID, activityId: ActivityID? = nil,
         attributesType: String? = nil, environment: APNsEnvironment? = nil, device: JSONValue? = nil
     ) {
         self.kind = kind
@@ -125,7 +126,7 @@ public struct ActivityVersion: Sendable, Hashable {
     public var version: Int64
     /// The `timestamp` the version carries (iOS drops a push older than the one it shows).
     public var timestamp: Int64
-    public var event: ActivityEvent
+    public var event: LiveActivityEvent
     public var priority: Int
     /// How many destinations the version was queued for.
     public var destinations: Int

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackSHA256
 import DropTrackStore
 import Foundation
@@ -186,9 +187,7 @@ public struct ServerConfiguration: Sendable, Codable, Equatable {
         try validateWebhookLimits()
         var seen = Set<String>()
         for (index, app) in apps.enumerated() {
-            guard !app.id.isEmpty, app.id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
-                throw ConfigurationError(key: "apps[\(index)].id", "an app id uses letters, digits and '-'")
-            }
+            guard AppID(app.id) != nil else { throw ConfigurationError(key: "apps[\(index)].id", AppID.rule) }
             guard seen.insert(app.id).inserted else {
                 throw ConfigurationError(key: "apps[\(index)].id", "app id \(app.id) appears twice")
             }

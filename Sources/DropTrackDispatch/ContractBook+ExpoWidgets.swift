@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import Foundation
 
 // expo-widgets: every widget of an app is one ActivityKit type, `LiveActivityAttributes`, whose
@@ -32,13 +33,13 @@ extension ContractBook {
     /// Resolves a start's schema and widget. `attributesType` is a schema's name or, for an
     /// expo-widgets app, `LiveActivityAttributes` (the schema is then the one registering `widget`).
     /// Refuses a widget the app did not register, listing those it did.
-    func expoStart(type: String, widget: String?) throws(ActivityError) -> (type: String, widget: String?) {
+    func expoStart(type: String, widget: String?) throws(Refusal) -> (type: String, widget: String?) {
         if type == ExpoWidgetsAttributes.typeName, schemas[type] == nil, !expoSchemas.isEmpty {
             let candidates = expoSchemas.keys.sorted().filter { name in
                 widget.map { widgetNames(name).contains($0) } ?? (widgetNames(name).count == 1)
             }
             guard candidates.count == 1, let name = candidates.first else {
-                throw ActivityError.unprocessable(
+                throw Refusal.unprocessable(
                     message:
                         "'widget' must name one registered expo-widgets widget: \(allWidgetNames.joined(separator: ", "))",
                     field: "widget")
@@ -47,7 +48,7 @@ extension ContractBook {
         }
         guard let schema = schemas[type], schema.isExpoWidgets else {
             if widget != nil {
-                throw ActivityError.unprocessable(
+                throw Refusal.unprocessable(
                     message: "'widget' is for expo-widgets schemas and \(type) is not one; drop 'widget'",
                     field: "widget")
             }
@@ -56,7 +57,7 @@ extension ContractBook {
         let names = widgetNames(type)
         guard let widget else {
             guard names.count == 1 else {
-                throw ActivityError.unprocessable(
+                throw Refusal.unprocessable(
                     message:
                         "\(type) registers several widgets; name one in 'widget': \(names.joined(separator: ", "))",
                     field: "widget")
@@ -64,7 +65,7 @@ extension ContractBook {
             return (type, names[0])
         }
         guard names.contains(widget) else {
-            throw ActivityError.unprocessable(
+            throw Refusal.unprocessable(
                 message:
                     "no expo-widgets widget '\(widget)' is registered for \(type) (the phone would show nothing): use \(names.joined(separator: " or "))",
                 field: "widget")
@@ -79,7 +80,7 @@ extension ContractBook {
     /// string) and nothing else, so any other key would be lost on the phone and is refused; a schema
     /// declaring `activityIdAttribute` (a patched build) also gets `activityId`, always the activity's
     /// own id, so that the app can report it with the token of an activity started by push.
-    func expoAttributes(_ value: JSONValue, type: String, activityId: String?, field: String) throws(ActivityError)
+    func expoAttributes(_ value: JSONValue, type: String, activityId: String?, field: String) throws(Refusal)
         -> JSONValue
     {
         let reader = try FieldReader(value, prefix: field)
@@ -91,7 +92,7 @@ extension ContractBook {
                 key == idKey
                 ? "if the app's expo-widgets is patched to carry activityId, declare \"activityIdAttribute\": true in the schema \(type); otherwise drop it (the server's activity id is the start's activityId)"
                 : "move it into contentState (the widget's props)"
-            throw ActivityError.invalid(
+            throw Refusal.invalid(
                 "\(field).\(key)",
                 "expo-widgets' LiveActivityAttributes decodes only 'url', so '\(field).\(key)' would never reach the widget: \(fix)"
             )
@@ -101,14 +102,14 @@ extension ContractBook {
         case nil, .null: break
         case .string(let url): attributes["url"] = .string(url)
         case .some(let other):
-            throw ActivityError.invalid(
+            throw Refusal.invalid(
                 "\(field).url",
                 "'\(field).url' is a \(other.typeName); LiveActivityAttributes.url is a string (a deep link), and iOS drops a start whose attributes do not decode"
             )
         }
         if carriesId, let activityId {
             if let given = reader.object[idKey], given != .null, given.stringValue != activityId {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "\(field).\(idKey)",
                     "'\(field).\(idKey)' must be the activity's own id '\(activityId)' (the app reports it with the token), or left out: the server fills it in"
                 )

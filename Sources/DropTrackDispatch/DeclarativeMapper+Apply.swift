@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 // Running a compiled mapper: an event changes the record; the record gives the content-state at a time.
@@ -13,16 +14,16 @@ extension DeclarativeMapper {
 
     /// Applies event `eventType` with `data` to `record` (nil: a new activity's empty record). The
     /// rules come from the app's configuration, not the published schema, so refusals are 422.
-    func apply(_ eventType: String, data: JSONValue, record: JSONValue?, now: Date) throws(ActivityError) -> Applied {
-        try unprocessable { () throws(ActivityError) in try applying(eventType, data: data, record: record, now: now) }
+    func apply(_ eventType: String, data: JSONValue, record: JSONValue?, now: Date) throws(Refusal) -> Applied {
+        try unprocessable { () throws(Refusal) in try applying(eventType, data: data, record: record, now: now) }
     }
 
     private func applying(_ eventType: String, data: JSONValue, record: JSONValue?, now: Date)
-        throws(ActivityError) -> Applied
+        throws(Refusal) -> Applied
     {
         guard let rule = events[eventType] else {
-            throw ActivityError.unprocessable(
-                code: "unknown_event_type",
+            throw Refusal.unprocessable(
+                code: .unknownEventType,
                 message:
                     "unknown event type '\(eventType)'; \(type)'s mapper knows \(eventTypes.joined(separator: ", ")) (add it under schemas.\(type).mapper.events)",
                 field: "type")
@@ -38,7 +39,7 @@ extension DeclarativeMapper {
                 if let value = path.read(data) ?? fallback {
                     target.write(value, into: &record)
                 } else if !optional {
-                    throw ActivityError.missing(
+                    throw Refusal.missing(
                         "data.\(path)", "a value for the record's '\(target)' (\(eventType) sets it from data.\(path))")
                 }
             }
@@ -51,7 +52,7 @@ extension DeclarativeMapper {
     }
 
     /// The content-state the record gives at `time`. Errors name the content-state field at fault.
-    func contentState(_ record: JSONValue, at time: Date) throws(ActivityError) -> JSONValue {
+    func contentState(_ record: JSONValue, at time: Date) throws(Refusal) -> JSONValue {
         try evaluate(contentState, in: record, at: time, field: "contentState")
     }
 
@@ -71,15 +72,15 @@ extension DeclarativeMapper {
     }
 
     private func evaluate(_ spec: ObjectSpec, in scope: JSONValue, at time: Date, field: String)
-        throws(ActivityError) -> JSONValue
+        throws(Refusal) -> JSONValue
     {
         var chosen: String? = nil
         if let oneOf = spec.oneOf {
             let value = oneOf.by.read(scope)
             let key = value.map { $0.stringValue ?? PayloadBuilder.string($0) }
             guard let name = key.flatMap({ oneOf.cases[$0] }) ?? oneOf.fallback else {
-                throw ActivityError.unprocessable(
-                    code: "mapper_record",
+                throw Refusal.unprocessable(
+                    code: .mapperRecord,
                     message:
                         "the record's '\(oneOf.by)' is \(key.map { "'\($0)'" } ?? "missing"), which \(type)'s mapper does not map to one of \(oneOf.members.sorted().joined(separator: ", ")); add it to the oneOf cases of \(field) or give a default",
                     field: field)
@@ -96,7 +97,7 @@ extension DeclarativeMapper {
     }
 
     private func evaluate(_ spec: Spec, in scope: JSONValue, at time: Date, field: String)
-        throws(ActivityError) -> JSONValue?
+        throws(Refusal) -> JSONValue?
     {
         switch spec {
         case .literal(let value): return value
@@ -105,16 +106,16 @@ extension DeclarativeMapper {
         case .date(let path):
             guard let value = path.read(scope) else { return nil }
             guard let unix = Self.unixSeconds(value) else {
-                throw ActivityError.unprocessable(
-                    code: "mapper_record",
+                throw Refusal.unprocessable(
+                    code: .mapperRecord,
                     message:
                         "the record's '\(path)' is \(String(decoding: value.serialized(), as: UTF8.self)), not a date: send Unix seconds, Unix milliseconds or ISO-8601",
                     field: field)
             }
             let seconds = Date(timeIntervalSince1970: unix).timeIntervalSinceReferenceDate.rounded()
             guard ContentDates.contains(referenceSeconds: seconds) else {
-                throw ActivityError.unprocessable(
-                    code: "mapper_record",
+                throw Refusal.unprocessable(
+                    code: .mapperRecord,
                     message:
                         "the record's '\(path)' is \(String(decoding: value.serialized(), as: UTF8.self)), not a date \(ContentDates.windowText)",
                     field: field)
@@ -124,8 +125,8 @@ extension DeclarativeMapper {
             guard let value = path.read(scope) else { return fallback.map { .string($0) } }
             let key = value.stringValue ?? PayloadBuilder.string(value)
             guard let name = cases[key] ?? fallback else {
-                throw ActivityError.unprocessable(
-                    code: "mapper_record",
+                throw Refusal.unprocessable(
+                    code: .mapperRecord,
                     message:
                         "the record's '\(path)' is '\(key)', which \(type)'s mapper does not map (it maps \(cases.keys.sorted().joined(separator: ", "))); add it to the cases of \(field) or give a default",
                     field: field)

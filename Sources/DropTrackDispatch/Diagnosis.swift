@@ -1,13 +1,13 @@
 import DropTrackContract
 import DropTrackCore
-import DropTrackDoctor
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
 
 extension ActivityRegistry {
     /// What the doctor needs from the store about an activity and, when given, one of its tokens.
-    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: Fingerprint?) throws(ActivityError)
+    public func doctorFacts(app appID: String, activityId: String, tokenFingerprint: Fingerprint?) throws(Refusal)
         -> (
             activity: ActivityRecord, token: TokenRecord?, deviceCount: Int
         )
@@ -15,7 +15,7 @@ extension ActivityRegistry {
         _ = try app(appID)
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let token = try tokenFingerprint.flatMap { try tx.token(app: appID, fingerprint: $0) }
             let devices = try tx.tokens(app: appID, activityId: activityId).filter(\.isValid).count
@@ -38,38 +38,30 @@ extension ActivityRegistry {
         var found: [(device: String, finding: LintFinding)] = []
         // One device with several tokens (push-to-start and update) is told each trap once.
         var told = Set<String>()
+        // Every stored activity id was checked by the id rule when the activity was created.
+        guard let activityID = ActivityID(activity.id) else { return [] }
         for token in tokens where token.isValid {
-            guard let reported = token.device, let device = try? DoctorContext.Device.decode(reported) else {
-                continue
-            }
-            let push: DoctorPush
-            var kind: DoctorContext.Token.Kind
+            guard let reported = token.device, let facts = try? DeviceFacts.decode(reported) else { continue }
+            let push: ExaminedPush
             switch token.kind {
             case .fcm:
-                push = DoctorPush(builder.fcmMessage(activity: activity, token: token), projectID: app.id)
-                kind = .fcm
+                push = .fcm(builder.fcmMessage(activity: activity, token: token), projectID: app.id)
             case .activity, .pushToStart:
                 guard let bundle = app.bundleId,
                     let apns = try? builder.apnsPush(activity: activity, token: token, bundleId: bundle)
                 else { continue }
-                push = DoctorPush(apns)
-                kind = token.kind == .pushToStart ? .pushToStart : .perActivity
+                push = .apns(apns)
             case .channelSubscription:
                 guard let bundle = app.bundleId, let channel = activity.channelId,
                     let built = try? builder.apnsPayload(activity: activity, start: false)
                 else { continue }
-                push = DoctorPush(
+                push = .apns(
                     APNsPush(channelID: channel, bundleID: bundle, payload: built.payload, priority: built.priority))
-                kind = .perActivity
             }
-            var context = DoctorContext(now: Int64(now.timeIntervalSince1970))
-            context.token = DoctorContext.Token(
-                kind: kind, environment: token.environment.map { APNsEnvironment($0) })
-            context.activity = DoctorContext.Activity(
-                id: activity.id, state: DoctorContext.Activity.State(rawValue: activity.state.rawValue))
-            let without = Set(Doctor.examine(push, context: context))
-            context.device = device
-            for finding in Doctor.examine(push, context: context) where !without.contains(finding) {
+            let device = ExaminedDevice(
+                push: push, kind: token.kind, environment: token.environment, activityId: activityID,
+                activityState: activity.state, facts: facts, now: now)
+            for finding in examiner.findingsAdded(by: device) {
                 let key =
                     token.deviceId.isEmpty
                     ? token.fingerprint.value + finding.trap : token.deviceId + "\u{0}" + finding.trap
@@ -83,12 +75,15 @@ extension ActivityRegistry {
     /// invalidated, sends that failed or were given up, the priority-10 budget, environments that
     /// do not match the app's, no update token after a push-to-start, a stale date passed, and
     /// which version each device last accepted. Each finding names its trap in the catalog.
-    public func diagnose(app appID: String, activityId: String) throws(ActivityError) -> Diagnosis {
+    public func diagnose(app typedApp: AppID, activityId typedActivity: ActivityID) throws(Refusal) -> Diagnosis {
+        // The store's rows keep ids as text.
+        let appID = typedApp.rawValue
+        let activityId = typedActivity.rawValue
         let app = try app(appID)
         let now = clock.now()
         return try transact { tx in
             guard let activity = try tx.activity(app: appID, id: activityId) else {
-                throw ActivityError.notFound("no activity '\(activityId)'", field: "activityId")
+                throw Refusal.notFound("no activity '\(activityId)'", field: "activityId")
             }
             let updateTokens = try tx.tokens(app: appID, activityId: activityId)
             let startTokens = try self.ownerTokens(activity, kinds: [.pushToStart], tx: tx).filter {

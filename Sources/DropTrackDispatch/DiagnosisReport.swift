@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation

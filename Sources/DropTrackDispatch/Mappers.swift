@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// What a mapper makes of an event or a direct update.
@@ -24,10 +25,10 @@ struct ContractBook {
             || (type == ExpoWidgetsAttributes.typeName && !expoSchemas.isEmpty)
     }
 
-    func requireKnown(_ type: String, field: String) throws(ActivityError) {
+    func requireKnown(_ type: String, field: String) throws(Refusal) {
         guard isKnown(type) else {
-            throw ActivityError.unprocessable(
-                code: "unknown_attributes_type",
+            throw Refusal.unprocessable(
+                code: .unknownAttributesType,
                 message:
                     "no attributes type '\(type)' is known: use \(knownTypes.joined(separator: " or ")), or register a schema for it in the app's configuration",
                 field: field)
@@ -36,20 +37,20 @@ struct ContractBook {
 
     /// Checks static attributes; returns them in ActivityKit's form. `activityId` is the activity they
     /// start, for an expo-widgets build that carries it in its attributes.
-    func attributes(_ value: JSONValue, type: String, activityId: String? = nil, field: String) throws(ActivityError)
+    func attributes(_ value: JSONValue, type: String, activityId: String? = nil, field: String) throws(Refusal)
         -> JSONValue
     {
-        try unprocessable { () throws(ActivityError) in
+        try unprocessable { () throws(Refusal) in
             try checkedAttributes(value, type: type, activityId: activityId, field: field)
         }
     }
 
     private func checkedAttributes(_ value: JSONValue, type: String, activityId: String?, field: String)
-        throws(ActivityError) -> JSONValue
+        throws(Refusal) -> JSONValue
     {
         if type == DeliveryAttributes.typeName {
             guard let orderId = value["orderId"]?.stringValue, !orderId.isEmpty else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "\(field).orderId", "DeliveryAttributes needs 'orderId' (a non-empty string)")
             }
             let reader = try FieldReader(value, prefix: field)
@@ -60,24 +61,23 @@ struct ContractBook {
             return try expoAttributes(value, type: type, activityId: activityId, field: field)
         }
         guard let schema = schemas[type]?.attributes else {
-            guard value.objectValue != nil else { throw ActivityError.invalid(field, "'\(field)' must be an object") }
+            guard value.objectValue != nil else { throw Refusal.invalid(field, "'\(field)' must be an object") }
             return value
         }
         return try Self.check(value, against: schema, field: field)
     }
 
     /// Checks a content-state given directly; returns it in ActivityKit's form.
-    func contentState(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue {
-        try unprocessable { () throws(ActivityError) in try checkedContentState(value, type: type, field: field) }
+    func contentState(_ value: JSONValue, type: String, field: String) throws(Refusal) -> JSONValue {
+        try unprocessable { () throws(Refusal) in try checkedContentState(value, type: type, field: field) }
     }
 
-    private func checkedContentState(_ value: JSONValue, type: String, field: String) throws(ActivityError) -> JSONValue
-    {
+    private func checkedContentState(_ value: JSONValue, type: String, field: String) throws(Refusal) -> JSONValue {
         if type == DeliveryAttributes.typeName {
             do {
                 let data = value.encoded()
                 if value["eta"]?.numberValue.map({ $0 > ContentDates.latestReferenceSeconds }) == true {
-                    throw ActivityError.invalid(
+                    throw Refusal.invalid(
                         "\(field).eta",
                         "'\(field).eta' looks like Unix time; eta is seconds since 2001-01-01 (Swift's Date), or send 'etaEpochMillis' instead"
                     )
@@ -89,15 +89,15 @@ struct ContractBook {
                 _ = try ContractBook.checkedDate(state.eta.timeIntervalSinceReferenceDate, path: "\(field).\(etaKey)")
                 return try JSONValue.parse(LiveActivityJSON.encode(state))
             } catch let error as ContentStateInputError {
-                throw ActivityError.invalid(error.field.map { "\(field).\($0)" } ?? field, error.message)
-            } catch let error as ActivityError {
+                throw Refusal.invalid(error.field.map { "\(field).\($0)" } ?? field, error.message)
+            } catch let error as Refusal {
                 throw error
             } catch {
-                throw ActivityError.invalid(field, "'\(field)' is not a valid DeliveryAttributes.ContentState")
+                throw Refusal.invalid(field, "'\(field)' is not a valid DeliveryAttributes.ContentState")
             }
         }
         guard let schema = schemas[type] else {
-            throw ActivityError.unprocessable(code: "unknown_attributes_type", message: "no schema for '\(type)'")
+            throw Refusal.unprocessable(code: .unknownAttributesType, message: "no schema for '\(type)'")
         }
         return try Self.check(value, against: schema.contentState, oneOf: schema.oneOf, field: field)
     }
@@ -120,16 +120,16 @@ enum DeliveryMapper {
     /// Applies `delivery.step` (`{"step": "picked_up" | 1…7, "courierName"?}`), `delivery.reassign`
     /// (`{"courierName"}`) or `delivery.eta` (`{"minutes"}` or `{"etaEpochMillis"}`).
     static func apply(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
-        throws(ActivityError)
+        throws(Refusal)
         -> MappedState
     {
-        try unprocessable { () throws(ActivityError) in
+        try unprocessable { () throws(Refusal) in
             try map(type: type, data: data, current: current, mapperState: mapperState, now: now)
         }
     }
 
     private static func map(type: String, data: JSONValue, current: JSONValue, mapperState: JSONValue?, now: Date)
-        throws(ActivityError)
+        throws(Refusal)
         -> MappedState
     {
         let reader = try FieldReader(data, prefix: "data")
@@ -143,11 +143,11 @@ enum DeliveryMapper {
         case "delivery.step":
             try reader.refuseUnknown(["step", "courierName"])
             guard let value = reader.object["step"] else {
-                throw ActivityError.missing("data.step", "a step name (placed … delivered) or number 1–7")
+                throw Refusal.missing("data.step", "a step name (placed … delivered) or number 1–7")
             }
             let name = value.stringValue ?? value.numberValue.map { JSONInteger.text($0) } ?? ""
             guard let step = DeliveryStep(name: name) else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     "data.step",
                     "unknown step '\(name)'; steps are \(DeliveryStep.allCases.map(\.name).joined(separator: ", ")) or 1–7"
                 )
@@ -168,22 +168,22 @@ enum DeliveryMapper {
             try reader.refuseUnknown(["minutes", "etaEpochMillis"])
             if let minutes = try reader.number("minutes") {
                 guard minutes >= 0, minutes < 24 * 60 else {
-                    throw ActivityError.invalid("data.minutes", "'data.minutes' must be 0 to 1440")
+                    throw Refusal.invalid("data.minutes", "'data.minutes' must be 0 to 1440")
                 }
                 state.eta = now.addingTimeInterval(minutes * 60)
             } else if let millis = try reader.number("etaEpochMillis") {
                 let eta = Date(timeIntervalSince1970: millis / 1000)
                 guard millis > 1e12, ContentDates.contains(referenceSeconds: eta.timeIntervalSinceReferenceDate) else {
-                    throw ActivityError.invalid(
+                    throw Refusal.invalid(
                         "data.etaEpochMillis",
                         "'data.etaEpochMillis' is Unix milliseconds (13 digits), a time \(ContentDates.windowText)")
                 }
                 state.eta = eta
             } else {
-                throw ActivityError.missing("data.minutes", "'minutes' from now, or 'etaEpochMillis'")
+                throw Refusal.missing("data.minutes", "'minutes' from now, or 'etaEpochMillis'")
             }
         default:
-            throw ActivityError.invalid(
+            throw Refusal.invalid(
                 "type",
                 "unknown event type '\(type)'; DeliveryAttributes events are \(eventTypes.joined(separator: ", "))")
         }

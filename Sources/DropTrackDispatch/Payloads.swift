@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Foundation
@@ -25,11 +26,11 @@ struct PayloadBuilder {
 
     /// A built payload addressed to a token of a fan-out range.
     func apnsPush(
-        payload: [UInt8], priority: Int, token: DeviceToken, environment: TokenEnvironment?, bundleId: String
+        payload: [UInt8], priority: Int, token: DeviceToken, environment: APNsEnvironment?, bundleId: String
     ) -> APNsPush {
         APNsPush(
             deviceToken: token, bundleID: bundleId, payload: payload, priority: priority,
-            tokenEnvironment: environment.map { APNsEnvironment($0) })
+            tokenEnvironment: environment)
     }
 
     /// The APNs payload and priority of an activity's newest version: a start (for push-to-start

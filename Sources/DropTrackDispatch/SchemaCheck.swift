@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackWire
 import Foundation
 
@@ -12,7 +13,7 @@ extension ContractBook {
     static func check(
         _ value: JSONValue, against fields: [String: AttributesSchema.Field], oneOf: [[String]]? = nil,
         field: String
-    ) throws(ActivityError) -> JSONValue {
+    ) throws(Refusal) -> JSONValue {
         let reader = try FieldReader(value, prefix: field)
         try reader.refuseUnknown(Set(fields.keys))
         var out: [String: JSONValue] = [:]
@@ -20,14 +21,14 @@ extension ContractBook {
             let path = "\(field).\(name)"
             guard let member = reader.object[name], member != .null else {
                 if rule.optional == true { continue }
-                throw ActivityError.missing(path, "a \(rule.type)")
+                throw Refusal.missing(path, "a \(rule.type)")
             }
             out[name] = try checkMember(member, rule: rule, path: path)
         }
         for group in oneOf ?? [] {
             let filled = group.filter { out[$0] != nil }
             guard filled.count == 1 else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     field,
                     "'\(field)': exactly one of \(group.joined(separator: ", ")) must be set; found \(filled.isEmpty ? "none" : filled.joined(separator: ", "))"
                 )
@@ -38,13 +39,13 @@ extension ContractBook {
 
     /// One present, non-null member checked against its rule; returns it as the widget decodes it.
     private static func checkMember(_ member: JSONValue, rule: AttributesSchema.Field, path: String)
-        throws(ActivityError) -> JSONValue
+        throws(Refusal) -> JSONValue
     {
         switch rule.type {
         case "string":
             guard let text = member.stringValue else { throw typeError(path, rule.type, member) }
             if let values = rule.values, !values.contains(text) {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     path, "'\(path)' is '\(text)'; the app knows \(values.joined(separator: ", "))")
             }
         case "number": guard member.numberValue != nil else { throw typeError(path, rule.type, member) }
@@ -54,7 +55,7 @@ extension ContractBook {
             }
             // The widget decodes an Int; beyond 2^53 the number would not arrive as it was sent.
             guard Int64(checking: number, within: JSONInteger.exactRange) != nil else {
-                throw ActivityError.invalid(
+                throw Refusal.invalid(
                     path,
                     "'\(path)' = \(JSONInteger.text(number)) is out of range; an integer is from \(JSONInteger.exactRange.lowerBound) to \(JSONInteger.exactRange.upperBound)"
                 )
@@ -69,7 +70,7 @@ extension ContractBook {
                 var checked: [JSONValue] = []
                 for (index, element) in items.enumerated() {
                     guard element != .null || item.optional == true else {
-                        throw ActivityError.missing("\(path)[\(index)]", "a \(item.type)")
+                        throw Refusal.missing("\(path)[\(index)]", "a \(item.type)")
                     }
                     checked.append(
                         element == .null ? .null : try checkMember(element, rule: item, path: "\(path)[\(index)]"))
@@ -79,7 +80,7 @@ extension ContractBook {
         case "date":
             if let text = member.stringValue {
                 guard let date = ContentDates.parseISO8601(text) else {
-                    throw ActivityError.invalid(
+                    throw Refusal.invalid(
                         path, "'\(path)' must be an ISO-8601 date and time that exists, like 2026-12-01T10:30:00Z")
                 }
                 return .number(try Self.checkedDate(date.timeIntervalSinceReferenceDate, path: path).rounded())
@@ -93,10 +94,10 @@ extension ContractBook {
 
     /// Seconds since 2001-01-01 inside `ContentDates`' window, however the date was given; a number
     /// past it is most likely Unix time.
-    static func checkedDate(_ seconds: Double, path: String) throws(ActivityError) -> Double {
+    static func checkedDate(_ seconds: Double, path: String) throws(Refusal) -> Double {
         guard ContentDates.contains(referenceSeconds: seconds) else {
             let unixLike = seconds > ContentDates.latestReferenceSeconds && seconds < 1e14
-            throw ActivityError.invalid(
+            throw Refusal.invalid(
                 path,
                 unixLike
                     ? "'\(path)' = \(JSONInteger.text(seconds)) looks like Unix time; send an ISO-8601 string or seconds since 2001-01-01"
@@ -106,8 +107,8 @@ extension ContractBook {
         return seconds
     }
 
-    private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> ActivityError {
-        ActivityError.invalid(path, "'\(path)' must be a \(type), not a \(value.typeName)")
+    private static func typeError(_ path: String, _ type: String, _ value: JSONValue) -> Refusal {
+        Refusal.invalid(path, "'\(path)' must be a \(type), not a \(value.typeName)")
     }
 }
 

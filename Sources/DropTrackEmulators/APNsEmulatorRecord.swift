@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackHTTP2
+import DropTrackModel
 import DropTrackWire
 import Foundation
 

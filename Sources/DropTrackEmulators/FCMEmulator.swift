@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackHTTP2
+import DropTrackModel
 import DropTrackWire
 import Foundation
 import Synchronization

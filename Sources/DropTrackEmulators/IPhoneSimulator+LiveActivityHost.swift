@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackLive
+import DropTrackModel
 import Foundation
 
 /// The simulated iPhone playing ActivityKit for `DropTrackLive`: its tokens, activities and phases
@@ -99,9 +100,9 @@ public struct SimulatedLiveActivityHost: LiveActivityHost {
         phone.endLocally(activityID: id)
     }
 
-    public func deviceFacts() async -> DeviceFacts {
+    public func deviceFacts() async -> DropTrackLive.DeviceFacts {
         let settings = phone.settings
-        return DeviceFacts(
+        return DropTrackLive.DeviceFacts(
             areActivitiesEnabled: settings.liveActivitiesEnabled, frequentPushesEnabled: settings.frequentUpdates,
             osVersion: String(settings.osVersion), appBuild: appBuild)
     }

@@ -2,6 +2,7 @@
 // phone's state, and why a push is dropped. Pure functions of `State`; the class applies them under its lock.
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackWire
 import Foundation
 import Synchronization

@@ -1,6 +1,7 @@
 // What the simulated iPhone holds and reports: its settings, its activities and the pushes it dropped.
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import DropTrackWire
 import Foundation
 import Synchronization

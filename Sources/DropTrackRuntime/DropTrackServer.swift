@@ -103,7 +103,8 @@ public final class DropTrackServer: Sendable {
             events: events, logger: logger, webhookQueued: webhookQueued, writeHealth: writeHealth)
         self.dispatcher = dispatcher
         registry = ActivityRegistry(
-            store: store, configuration: configuration, clock: clock, channels: transport, wake: { dispatcher.wake() },
+            store: store, configuration: configuration, clock: clock, examiner: DoctorDeviceExaminer(),
+            channels: transport, wake: { dispatcher.wake() },
             webhookQueued: webhookQueued)
         scheduler = SchedulerLoop(registry: registry, interval: configuration.schedulerIntervalSeconds)
         let lifecycle = self.lifecycle

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackModel
 import Foundation
 
 /// Device credentials as docs/reference/device-api.md defines them: compact JWS, ES256 with a low s, `sub`/`aud`/`exp`
@@ -65,7 +66,9 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
         else { throw .malformed }
         guard alg.lowercased() != "none", !parts.signature.isEmpty else { throw .unsigned }
         guard alg == "ES256" else { throw .algorithm(alg) }
-        guard let audience = claims["aud"]?.stringValue, let keys = apps[audience] else { throw .wrongAudience }
+        guard let audience = claims["aud"]?.stringValue, let keys = apps[audience], let app = AppID(audience) else {
+            throw .wrongAudience
+        }
         guard let kid = header["kid"]?.stringValue else { throw .unknownKey }
         guard let key = keys.verifying[kid] else {
             // Signed by another app's key: a credential for that app, sent where it does not belong.
@@ -90,14 +93,15 @@ public struct ES256DeviceCredentials: DeviceCredentialAuthority {
             guard seconds <= now + 60 else { throw .notYetValid }
         }
         guard expiry - now <= deviceCredentialMaximumSeconds else { throw .tooLong }
-        try checkMintedUnder(claims["kfp"], app: audience, heldKey: keys.held.contains(kid))
-        return DeviceCaller(app: audience, userId: subject, issuedAt: Self.seconds(claims["iat"]))
+        try checkMintedUnder(claims["kfp"], app: app, heldKey: keys.held.contains(kid))
+        guard let user = UserID(subject) else { throw .malformedSubject }
+        return DeviceCaller(app: app, userId: user, issuedAt: Self.seconds(claims["iat"]))
     }
 
     /// `kfp`, the fingerprint of the API key the credential was minted under, must name a key the app
     /// still has. DropTrack's own keys sign only credentials that name one, so one of theirs without it
     /// predates the claim; a backend's own key may leave it out (the API key does not mint those).
-    func checkMintedUnder(_ claim: JSONValue?, app: String, heldKey: Bool) throws(DeviceCredentialError) {
+    func checkMintedUnder(_ claim: JSONValue?, app: AppID, heldKey: Bool) throws(DeviceCredentialError) {
         guard let claim else {
             if heldKey { throw .keyUnnamed }
             return

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackProviders
 import DropTrackWire
 import Foundation

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// The storage seam. Everything the server keeps goes through a transaction, so the logic above

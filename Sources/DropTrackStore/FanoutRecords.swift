@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// "Every valid update token of activity X whose fingerprint falls in range R needs version V": a
@@ -90,9 +91,9 @@ public enum FanoutPassEnd: Sendable, Equatable {
 public struct FanoutToken: Sendable, Equatable {
     public var fingerprint: Fingerprint
     public var token: DeviceToken
-    public var environment: TokenEnvironment?
+    public var environment: APNsEnvironment?
 
-    public init(fingerprint: Fingerprint, token: DeviceToken, environment: TokenEnvironment?) {
+    public init(fingerprint: Fingerprint, token: DeviceToken, environment: APNsEnvironment?) {
         self.fingerprint = fingerprint
         self.token = token
         self.environment = environment

@@ -1,3 +1,4 @@
+import DropTrackModel
 import Foundation
 
 /// Tags and shared activities' members in memory, with the SQL engines' semantics.

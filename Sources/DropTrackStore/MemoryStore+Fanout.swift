@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// Fan-out range jobs in memory, with the SQL engines' semantics.

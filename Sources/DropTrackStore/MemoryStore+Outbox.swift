@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// The outbox in memory, with the SQL engines' semantics: rows, claims (leases), outcomes and dead letters.

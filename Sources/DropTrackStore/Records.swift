@@ -1,27 +1,7 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
-
-/// The three kinds of token DropTrack stores.
-public enum TokenKind: String, Sendable, Codable, CaseIterable {
-    /// iOS push-to-start: per user, device and `ActivityAttributes` type.
-    case pushToStart = "push_to_start"
-    /// iOS update token of one activity instance on one device.
-    case activity
-    /// Android FCM registration token: per device.
-    case fcm
-    /// Not a token: a record that an iOS 18 device subscribed to a broadcast activity's channel,
-    /// which reaches it with one broadcast per event. The device's update tokens for that activity
-    /// are then superseded, so it is not sent the same version twice.
-    case channelSubscription = "channel_subscription"
-}
-
-/// The APNs environment an iOS token was issued for: a sandbox token sent to production (or the
-/// reverse) is refused. The store's own copy of the wire's `APNsEnvironment`, which it does not
-/// import; stored as the raw value.
-public enum TokenEnvironment: String, Sendable, Codable, CaseIterable {
-    case sandbox, production
-}
 
 /// A stored token. The raw token is kept to send to; everywhere else it is named by `fingerprint`.
 public struct TokenRecord: Sendable, Equatable {
@@ -42,7 +22,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// For activity tokens: the activity.
     public var activityId: String?
     /// For APNs tokens: sandbox or production.
-    public var environment: TokenEnvironment?
+    public var environment: APNsEnvironment?
     /// First registered.
     public var createdAt: Date
     /// Last registered again (or used successfully).
@@ -64,7 +44,7 @@ public struct TokenRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         app: String, kind: TokenKind, token: DeviceToken, fingerprint: Fingerprint, userId: String?, deviceId: String,
-        attributesType: String?, activityId: String?, environment: TokenEnvironment?, createdAt: Date, lastSeenAt: Date,
+        attributesType: String?, activityId: String?, environment: APNsEnvironment?, createdAt: Date, lastSeenAt: Date,
         invalidatedAt: Date? = nil, invalidReason: InvalidationReason? = nil, device: JSONValue? = nil
     ) {
         self.app = app
@@ -87,16 +67,6 @@ public struct TokenRecord: Sendable, Equatable {
     public var isValid: Bool { invalidatedAt == nil }
 }
 
-/// The lifecycle of an activity: pending → active → stale → ended → dismissed.
-public enum ActivityState: String, Sendable, Codable, CaseIterable {
-    case pending, active, stale, ended, dismissed
-}
-
-/// The event a version of an activity carries to devices.
-public enum ActivityEvent: String, Sendable, Codable {
-    case start, update, end
-}
-
 /// One activity and its latest state. Every change makes a new `version` with a `timestamp` that
 /// only goes up; sends read the newest version when they go out.
 public struct ActivityRecord: Sendable, Equatable {
@@ -115,7 +85,7 @@ public struct ActivityRecord: Sendable, Equatable {
     /// The APNs `timestamp` (and FCM `sequence`) of this version: Unix seconds, strictly increasing.
     public var timestamp: Int64
     /// The event this version sends.
-    public var event: ActivityEvent
+    public var event: LiveActivityEvent
     /// 10 or 5 for this version.
     public var priority: Int
     /// True when the priority-10 budget turned this version down to 5.
@@ -151,7 +121,7 @@ public struct ActivityRecord: Sendable, Equatable {
     /// Creates a record.
     public init(
         app: String, id: String, userId: String, attributesType: String, attributes: JSONValue, contentState: JSONValue,
-        state: ActivityState, version: Int64, timestamp: Int64, event: ActivityEvent, priority: Int,
+        state: ActivityState, version: Int64, timestamp: Int64, event: LiveActivityEvent, priority: Int,
         priorityDowngraded: Bool = false, alert: JSONValue? = nil, staleDate: Int64? = nil,
         dismissalDate: Int64? = nil, relevanceScore: Double? = nil, idempotencyKey: String? = nil,
         startResponse: JSONValue? = nil, priority10Times: [Int64] = [], createdAt: Date, updatedAt: Date,

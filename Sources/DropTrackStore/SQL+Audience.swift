@@ -1,3 +1,4 @@
+import DropTrackModel
 import Foundation
 
 /// Tags and shared activities' members in SQL, shared by SQLite and PostgreSQL.

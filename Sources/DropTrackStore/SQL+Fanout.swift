@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// Fan-out range jobs in SQL, shared by SQLite and PostgreSQL.
@@ -170,7 +171,7 @@ extension SQLTransaction {
         let r = RowReader(row: row, table: "tokens", columns: fanoutTokenColumns, keyColumns: [0])
         return FanoutToken(
             fingerprint: try r.fingerprint(0), token: DeviceToken(try r.text(1)),
-            environment: try r.optionalValue(2, as: TokenEnvironment.self))
+            environment: try r.optionalValue(2, as: APNsEnvironment.self))
     }
 
     /// One primary-key read of the count the triggers keep (`SQLTokenCounts`), whatever the audience.

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// The outbox in SQL: per-destination rows, their claims (leases), outcomes and dead letters.

@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// Rows to records and back: the column lists the statements select, and the mappers, which read
@@ -20,7 +21,7 @@ extension SQLTransaction {
             app: try r.text(0), kind: try r.value(2, as: TokenKind.self), token: DeviceToken(try r.text(3)),
             fingerprint: try r.fingerprint(1), userId: r.optionalText(4), deviceId: try r.text(5),
             attributesType: r.optionalText(6), activityId: r.optionalText(7),
-            environment: try r.optionalValue(8, as: TokenEnvironment.self),
+            environment: try r.optionalValue(8, as: APNsEnvironment.self),
             createdAt: try r.date(9), lastSeenAt: try r.date(10), invalidatedAt: try r.optionalDate(11),
             invalidReason: r.optionalText(12).map(InvalidationReason.init(stored:)))
         // Kept as text, unparsed: a fan-out reads every token of an activity and needs none of these
@@ -44,7 +45,7 @@ extension SQLTransaction {
         return ActivityRecord(
             app: try r.text(0), id: try r.text(1), userId: try r.text(2), attributesType: try r.text(3),
             attributes: try r.json(4), contentState: try r.json(5), state: try r.value(6, as: ActivityState.self),
-            version: try r.int(7), timestamp: try r.int(8), event: try r.value(9, as: ActivityEvent.self),
+            version: try r.int(7), timestamp: try r.int(8), event: try r.value(9, as: LiveActivityEvent.self),
             priority: Int(try r.int(10)), priorityDowngraded: try r.bool(11), alert: try r.optionalJSON(12),
             staleDate: try r.optionalInt(13), dismissalDate: try r.optionalInt(14),
             relevanceScore: try r.optionalDouble(15), idempotencyKey: r.optionalText(16),

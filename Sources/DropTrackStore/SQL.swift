@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// The SQL engines differ in a few places; everything else is shared.

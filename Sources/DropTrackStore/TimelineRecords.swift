@@ -1,4 +1,5 @@
 import DropTrackCore
+import DropTrackModel
 import Foundation
 
 /// What a timeline entry is about. Stored in the timeline's `destination` column in the form rows

@@ -1,18 +1,4 @@
-/// Which APNs environment a token belongs to. Tokens are tied to one: a sandbox token sent to
-/// production (or the reverse) gets `BadDeviceToken`.
-public enum APNsEnvironment: String, Sendable, Codable, CaseIterable, Hashable {
-    case sandbox
-    case production
-
-    /// Parses `sandbox` (also `development`) or `production`.
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "sandbox", "development", "dev": self = .sandbox
-        case "production", "prod": self = .production
-        default: return nil
-        }
-    }
-}
+import DropTrackModel
 
 /// Where an APNs client sends: Apple's hosts for an environment, or a custom host (the emulator).
 public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {

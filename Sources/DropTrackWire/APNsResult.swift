@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import Foundation
 
 /// One APNs answer as a typed value: status, ids, reason, the 410 timestamp, and the remedy.

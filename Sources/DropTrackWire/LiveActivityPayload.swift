@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import Foundation
 
 #if canImport(ActivityKit)
@@ -6,11 +7,6 @@ import Foundation
 #else
     import ActivityKitShim
 #endif
-
-/// The `event` of a Live Activity push.
-public enum LiveActivityEvent: String, Sendable, Codable, CaseIterable {
-    case start, update, end
-}
 
 /// A Live Activity alert. `title` and `body` are plain strings or localization objects
 /// (`{"loc-key": …, "loc-args": […]}`); ActivityKit requires an alert on `start`.

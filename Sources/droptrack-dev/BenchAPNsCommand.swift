@@ -1,6 +1,7 @@
 import DropTrackCLI
 import DropTrackCore
 import DropTrackCrypto
+import DropTrackModel
 import DropTrackProviders
 import DropTrackSHA256
 import DropTrackWire

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackWire
 import Foundation
 

@@ -1,6 +1,7 @@
 import DropTrackCLI
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import Foundation
 

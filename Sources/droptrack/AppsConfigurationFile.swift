@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackProviders
 import DropTrackRuntime
 import Foundation
@@ -78,7 +79,7 @@ struct AppsConfigurationFile {
 enum AppCredentialChecks {
     /// An app id as the configuration takes it: letters, digits and '-'.
     static func checkAppID(_ id: String) throws {
-        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+        guard AppID(id) != nil else {
             throw UsageError("--id '\(id)' is not an app id; use letters, digits and '-', e.g. --id shop")
         }
     }

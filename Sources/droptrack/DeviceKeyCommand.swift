@@ -2,6 +2,7 @@ import DropTrackCLI
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import Foundation
 

@@ -2,6 +2,7 @@ import DropTrackCLI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackWire
 import Foundation
 

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackProviders
 import DropTrackWire
 import Foundation

@@ -1,5 +1,7 @@
+import DropTrackAPI
 import DropTrackCLI
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import Foundation
 
@@ -54,7 +56,8 @@ enum AppsRevokeUserCommand: Command {
         // The database's clock, as the replicas keep time.
         let clock = StoreClock(store: store)
         clock.synchronizeIfDue()
-        let registry = ActivityRegistry(store: store, configuration: configuration, clock: clock)
+        let registry = ActivityRegistry(
+            store: store, configuration: configuration, clock: clock, examiner: DoctorDeviceExaminer())
         let notBefore: Int64
         do {
             notBefore = try registry.revokeDeviceCredentials(app: appID, userId: user)

@@ -4,6 +4,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import Foundation
@@ -205,7 +206,8 @@ enum TokensImportCommand: Command {
         // Late tokens get sends queued by the database's clock, as the replicas keep time.
         let clock = StoreClock(store: store)
         clock.synchronizeIfDue()
-        let registry = ActivityRegistry(store: store, configuration: configuration, clock: clock)
+        let registry = ActivityRegistry(
+            store: store, configuration: configuration, clock: clock, examiner: DoctorDeviceExaminer())
         var registrations: [ActivityRegistry.TokenRegistration] = []
         var problems: [String] = []
         var lineNumber = 0
@@ -215,18 +217,18 @@ enum TokensImportCommand: Command {
             do {
                 let value = try JSONValue.parse(bytes: Array(line))
                 guard var object = value.objectValue else {
-                    throw ActivityError.invalid(code: "invalid_body", message: "each line must be a JSON object")
+                    throw Refusal.invalid(code: .invalidBody, message: "each line must be a JSON object")
                 }
                 // The route's spelling (`push-to-start`, as the help shows) or the stored one (`push_to_start`).
                 guard case .string(let kindName)? = object.removeValue(forKey: "kind"),
                     let kind = TokenKind(rawValue: kindName.replacingOccurrences(of: "-", with: "_"))
                 else {
-                    throw ActivityError.invalid(
+                    throw Refusal.invalid(
                         "kind", "'kind' is \"push-to-start\" (or \"push_to_start\"), \"activity\" or \"fcm\"")
                 }
                 registrations.append(
                     try registry.checkToken(app: appID, RegisterToken(kind: kind, json: .object(object))))
-            } catch let error as ActivityError {
+            } catch let error as Refusal {
                 problems.append("line \(lineNumber): \(error.field.map { "\($0): " } ?? "")\(error.message)")
             } catch {
                 problems.append("line \(lineNumber): not JSON (\(error))")

@@ -1,5 +1,6 @@
 import DropTrackCore
 import DropTrackCrypto
+import DropTrackModel
 import DropTrackProviders
 import DropTrackSHA256
 import DropTrackTesting

@@ -1,5 +1,6 @@
 import DropTrackCore
 import DropTrackCrypto
+import DropTrackModel
 import Testing
 
 @Suite("HMAC-SHA256 (webhook signatures)")

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -62,28 +63,28 @@ struct DeclarativeMapperTests {
         #expect {
             try receipt.apply("receipt.lost", data: .object([:]), record: nil, now: t0)
         } throws: { error in
-            let error = error as? ActivityError
+            let error = error as? Refusal
             return error?.field == "type" && error?.message.contains("receipt.accepted, receipt.delivered") == true
                 && error?.message.contains("schemas.ReceiptAttributes.mapper.events") == true
         }
         #expect {
             try receipt.apply("receipt.dispatched", data: .object([:]), record: nil, now: t0)
-        } throws: { ($0 as? ActivityError)?.field == "data.courier" }
+        } throws: { ($0 as? Refusal)?.field == "data.courier" }
         #expect {
             try receipt.apply(
                 "receipt.dispatched", data: json(#"{"courier": "Sam", "curier": "x"}"#), record: nil, now: t0)
-        } throws: { ($0 as? ActivityError)?.message.contains("curier") == true }
+        } throws: { ($0 as? Refusal)?.message.contains("curier") == true }
         #expect {
             try receipt.contentState(json(#"{"orderNumber": "R", "status": "lost", "updatedAt": 1}"#), at: t0)
         } throws: { error in
-            let error = error as? ActivityError
+            let error = error as? Refusal
             return error?.field == "contentState" && error?.message.contains("'status' is 'lost'") == true
         }
         #expect {
             try receipt.contentState(
                 json(#"{"orderNumber": "R", "status": "accepted", "updatedAt": "yesterday"}"#), at: t0)
         } throws: { error in
-            let error = error as? ActivityError
+            let error = error as? Refusal
             return error?.field == "contentState.updatedAt" && error?.message.contains("not a date") == true
         }
     }

@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackTesting
 import Foundation
 import Testing
@@ -77,12 +78,12 @@ struct MapperConfigurationTests {
 
     let book = ContractBook(schemas: MapperExamples.schemas)
 
-    func refusal(_ type: String, _ state: String, book: ContractBook? = nil) -> ActivityError? {
+    func refusal(_ type: String, _ state: String, book: ContractBook? = nil) -> Refusal? {
         do {
             _ = try (book ?? self.book).contentState(
                 JSONValue.parse(state), type: type, field: "contentState")
             return nil
-        } catch let error as ActivityError {
+        } catch let error as Refusal {
             return error
         } catch {
             return nil

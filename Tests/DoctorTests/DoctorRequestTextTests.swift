@@ -1,5 +1,6 @@
 import DropTrackContract
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackTesting
 import DropTrackWire
 import Foundation

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackEmulators
+import DropTrackModel
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackEmulators
 import DropTrackLive
+import DropTrackModel
 import DropTrackTesting
 import Foundation
 import Synchronization

@@ -3,6 +3,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting

@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackCrypto
 import DropTrackEmulators
 import DropTrackHTTP2
+import DropTrackModel
 import DropTrackProviders
 import DropTrackTesting
 import DropTrackWire

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackEmulators
 import DropTrackHTTP2
+import DropTrackModel
 import DropTrackProviders
 import DropTrackTesting
 import DropTrackWire

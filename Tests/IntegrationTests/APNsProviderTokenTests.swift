@@ -1,5 +1,6 @@
 import DropTrackCore
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackProviders
 import DropTrackTesting
 import DropTrackWire

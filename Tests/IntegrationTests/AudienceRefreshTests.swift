@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation

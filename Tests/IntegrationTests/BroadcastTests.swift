@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackDemo
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -103,7 +104,8 @@ struct BroadcastTests {
             body: server.json(
                 #"{"activityId":"match-9","deviceId":"watcher","device":{"osVersion":"18.1","areActivitiesEnabled":false}}"#
             ))
-        let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
+        let diagnosis = try server.registry.diagnose(
+            app: AppID(validating: "app1"), activityId: ActivityID(validating: "match-9"))
         let mine = diagnosis.findings.filter { $0.device == subscription.token.fingerprint.value }
         #expect(mine.contains { $0.trap == "DT-048" }, "\(diagnosis)")
     }
@@ -179,7 +181,7 @@ struct BroadcastTests {
             #expect {
                 _ = try audience.start("bad-\(field)", broadcast: broadcast)
             } throws: { error in
-                switch error as? ActivityError {
+                switch error as? Refusal {
                 case .invalid(_, _, let at)?, .unprocessable(_, _, let at)?: at == field
                 default: false
                 }
@@ -239,7 +241,8 @@ struct BroadcastTests {
         #expect(
             !again.created && again.token.invalidReason == .subscribedToChannel,
             "registering it again changes nothing")
-        let diagnosis = try server.registry.diagnose(app: "app1", activityId: "match-9")
+        let diagnosis = try server.registry.diagnose(
+            app: AppID(validating: "app1"), activityId: ActivityID(validating: "match-9"))
         #expect(
             diagnosis.findings.contains { $0.fix.contains("broadcast channel") },
             "the diagnosis says the unused token is fine")
@@ -249,8 +252,8 @@ struct BroadcastTests {
             body: server.json(
                 #"{"activityId":"plain","userId":"fans","attributesType":"DeliveryAttributes","attributes":{"orderId":"p"},"event":{"type":"delivery.step","data":{"step":"placed"}},"alert":{"title":"Hi"},"idempotencyKey":"plain"}"#
             ))
-        let refused = #expect(throws: ActivityError.self) { try subscribe("plain") }
-        guard case .conflict(code: "not_broadcast", _, field: "activityId")? = refused else {
+        let refused = #expect(throws: Refusal.self) { try subscribe("plain") }
+        guard case .conflict(code: .notBroadcast, _, field: "activityId")? = refused else {
             Issue.record(
                 "a subscription to an activity without a channel is a not_broadcast conflict: \(String(describing: refused))"
             )

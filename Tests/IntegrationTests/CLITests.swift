@@ -1,6 +1,7 @@
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackTesting
 import Foundation
 import Testing

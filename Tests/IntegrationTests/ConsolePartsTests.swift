@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackConsole
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -27,11 +28,13 @@ struct ConsolePartsTests {
             limits: ConsoleSessionLimits(capacity: 3), store: try engine.make(), clock: clock, keyring: Self.keyring)
         var made: [ConsoleSession] = []
         for _ in 0..<3 {
-            made.append(try sessions.create(app: "app1", keyFingerprint: Self.fingerprint("key-app1")))
+            made.append(
+                try sessions.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-app1")))
             clock.advance(by: 1)
         }
         #expect(try sessions.session(id: made[0].id) != nil, "used now: the least recently used is the second")
-        let fourth = try sessions.create(app: "app1", keyFingerprint: Self.fingerprint("key-app1"))
+        let fourth = try sessions.create(
+            app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-app1"))
         #expect(try sessions.count() == 3)
         #expect(try sessions.session(id: made[1].id) == nil)
         #expect(try sessions.session(id: made[0].id) != nil && sessions.session(id: fourth.id) != nil)
@@ -47,11 +50,13 @@ struct ConsolePartsTests {
         let clock = ManualWallClock(unixSeconds: 1_796_000_000)
         let sessions = ConsoleSessions(
             limits: ConsoleSessionLimits(capacity: 3), store: try engine.make(), clock: clock, keyring: Self.keyring)
-        let operator2 = try sessions.create(app: "app2", keyFingerprint: Self.fingerprint("key-app2"))
+        let operator2 = try sessions.create(
+            app: try AppID(validating: "app2"), keyFingerprint: Self.fingerprint("key-app2"))
         clock.advance(by: 1)
         var app1: [ConsoleSession] = []
         for _ in 0..<10 {
-            app1.append(try sessions.create(app: "app1", keyFingerprint: Self.fingerprint("key-app1")))
+            app1.append(
+                try sessions.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-app1")))
             clock.advance(by: 1)
         }
         #expect(try sessions.session(id: operator2.id) != nil, "the oldest session of all, but app2's")
@@ -76,8 +81,8 @@ struct ConsolePartsTests {
             AppConfiguration(id: "app1", apiKeyHashes: [AppConfiguration.hash(of: "key-a")]),
             AppConfiguration(id: "app2", apiKeyHashes: [AppConfiguration.hash(of: "key-app2")]),
         ])
-        let opened = try before.create(app: "app1", keyFingerprint: Self.fingerprint("key-a"))
-        let other = try before.create(app: "app2", keyFingerprint: Self.fingerprint("key-app2"))
+        let opened = try before.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-a"))
+        let other = try before.create(app: try AppID(validating: "app2"), keyFingerprint: Self.fingerprint("key-app2"))
         let keptOld = replica([
             AppConfiguration(
                 id: "app1", apiKeyHashes: [AppConfiguration.hash(of: "key-a"), AppConfiguration.hash(of: "key-b")])
@@ -92,10 +97,10 @@ struct ConsolePartsTests {
         #expect(try before.session(id: opened.id) == nil, "ended in the store: gone for every replica")
         #expect(try rotated.session(id: other.id) != nil, "app2's key did not change")
 
-        let second = try before.create(app: "app1", keyFingerprint: Self.fingerprint("key-a"))
+        let second = try before.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-a"))
         let removed = replica([AppConfiguration(id: "app2", apiKeyHashes: [AppConfiguration.hash(of: "key-app2")])])
         #expect(try removed.session(id: second.id) == nil, "app1 removed")
-        let third = try before.create(app: "app1", keyFingerprint: Self.fingerprint("key-a"))
+        let third = try before.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-a"))
         let readded = replica([AppConfiguration(id: "app1", apiKeyHashes: [AppConfiguration.hash(of: "key-c")])])
         #expect(try readded.session(id: third.id) == nil, "app1 added again: a new key, not the session's")
         #expect(try before.session(id: third.id) == nil)
@@ -107,8 +112,8 @@ struct ConsolePartsTests {
     func sessionExpiry(engine: StoreEngine) throws {
         let clock = ManualWallClock(unixSeconds: 1_796_000_000)
         let sessions = ConsoleSessions(store: try engine.make(), clock: clock, keyring: Self.keyring)
-        let idle = try sessions.create(app: "app1", keyFingerprint: Self.fingerprint("key-app1"))
-        let busy = try sessions.create(app: "app1", keyFingerprint: Self.fingerprint("key-app1"))
+        let idle = try sessions.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-app1"))
+        let busy = try sessions.create(app: try AppID(validating: "app1"), keyFingerprint: Self.fingerprint("key-app1"))
         clock.advance(by: 1800)
         #expect(try sessions.session(id: busy.id) != nil)
         clock.advance(by: 1800)

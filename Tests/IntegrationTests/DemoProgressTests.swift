@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDemo
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting

@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackDemo
 import DropTrackEmulators
 import DropTrackLive
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting

@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackCrypto
+import DropTrackModel
 import DropTrackTesting
 import Foundation
 import Testing

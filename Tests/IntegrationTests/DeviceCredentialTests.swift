@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -135,6 +136,8 @@ struct DeviceCredentialTests {
             (try deviceCredential(key, kid: "nope", exp: now + 60), "credential_unknown_key"),
             (try deviceCredential(key, kid: "app1-backend", exp: now + 60, alg: "HS256"), "credential_algorithm"),
             ("abc.def.ghi", "credential_malformed"),
+            // `sub` is the user id: one the id rule refuses could never be the user's.
+            (try deviceCredential(key, kid: "app1-backend", sub: "a/b", exp: now + 60), "credential_malformed"),
         ]
         #expect(try server.call("GET", "/v1/devices/d1/activities", key: valid).status == 200)
         for (credential, code) in cases {

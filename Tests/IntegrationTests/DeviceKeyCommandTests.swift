@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackTesting
 import Foundation
@@ -88,7 +89,7 @@ struct DeviceKeyCommandTests {
         let keyFingerprint = String(try #require(loaded.apps[0].apiKeyHashes.first).dropFirst(7).prefix(16))
         let minted = try #require(
             try authority.mint(app: "shop", userId: "u1", ttl: 60, mintedUnder: keyFingerprint, notBefore: nil))
-        #expect(try authority.verify(minted.credential).userId == "u1")
+        #expect(try authority.verify(minted.credential).userId.rawValue == "u1")
         let header = try #require(JWS.parse(minted.credential)?.header)
         #expect(String(decoding: header, as: UTF8.self).contains(kids[1]))
     }

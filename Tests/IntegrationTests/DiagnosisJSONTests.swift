@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackStore
 import DropTrackWire
 import Testing

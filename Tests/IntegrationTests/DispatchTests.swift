@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting
@@ -138,7 +139,7 @@ struct DispatchTests {
         }
         try server.drain()
         #expect(server.apns.emulator.records(forToken: token).count == 4, "one start per key")
-        #expect(throws: ActivityError.self) {
+        #expect(throws: Refusal.self) {
             _ = try server.registry.startActivity(
                 app: "app1",
                 body: server.json(
@@ -264,7 +265,7 @@ struct DispatchTests {
         _ = try server.registry.importTokens(app: "app1", batch)
         #expect(try states() == expected, "importing the same file again ends in the same state")
         let late = APNsHarness.randomToken()
-        #expect(throws: ActivityError.self) {
+        #expect(throws: Refusal.self) {
             try server.registry.importTokens(
                 app: "app1",
                 [
@@ -396,20 +397,20 @@ struct DispatchTests {
             app: "app1", kind: .activity,
             body: server.json(#"{"activityId":"secret","deviceId":"a","token":"\#(token)","environment":"sandbox"}"#))
         #expect { _ = try server.registry.describe(app: "app2", activityId: "secret") } throws: {
-            ($0 as? ActivityError)?.code == "not_found"
+            ($0 as? Refusal)?.code == .notFound
         }
         #expect {
             _ = try server.registry.applyEvent(
                 app: "app2", activityId: "secret", body: server.json(#"{"type":"delivery.step","data":{"step":2}}"#))
-        } throws: { ($0 as? ActivityError)?.code == "not_found" }
+        } throws: { ($0 as? Refusal)?.code == .notFound }
         #expect { try server.registry.deleteToken(app: "app2", fingerprint: record.fingerprint) } throws: {
-            ($0 as? ActivityError)?.code == "not_found"
+            ($0 as? Refusal)?.code == .notFound
         }
         #expect {
             _ = try server.registry.registerToken(
                 app: "app2", kind: .activity,
                 body: server.json(#"{"activityId":"secret","deviceId":"x","token":"abcd","environment":"sandbox"}"#))
-        } throws: { ($0 as? ActivityError)?.code == "not_found" }
+        } throws: { ($0 as? Refusal)?.code == .notFound }
         // The same activity id in another app is another activity.
         try startOrder(server, id: "secret", app: "app2")
         #expect(try server.registry.describe(app: "app1", activityId: "secret")["devices"]?.arrayValue?.count == 1)
@@ -599,7 +600,9 @@ struct DispatchTests {
         server.registry.runScheduled()
         clock.advance(by: 2 * 86_400)
         #expect(server.registry.runScheduled().tokensDeleted >= 1)
-        let traps = try server.registry.diagnose(app: "app1", activityId: "o-9").findings.compactMap(\.trap)
+        let traps = try server.registry.diagnose(
+            app: AppID(validating: "app1"), activityId: ActivityID(validating: "o-9")
+        ).findings.compactMap(\.trap)
         #expect(!traps.contains("DT-041") && !traps.contains("DT-040"), "\(traps)")
     }
 

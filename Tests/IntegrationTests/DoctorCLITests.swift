@@ -1,6 +1,7 @@
 import DropTrackContract
 import DropTrackCore
 import DropTrackDoctor
+import DropTrackModel
 import DropTrackTesting
 import DropTrackWire
 import Foundation

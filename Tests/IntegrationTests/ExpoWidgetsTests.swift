@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation
@@ -62,12 +63,12 @@ final class ExpoWidgetsPhone: Sendable {
     }
 
     /// The refusal a start gets, as (HTTP-independent) code and field.
-    func refusal(_ fields: String) -> ActivityError? {
+    func refusal(_ fields: String) -> Refusal? {
         do {
             try start("refused", fields)
             return nil
         } catch {
-            return error as? ActivityError
+            return error as? Refusal
         }
     }
 }
@@ -163,7 +164,7 @@ struct ExpoWidgetsTests {
         let error = try #require(expo.refusal(fields), "accepted: \(fields)")
         #expect(error.field == field, "\(error)")
         #expect(error.message.contains(fix), "\(error)")
-        #expect(error.code == "invalid_content", "a 422: well-formed, but the phone would drop it")
+        #expect(error.code == .invalidContent, "a 422: well-formed, but the phone would drop it")
         try expo.server.drain()
         #expect(expo.phone.activities.isEmpty && expo.server.apns.emulator.records(after: 0).isEmpty)
     }

@@ -2,6 +2,7 @@ import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import DropTrackWire

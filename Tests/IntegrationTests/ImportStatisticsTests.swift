@@ -1,4 +1,5 @@
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation

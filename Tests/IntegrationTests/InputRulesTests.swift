@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackContract
 import DropTrackDispatch
 import DropTrackHTTP1
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting

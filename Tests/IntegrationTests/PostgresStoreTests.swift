@@ -2,6 +2,7 @@ import DropTrackAPI
 import DropTrackContract
 import DropTrackCore
 import DropTrackDispatch
+import DropTrackModel
 import DropTrackRuntime
 import DropTrackStore
 import DropTrackTesting
@@ -20,7 +21,10 @@ private func registriesWithOneActivity() throws -> (stores: [PostgresStore], reg
     let (stores, _, _) = try replicas()
     let configuration = ServerConfiguration(
         listen: "127.0.0.1:0", store: "memory", apps: [AppConfiguration(id: "app1", bundleId: APNsHarness.bundleID)])
-    let registries = stores.map { ActivityRegistry(store: $0, configuration: configuration, clock: SystemWallClock()) }
+    let registries = stores.map {
+        ActivityRegistry(
+            store: $0, configuration: configuration, clock: SystemWallClock(), examiner: DoctorDeviceExaminer())
+    }
     _ = try registries[0].startActivity(
         app: "app1",
         body: try JSONValue.parse(

@@ -1,6 +1,7 @@
 import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import Foundation

@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackCrypto
 import DropTrackDispatch
 import DropTrackEmulators
+import DropTrackModel
 import DropTrackStore
 import DropTrackTesting
 import DropTrackWire

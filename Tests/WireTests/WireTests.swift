@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackTesting
 import DropTrackWire
 import Foundation

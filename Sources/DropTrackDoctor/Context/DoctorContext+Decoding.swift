@@ -1,4 +1,5 @@
 import DropTrackContract
+import DropTrackModel
 import DropTrackWire
 import Foundation
 
@@ -49,52 +50,6 @@ extension DoctorContext {
             context.contracts?[name]?.attributesType = name
         }
         return context
-    }
-}
-
-extension DoctorContext.Device {
-    /// Reads device facts as an app reports them (the `device` object of a token registration),
-    /// as strictly as a context document: an unknown key or a wrong type is named by its path
-    /// under `path`. Read field by field, without a JSON decoder: an import checks one per token.
-    public static func decode(_ value: JSONValue, path: String = "device") throws(DoctorContextError) -> Self {
-        guard let object = value.objectValue else {
-            throw DoctorContextError(field: path, message: "must be an object, not a \(value.typeName)")
-        }
-        _ = try KeyShape.device.normalized(value, path: path)
-        func present(_ key: CodingKeys) -> JSONValue? {
-            guard let member = object[key.rawValue], member != .null else { return nil }
-            return member
-        }
-        func wrongType(_ key: CodingKeys, _ expected: String, _ member: JSONValue) -> DoctorContextError {
-            DoctorContextError(
-                field: "\(path).\(key.rawValue)",
-                message: "wrong JSON type: expected \(expected), not a \(member.typeName)")
-        }
-        func text(_ key: CodingKeys) throws(DoctorContextError) -> String? {
-            guard let member = present(key) else { return nil }
-            guard let text = member.stringValue else { throw wrongType(key, "a string", member) }
-            return text
-        }
-        func flag(_ key: CodingKeys) throws(DoctorContextError) -> Bool? {
-            guard let member = present(key) else { return nil }
-            guard let flag = member.boolValue else { throw wrongType(key, "true or false", member) }
-            return flag
-        }
-        func count(_ key: CodingKeys) throws(DoctorContextError) -> Int? {
-            guard let member = present(key) else { return nil }
-            guard let number = member.numberValue, number.rounded() == number,
-                let count = Int(checking: number, within: 0...1_000_000)
-            else { throw wrongType(key, "an integer from 0 to 1000000", member) }
-            return count
-        }
-        return Self(
-            osVersion: try text(.osVersion), appBuild: try text(.appBuild), manufacturer: try text(.manufacturer),
-            isSimulator: try flag(.isSimulator), isDevClient: try flag(.isDevClient),
-            areActivitiesEnabled: try flag(.areActivitiesEnabled),
-            frequentPushesEnabled: try flag(.frequentPushesEnabled),
-            notificationsEnabled: try flag(.notificationsEnabled), canPostPromoted: try flag(.canPostPromoted),
-            userAllowsLiveUpdates: try flag(.userAllowsLiveUpdates), activeActivities: try count(.activeActivities),
-            launchesWithoutPushToStartToken: try count(.launchesWithoutPushToStartToken))
     }
 }
 
@@ -155,8 +110,6 @@ private indirect enum KeyShape: Sendable {
 
     static let fieldKeys = ["type", "optional", "values", "minimum", "maximum", "maxLength", "dateEncoding"]
 
-    static let device: KeyShape = keys(DoctorContext.Device.CodingKeys.self)
-
     static let context: KeyShape = keys(
         DoctorContext.CodingKeys.self,
         except: [
@@ -164,7 +117,7 @@ private indirect enum KeyShape: Sendable {
             "token": keys(
                 DoctorContext.Token.CodingKeys.self,
                 except: ["dead": plain(["reason", "at"]), "environment": .environment(allowBoth: false)]),
-            "device": keys(DoctorContext.Device.CodingKeys.self),
+            "device": plain(DeviceFacts.keys),
             "activity": keys(DoctorContext.Activity.CodingKeys.self),
             "history": keys(DoctorContext.History.CodingKeys.self),
             "config": keys(

@@ -1,4 +1,4 @@
-import DropTrackCore
+import DropTrackModel
 import Foundation
 import Testing
 

@@ -1,8 +1,8 @@
-/// The ids the API takes from callers and later matches or puts in a path: activity ids (in
-/// `/v1/activities/{id}`), user ids and device ids. 1 to 128 characters from `A-Z a-z 0-9 . _ : -`,
-/// and not `.` or `..` (which clients resolve away as path segments). An id that may hold `/`,
-/// NUL or a percent sign could be created and never reached again, and one that may hold any
-/// Unicode could look like another.
+/// The rule for the ids the API takes from callers and later matches or puts in a path: app ids,
+/// activity ids (in `/v1/activities/{id}`), user ids, device ids and attributes types. 1 to 128
+/// characters from `A-Z a-z 0-9 . _ : -`, and not `.` or `..` (which clients resolve away as path
+/// segments). An id that may hold `/`, NUL or a percent sign could be created and never reached
+/// again, and one that may hold any Unicode could look like another.
 public enum Identifier {
     /// The longest id, in characters (each one byte).
     public static let maximumLength = 128
@@ -13,9 +13,9 @@ public enum Identifier {
     public static func isValid(_ text: String) -> Bool { firstProblem(text) == nil }
 
     /// Refuses (400 `invalid_field`, naming `field`) a text that is not an id by the rule.
-    public static func check(_ text: String, field: String) throws(ActivityError) {
+    public static func check(_ text: String, field: String) throws(Refusal) {
         if let problem = firstProblem(text) {
-            throw ActivityError.invalid(field, "'\(field)' \(problem); an id is \(rule)")
+            throw Refusal.invalid(field, "'\(field)' \(problem); an id is \(rule)")
         }
     }
 
@@ -36,14 +36,5 @@ public enum Identifier {
         case "A"..."Z", "a"..."z", "0"..."9", ".", "_", ":", "-": true
         default: false
         }
-    }
-}
-
-extension FieldReader {
-    /// A required id field (see `Identifier`): a string by the id rule, refused with the field and the rule.
-    public func identifier(_ key: String) throws(ActivityError) -> String {
-        let text = try string(key, what: "an id, \(Identifier.rule)", maxLength: Int.max) ?? ""
-        try Identifier.check(text, field: path(key))
-        return text
     }
 }

@@ -1,10 +1,11 @@
 import DropTrackDispatch
+import DropTrackModel
 
 extension APIError {
     /// The wire form of a domain refusal: the status follows from the kind of refusal, and the code,
     /// message and field are the domain's, so clients see what they saw before the domain had its
     /// own errors (the OpenAPI document lists these statuses and codes).
-    public init(_ error: ActivityError) {
+    public init(_ error: Refusal) {
         let status =
             switch error {
             case .invalid: 400
@@ -20,7 +21,7 @@ extension APIError {
 }
 
 /// Runs a domain operation, turning its refusal into the API's.
-func domain<T>(_ operation: () throws(ActivityError) -> T) throws(APIError) -> T {
+func domain<T>(_ operation: () throws(Refusal) -> T) throws(APIError) -> T {
     do {
         return try operation()
     } catch {

@@ -1,4 +1,4 @@
-import DropTrackCore
+import DropTrackModel
 import Testing
 
 @Suite("Fingerprint(validating:) takes 16 lowercase hex digits only, and never repeats what it refused")
