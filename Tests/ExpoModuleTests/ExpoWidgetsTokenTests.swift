@@ -3,6 +3,7 @@ import DropTrackCore
 import DropTrackDispatch
 import DropTrackEmulators
 import DropTrackLive
+import DropTrackModel
 import DropTrackTesting
 import Foundation
 import Synchronization
