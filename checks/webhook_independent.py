@@ -6,6 +6,8 @@ endpoint ends an activity; a plain `http.server` receiver gets the `activity_end
 `DropTrack-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with `hmac.compare_digest`,
 as a receiver's few lines would. A changed body must not verify. Then, with the receiver answering 503,
 a second activity ends, the server is killed (SIGKILL) and started again: the delivery is not lost.
+The receiver function of docs/how-to/webhooks.md (its ```python block, as written) verifies the same
+delivery and refuses the same tamperings.
 
 Usage: webhook_independent.py PATH/TO/droptrack
 Exits non-zero if a check failed.
@@ -34,6 +36,19 @@ def verify(secret, header, body):
     parts = dict(item.split("=", 1) for item in header.split(",") if "=" in item)
     expected = hmac.new(secret.encode(), f"{parts.get('t', '')}.".encode() + body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected, parts.get("v1", "")), int(parts.get("t", "0"))
+
+
+def documented_verifier():
+    """The `verified` function of docs/how-to/webhooks.md, run as the page prints it."""
+    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "how-to", "webhooks.md")
+    lines = open(page).read().split("\n")
+    mark = lines.index("<!-- checked by: checks/webhook_independent.py -->")
+    if not lines[mark + 1].startswith("```python"):
+        sys.exit("docs/how-to/webhooks.md: no ```python block right after its checked-by mark")
+    end = lines.index("```", mark + 2)
+    scope = {}
+    exec("\n".join(lines[mark + 2:end]), scope)
+    return scope["verified"]
 
 
 def conforms_to_openapi(received):
@@ -119,6 +134,17 @@ def main(droptrack):
                   "a changed body does not verify")
             check(not verify("whsec_wrong", headers.get("droptrack-signature", ""), body)[0],
                   "another secret does not verify")
+            documented = documented_verifier()
+            signature = headers.get("droptrack-signature", "")
+            check(documented(secret.encode(), signature, body), "docs/how-to/webhooks.md's verifier accepts the delivery")
+            check(not documented(secret.encode(), signature, body + b" "),
+                  "docs/how-to/webhooks.md's verifier refuses a changed body")
+            check(not documented(b"whsec_wrong", signature, body), "docs/how-to/webhooks.md's verifier refuses another secret")
+            # Signed correctly, but ten minutes old: only the replay window refuses it.
+            old_t = t - 600
+            resigned = hmac.new(secret.encode(), f"{old_t}.".encode() + body, hashlib.sha256).hexdigest()
+            check(not documented(secret.encode(), f"t={old_t},v1={resigned}", body),
+                  "docs/how-to/webhooks.md's verifier refuses a correctly signed delivery ten minutes old")
             event = json.loads(body)
             check(event["type"] == "activity_ended" and headers.get("droptrack-event") == "activity_ended",
                   "the body and DropTrack-Event name the event")

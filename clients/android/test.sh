@@ -62,6 +62,12 @@ guard=(python3 "$here/tools/api_guard.py" --levels "$out/levels.tsv")
   --compile-sdk 36 --min-sdk 24 --expect-fixtures)
 (cd "$here" && "${guard[@]}" --classes "$out/main" --sources src/main/kotlin --gradle build.gradle.kts)
 
+echo "-- the Android tutorial's Application.onCreate block, as written (tools/docs_example.py)"
+mkdir -p "$out/docs-example"
+python3 "$here/tools/docs_example.py" "$out/docs-example/TutorialApplication.kt"
+kotlin -Werror -cp "$out/main:$out/lookalikes" -d "$out/docs-example" "$out/docs-example/TutorialApplication.kt" \
+  || { echo "docs/tutorials/android-app.md's Kotlin block does not compile against the library" >&2; exit 1; }
+
 echo "-- the Gradle module's files (tools/check_module.py)"
 python3 "$here/tools/check_module.py" "$here" "$out/main:$out/lookalikes"
 
