@@ -63,14 +63,18 @@ public final class IPhoneSimulator: Sendable {
     private let watchers = Mutex<[UUID: AsyncStream<Change>.Continuation]>([:])
 
     /// A phone with a push-to-start token for each of `attributesTypes`, reported through `onToken`.
+    /// `appRequestedBefore` says the app already requested an activity itself in an earlier launch,
+    /// which on iOS 17.x is what releases the push-to-start tokens (an app past its placeholder start).
     public init(
         deviceID: String, attributesTypes: [String] = [DeliveryAttributes.typeName], settings: IPhoneSettings = .init(),
-        clock: any WallClock = SystemWallClock(), onToken: @escaping @Sendable (TokenEvent) -> Void = { _ in }
+        appRequestedBefore: Bool = false, clock: any WallClock = SystemWallClock(),
+        onToken: @escaping @Sendable (TokenEvent) -> Void = { _ in }
     ) {
         self.deviceID = deviceID
         self.clock = clock
         self.onToken = onToken
         var initial = State(settings: settings)
+        initial.madeLocalRequest = appRequestedBefore
         for type in attributesTypes { initial.pushToStartTokens[type] = Self.newToken(bytes: 32) }
         state = Mutex(initial)
     }

@@ -106,6 +106,9 @@ final class ServerCore: Sendable {
         var retainedByDaemon = false
         var port = 0
         var quiesced = false
+        /// The listening socket libmicrohttpd handed back when quiesced, shut down but still open: it is closed
+        /// only once the daemon has stopped (see `stopAccepting`).
+        var quiescedSocket: Int32 = -1
         var timer: HeartbeatTimer?
         var sweep: HeartbeatTimer?
     }
@@ -199,39 +202,49 @@ final class ServerCore: Sendable {
     }
 
     func stopAccepting() {
-        let listenSocket: Int32 = state.withLock { state in
-            guard let daemon = state.daemon, !state.quiesced else { return -1 }
+        state.withLock { state in
+            guard let daemon = state.daemon, !state.quiesced else { return }
             state.quiesced = true
-            return MHD_quiesce_daemon(daemon.pointer)
+            let listenSocket = MHD_quiesce_daemon(daemon.pointer)
+            guard listenSocket >= 0 else { return }
+            // libmicrohttpd hands the listening socket back. Shutting it down makes new connections fail at once
+            // instead of waiting in the backlog. It is not closed yet: a worker thread that saw the quiesce late
+            // still removes it from its epoll set, and on a closed descriptor that fails with EBADF, which
+            // libmicrohttpd treats as fatal ("Failed to remove listen FD from epoll set") and aborts the process.
+            _ = shutdown(listenSocket, Int32(SHUT_RDWR))
+            state.quiescedSocket = listenSocket
         }
-        // libmicrohttpd hands the listening socket back; closing it makes new connections fail at once instead of
-        // waiting in the backlog.
-        if listenSocket >= 0 { close(listenSocket) }
     }
 
     func stop(deadline: Duration) -> Bool {
         // Refuse new connections first: the port is free even if the daemon takes until the deadline to stop.
         stopAccepting()
-        let (daemon, retained, timers) = state.withLock { state in
+        let (daemon, retained, timers, listenSocket) = state.withLock { state in
             defer {
                 state.phase = .stopped
                 state.daemon = nil
                 state.retainedByDaemon = false
                 state.timer = nil
                 state.sweep = nil
+                state.quiescedSocket = -1
             }
-            return (state.daemon, state.retainedByDaemon, [state.timer, state.sweep])
+            return (state.daemon, state.retainedByDaemon, [state.timer, state.sweep], state.quiescedSocket)
         }
         for timer in timers { timer?.source.cancel() }
         // Closed streams never suspend again, and closing resumes the suspended ones: libmicrohttpd aborts the
         // process if it is stopped with a connection still suspended.
         for stream in streams.beginStopping() { stream.close() }
-        guard let daemon else { return true }
+        guard let daemon else {
+            if listenSocket >= 0 { close(listenSocket) }
+            return true
+        }
         // MHD_stop_daemon joins the worker threads, so a stuck handler would hold it forever: it runs on its own
         // thread, which also gives back the daemon's reference to `self` once the callbacks are over.
         let stopped = DispatchSemaphore(value: 0)
         DispatchQueue.global(qos: .userInitiated).async {
             MHD_stop_daemon(daemon.pointer)
+            // The worker threads are joined: none can touch the listening socket any more.
+            if listenSocket >= 0 { close(listenSocket) }
             if retained { Unmanaged.passUnretained(self).release() }
             stopped.signal()
         }

@@ -87,22 +87,31 @@ package final class ScriptedReceiver: Sendable {
     package var bodyBytesWritten: Int { state.withLock { $0.bodyBytesWritten } }
 
     /// Closes the listener and every connection.
+    /// Only descriptors still open are shut down, under the lock that their closing also takes: a number
+    /// closed earlier may already belong to another test's socket (a server's listener, say), which a stray
+    /// `shutdown` would cut off. Stopping twice does nothing more.
     package func stop() {
-        let sockets = state.withLock {
+        state.withLock {
+            guard !$0.stopped else { return }
             $0.stopped = true
-            return $0.sockets
+            Glibc.shutdown(listener, Int32(SHUT_RDWR))
+            for fd in $0.sockets { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
         }
-        Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        for fd in sockets { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     private func acceptLoop() {
         while true {
             let fd = Self.retryingInterrupts { accept(listener, nil, nil) }
-            guard fd >= 0, !state.withLock({ $0.stopped }) else { break }
-            state.withLock {
+            guard fd >= 0 else { break }
+            let kept = state.withLock {
+                guard !$0.stopped else { return false }
                 $0.connections += 1
                 $0.sockets.append(fd)
+                return true
+            }
+            guard kept else {
+                close(fd)
+                break
             }
             let thread = Thread { [self] in serve(fd) }
             thread.start()
@@ -111,7 +120,12 @@ package final class ScriptedReceiver: Sendable {
     }
 
     private func serve(_ fd: Int32) {
-        defer { close(fd) }
+        defer {
+            state.withLock {
+                $0.sockets.removeAll { $0 == fd }
+                close(fd)
+            }
+        }
         var buffer: [UInt8] = []
         while let request = read(fd, &buffer) {
             let script = state.withLock {

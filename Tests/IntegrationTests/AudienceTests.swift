@@ -27,7 +27,12 @@ final class Crowd: Sendable {
         let owners = Mutex<[DeviceToken: String]>([:])
         func phone(_ user: String, os: Int) -> IPhoneSimulator {
             let device = "device-\(user)"
-            return IPhoneSimulator(deviceID: device, settings: IPhoneSettings(osVersion: os)) { event in
+            return IPhoneSimulator(
+                deviceID: device, settings: IPhoneSettings(osVersion: os),
+                // The iOS 17 fans' app has started an activity itself before (its placeholder), so
+                // ActivityKit hands out their push-to-start tokens.
+                appRequestedBefore: true
+            ) { event in
                 switch event {
                 case .pushToStart(let type, let token):
                     owners.withLock { $0[token] = device }

@@ -23,7 +23,12 @@ final class MixedAudience: Sendable {
         let server = try ServerHarness()
         self.server = server
         func phone(_ device: String, os: Int) -> IPhoneSimulator {
-            IPhoneSimulator(deviceID: device, settings: IPhoneSettings(osVersion: os)) { event in
+            IPhoneSimulator(
+                deviceID: device, settings: IPhoneSettings(osVersion: os),
+                // The iOS 17 fans' app has started an activity itself before (its placeholder), so
+                // ActivityKit hands out their push-to-start tokens.
+                appRequestedBefore: true
+            ) { event in
                 switch event {
                 case .pushToStart(let type, let token):
                     _ = try? server.registry.registerToken(
