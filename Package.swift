@@ -342,7 +342,7 @@ if onLinux {
         .testTarget(
             name: "ExpoModuleTests",
             dependencies: [
-                "DropTrackModel",
+                "DropTrackModel", "DropTrackDispatch",
                 "DropTrackExpo", "DropTrackContract", "DropTrackCore", "DropTrackLive", "DropTrackEmulators",
                 "DropTrackTesting",
             ] + lookAlike("ExpoModulesCoreShim") + lookAlike("ActivityKitShim"),
